@@ -1,0 +1,136 @@
+"""What every CLI verb shares: global options, error handling, output.
+
+User errors print ``error: <one line>`` on stderr and exit 2; a concurrency
+conflict exits 3 (DESIGN.md, "CLI conventions"). Heavy modules are imported
+inside functions so that ``affray --help`` and read verbs start fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import getpass
+import os
+import sys
+from dataclasses import dataclass
+
+import typer
+
+
+@dataclass
+class Options:
+    """Global options: database path, encounter id, actor."""
+
+    db: str = "affray.db"
+    encounter: str | None = None
+    actor: str = ""
+
+
+def options(ctx: typer.Context) -> Options:
+    """The global options of this invocation."""
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, Options) else Options()
+
+
+def default_actor() -> str:
+    """``AFFRAY_ACTOR``, else the login name, else ``gm``."""
+    try:
+        return os.environ.get("AFFRAY_ACTOR") or getpass.getuser() or "gm"
+    except Exception:  # no login name in some containers
+        return "gm"
+
+
+class UserError(Exception):
+    """A CLI-level user error (bad option value); exit 2."""
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print ``error: message`` on stderr and exit with ``code``."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def handles_errors(fn):
+    """Turn every user-facing error into one line and an exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from affray.dice import DiceError
+        from affray.rules.base import RuleError
+        from affray.store import ConflictError, StoreError
+
+        try:
+            return fn(*args, **kwargs)
+        except ConflictError as exc:
+            fail(str(exc), 3)
+        except (RuleError, DiceError, StoreError, UserError) as exc:
+            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except KeyboardInterrupt:
+            fail("interrupted; nothing was recorded for the unfinished command", 130)
+
+    return wrapper
+
+
+def open_store(opts: Options, *, must_exist: bool = True, readonly: bool = False):
+    """Open the event store at ``opts.db``."""
+    from affray.store import EventStore
+
+    return EventStore(opts.db, must_exist=must_exist, readonly=readonly)
+
+
+def parse_mods(values: list[str] | None):
+    """``--mod "-20:unstable ground"`` values as modifiers with reasons."""
+    from affray.events.core import Modifier
+    from affray.rules.d100 import parse_modifier
+
+    mods = []
+    for text in values or []:
+        try:
+            value, reason = parse_modifier(text)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        mods.append(Modifier(value, reason))
+    return tuple(mods)
+
+
+def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False):
+    """Execute ``command`` against the current encounter and print what
+    happened and what the table waits for next."""
+    from affray.commands.handler import execute
+
+    opts = options(ctx)
+    with open_store(opts) as store:
+        outcome = execute(store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor)
+    if not quiet:
+        report(outcome)
+    return outcome
+
+
+def report(outcome) -> None:
+    """Print the narration of the new events and the pending steps."""
+    from affray.events.core import DiceRolled
+    from affray.views.narrate import narrate
+
+    names = {h: c.name for h, c in outcome.state.combatants.items()}
+    for rec in outcome.records:
+        if isinstance(rec.event, DiceRolled):
+            continue
+        text = narrate(rec.event, names)
+        if text:
+            typer.echo(text)
+    print_waiting(outcome.state)
+
+
+def print_waiting(state) -> None:
+    """``Waiting for: ...`` lines for the pending steps."""
+    for step in state.pending:
+        dice = ", ".join(f"{d.expr} ({d.purpose})" for d in step.dice)
+        typer.echo(f"Waiting for: {step.prompt}" + (f"  [dice: {dice}]" if dice else ""))
+    if state.phase == "over":
+        typer.echo("The fight is over. 'affray close' reveals the dice seed; 'affray export' writes the log.")
+
+
+def echo_json(data) -> None:
+    """Print ``data`` as JSON on stdout."""
+    import msgspec
+
+    sys.stdout.write(msgspec.json.encode(data).decode() + "\n")

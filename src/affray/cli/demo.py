@@ -1,0 +1,47 @@
+"""``affray demo``: a whole fight between two sample characters."""
+
+from __future__ import annotations
+
+import typer
+
+from affray.cli.common import UserError, handles_errors, options, report
+
+
+def register(app: typer.Typer) -> None:
+    """Add the demo verb to ``app``."""
+
+    @app.command()
+    @handles_errors
+    def demo(
+        ctx: typer.Context,
+        scenario: str = typer.Option("duel", "--scenario", help="Which sample fight (duel)."),
+        table_dice: bool = typer.Option(False, "--table-dice", help="Type the dice as a table would (manual-dice encounter)."),
+        seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight."),
+        db: str = typer.Option("", "--db", help="Where to keep the demo log (default: a new temporary file)."),
+    ):
+        """Run a whole sample fight, engine dice or table dice, to the end.
+
+        Example: affray demo --table-dice
+        """
+        import random
+        import tempfile
+        from pathlib import Path
+
+        from affray.demo import SCENARIOS, autoplay, setup
+        from affray.store import EventStore
+
+        if scenario not in SCENARIOS:
+            raise UserError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
+        try:
+            seed_bytes = bytes.fromhex(seed) if seed else None
+        except ValueError:
+            raise UserError(f"--seed takes hex digits, got {seed!r}") from None
+        path = db or str(Path(tempfile.mkdtemp(prefix="affray-demo-")) / "demo.db")
+        actor = options(ctx).actor
+        with EventStore(path) as store:
+            eid = setup(store, scenario, seed=seed_bytes, manual=table_dice, actor=actor)
+            rng = random.Random(seed or 20261122) if table_dice else None
+            state = autoplay(store, eid, actor=actor, table_rng=rng, echo=report)
+        dice = "table dice (typed)" if table_dice else "engine dice"
+        typer.echo(f"\nDemo over with {dice} after {state.round} rounds; winner: {state.winner or 'nobody'}.")
+        typer.echo(f"The log is in {path}: try  affray --db {path} log --dice")

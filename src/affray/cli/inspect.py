@@ -1,0 +1,221 @@
+"""Verbs that read: list, state, pending, log, export, verify, rulings."""
+
+from __future__ import annotations
+
+import typer
+
+from affray.cli.common import UserError, echo_json, handles_errors, open_store, options
+
+
+def _load(ctx: typer.Context, *, at: str = "", version: int = 0):
+    from affray.commands.handler import resolve_encounter
+    from affray.projections.snapshots import load_state
+
+    opts = options(ctx)
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        if at:
+            from affray.projections.travel import parse_point, state_at
+
+            try:
+                rnd, step = parse_point(at)
+                return state_at(list(store.read(eid)), rnd, step)
+            except (ValueError, LookupError) as exc:
+                raise UserError(str(exc)) from None
+        if version:
+            head = store.version(eid)
+            if not 1 <= version <= head:
+                raise UserError(f"--version takes 1–{head} for encounter {eid}, got {version}")
+            return load_state(store, eid, at_version=version)
+        return load_state(store, eid)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the read verbs to ``app``."""
+
+    @app.command("list")
+    @handles_errors
+    def list_(ctx: typer.Context, json: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+        """List the encounters in the database.
+
+        Example: affray list --json
+        """
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            rows = [store.encounter_info(eid) for eid in store.encounter_ids()]
+        data = [
+            {"id": r.encounter_id, "name": r.name, "system": r.system, "version": r.version, "closed": r.closed}
+            for r in rows
+        ]
+        if json:
+            echo_json(data)
+            return
+        for d in data:
+            typer.echo(f"{d['id']}  {d['system']}  v{d['version']}  {'closed' if d['closed'] else 'open'}  {d['name']}")
+
+    @app.command()
+    @handles_errors
+    def state(
+        ctx: typer.Context,
+        json: bool = typer.Option(False, "--json", help="Machine-readable output (fields documented in the README)."),
+        at: str = typer.Option("", "--at", help="ROUND (its end) or ROUND.STEP (just after that step)."),
+        version: int = typer.Option(0, "--version", help="The state with the log cut at this version."),
+    ):
+        """Show the fight: combatants, hit points, conditions, actions left.
+
+        Example: affray state --at 1.2
+        """
+        from affray.views.data import state_data
+
+        s = _load(ctx, at=at, version=version)
+        if json:
+            echo_json(state_data(s))
+            return
+        from affray.cli.tables import render_state
+
+        render_state(s)
+
+    @app.command()
+    @handles_errors
+    def pending(ctx: typer.Context, json: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+        """Show what the table is waiting for, from whom, and which dice.
+
+        Example: affray pending --json
+        """
+        from affray.views.data import pending_data
+
+        s = _load(ctx)
+        if json:
+            echo_json(pending_data(s))
+            return
+        if not s.pending:
+            typer.echo("Nothing is pending." + (" The fight is over." if s.phase == "over" else ""))
+            return
+        for i, step in enumerate(s.pending, 1):
+            typer.echo(f"{i}. {step.prompt}")
+            typer.echo(f"   verb: affray {step.verb}" + (f"   options: {' | '.join(step.options)}" if step.options else ""))
+            for j, d in enumerate(step.dice, 1):
+                typer.echo(f"   die {j}: {d.expr}  {d.purpose}")
+
+    @app.command()
+    @handles_errors
+    def log(
+        ctx: typer.Context,
+        json: bool = typer.Option(False, "--json", help="One object per entry."),
+        dice: bool = typer.Option(False, "--dice", help="Show every roll with its source."),
+    ):
+        """Show the log; undone entries are struck through.
+
+        Example: affray log --dice
+        """
+        from affray.commands.handler import resolve_encounter
+        from affray.views.narrate import entries, names_of
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = resolve_encounter(store, opts.encounter)
+            records = list(store.read(eid))
+        items = entries(records, names_of(records), dice=dice)
+        if json:
+            echo_json(
+                [
+                    {
+                        "version": e.version,
+                        "round": e.round,
+                        "command_id": e.command_id,
+                        "actor": e.actor,
+                        "status": e.status,
+                        "type": e.kind,
+                        "text": e.text,
+                    }
+                    for e in items
+                ]
+            )
+            return
+        from affray.cli.tables import render_log
+
+        render_log(items)
+
+    @app.command()
+    @handles_errors
+    def export(
+        ctx: typer.Context,
+        fmt: str = typer.Option("markdown", "--format", "-f", help="markdown or jsonl."),
+        out: str = typer.Option("", "--out", "-o", help="Write to this file instead of stdout."),
+        rounds: str = typer.Option("", "--round", help="A round or range, e.g. 2 or 1-3."),
+        secret: bool = typer.Option(False, "--secret", help="Include secret GM notes."),
+    ):
+        """Export the log for play-by-post.
+
+        Example: affray export --format markdown --out fight.md
+        """
+        from affray.commands.handler import resolve_encounter
+        from affray.views.export import FORMATS, export as render
+
+        if fmt not in FORMATS:
+            raise UserError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        span = None
+        if rounds:
+            a, _, b = rounds.partition("-")
+            try:
+                span = (int(a), int(b or a))
+            except ValueError:
+                raise UserError(f"--round takes N or N-M, got {rounds!r}") from None
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = resolve_encounter(store, opts.encounter)
+            records = list(store.read(eid))
+        kwargs = {"rounds": span, "show_secret": secret} if fmt == "markdown" else {}
+        text = render(records, fmt, **kwargs)
+        if out:
+            try:
+                with open(out, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                raise UserError(f"cannot write {out}: {exc.strerror}") from None
+            typer.echo(f"Wrote {out} ({fmt}).")
+        else:
+            typer.echo(text, nl=False)
+
+    @app.command()
+    @handles_errors
+    def verify(
+        ctx: typer.Context,
+        dice: bool = typer.Option(False, "--dice", help="Also re-derive every engine roll from the seed."),
+    ):
+        """Check the hash chain (edits, deletions, reordering), the snapshots
+        and, with --dice, every engine roll.
+
+        Example: affray verify --dice
+        """
+        from affray.audit import verify_encounter
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            ids = [opts.encounter] if opts.encounter else store.encounter_ids()
+            problems, checked = [], []
+            for eid in ids:
+                found, summary = verify_encounter(store, eid, dice=dice)
+                problems += found
+                checked.append(summary)
+        for line in checked:
+            typer.echo(line)
+        if problems:
+            for p in problems:
+                typer.echo(f"FAILED: {p}", err=True)
+            raise typer.Exit(1)
+        typer.echo("OK: the log is intact.")
+
+    @app.command()
+    @handles_errors
+    def rulings(ctx: typer.Context, system: str = typer.Option("mrq1", "--system", "-s")):
+        """List a system's named rulings, their defaults and sources.
+
+        Example: affray rulings --system mrq1
+        """
+        from affray.rules import base
+
+        sysobj = base.get(system)
+        for name, (default, text, source) in sysobj.rulings_doc.items():
+            typer.echo(f"{name} = {default}\n    {text} [{source}]")
+

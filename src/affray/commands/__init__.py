@@ -1,0 +1,1 @@
+"""Commands (imperative requests) and the handler that turns them into events."""

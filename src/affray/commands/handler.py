@@ -1,0 +1,204 @@
+"""Handle a command: load state → rules decide → append atomically.
+
+``execute(store, command, ...)`` is the one door through which every change
+to the log passes, from the CLI or from Python. It loads the encounter's state
+(snapshot + tail), asks the encounter's rule system to decide, checks the
+dice, and appends every resulting event in one transaction at the version it
+expects (DESIGN.md invariants 4 and 5). On any refusal nothing is appended.
+
+Errors (all one line, for the CLI to print): :class:`affray.rules.base.RuleError`,
+:class:`affray.dice.DiceError`, :class:`affray.store.StoreError`
+(``ConflictError`` when another writer got in first).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from affray import dice as dicelib
+from affray.commands import types as cmd
+from affray.events import core as ev
+from affray.events.envelope import Recorded
+from affray.projections.snapshots import dump, load_state, wants_snapshot
+from affray.projections.state import State
+from affray.projections.timeline import Timeline
+from affray.rules import base
+
+
+@dataclass
+class Outcome:
+    """What a handled command did: the records appended and the states
+    before and after."""
+
+    encounter_id: str
+    records: list[Recorded]
+    before: State
+    state: State
+    notes: list[str] = field(default_factory=list)
+
+
+_STEP_VERBS = {
+    cmd.DeclareAttack: ("turn",),
+    cmd.ChooseReaction: ("react", "riposte"),
+    cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest"),
+    cmd.StartRound: ("start",),
+    cmd.EndRound: ("end-round",),
+}
+
+
+def slug(name: str) -> str:
+    """A short, URL- and shell-safe id from a display name."""
+    s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return s[:40] or "encounter"
+
+
+def resolve_encounter(store, encounter_id: str | None) -> str:
+    """The encounter to act on: the one named, or the newest open one."""
+    from affray.store import UnknownEncounter
+
+    if encounter_id:
+        if encounter_id not in store.encounter_ids():
+            raise UnknownEncounter(
+                f"no encounter {encounter_id!r} in this database; 'affray list' shows the encounters"
+            )
+        return encounter_id
+    newest = store.newest_open_encounter()
+    if newest is None:
+        raise UnknownEncounter("no open encounter; open one with 'affray new NAME --system mrq1'")
+    return newest
+
+
+def execute(
+    store,
+    command: cmd.Command,
+    *,
+    encounter_id: str | None = None,
+    dice: str = "",
+    actor: str = "",
+    seed: bytes | None = None,
+) -> Outcome:
+    """Handle ``command`` and append its events; return the :class:`Outcome`.
+
+    ``dice`` are table values in the order ``affray pending`` lists them;
+    ``seed`` fixes the dice seed of a new encounter (for reproducible runs).
+    """
+    if isinstance(command, cmd.OpenEncounter):
+        return _open(store, command, actor=actor, seed=seed)
+    eid = resolve_encounter(store, encounter_id)
+    state = load_state(store, eid)
+    if state.phase == "closed":
+        raise base.RuleError(f"encounter {eid} is closed; open a new one with 'affray new'")
+    values = dicelib.parse_values(dice) if dice.strip() else []
+    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter)):
+        if values:
+            raise base.RuleError(f"'{command.__struct_config__.tag}' rolls no dice; drop --dice")
+        events = _meta(store, eid, state, command)
+    else:
+        system = base.get(state.system)
+        roller = dicelib.Roller(
+            store.get_seed(eid), eid, state.next_roll_index, values, manual=state.manual_dice, typed_by=actor
+        )
+        step = _step_for(state, command)
+        try:
+            events = system.decide(state, command, roller)
+        except dicelib.MissingDice:
+            rest = step.dice[_values_to_needs(step, values) :] if step is not None else ()
+            if not rest:
+                raise
+            raise dicelib.MissingDice([(d.purpose, d.expr) for d in rest]) from None
+        roller.finish()
+    return _append(store, eid, state, events, actor)
+
+
+def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:
+    """How many of the step's dice entries the supplied values cover."""
+    n, covered = 0, 0
+    for need in step.dice:
+        k = dicelib.count_dice(need.expr)
+        if covered + k > len(values):
+            break
+        covered += k
+        n += 1
+    return n
+
+
+def _step_for(state: State, command: cmd.Command) -> ev.PendingStep | None:
+    kinds = _STEP_VERBS.get(type(command))
+    if not kinds:
+        return None
+    return next((s for s in state.pending if s.kind in kinds), None)
+
+
+def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) -> Outcome:
+    key = base.resolve_key(command.system)
+    system = base.get(key)
+    rulings = system.rulings(command.rulings)
+    name = command.name.strip()
+    if not name:
+        raise base.RuleError("an encounter needs a name: affray new \"Ambush at the ford\" --system mrq1")
+    eid = command.encounter_id or slug(name)
+    taken = set(store.encounter_ids())
+    if eid in taken:
+        if command.encounter_id:
+            raise base.RuleError(f"encounter id {eid!r} is taken; choose another with --id")
+        n = 2
+        while f"{eid}-{n}" in taken:
+            n += 1
+        eid = f"{eid}-{n}"
+    seed = seed if seed is not None else dicelib.new_seed()
+    opened = ev.EncounterOpened(
+        encounter_id=eid,
+        name=name,
+        system=key,
+        seed_sha256=dicelib.commitment(seed),
+        manual_dice=command.manual_dice,
+        rulings=rulings,
+    )
+    outcome = _append(store, eid, State(), [opened], actor, seed=seed)
+    return outcome
+
+
+def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]:
+    if isinstance(command, cmd.AddNote):
+        if not command.text.strip():
+            raise base.RuleError("a note needs text: affray note \"the bridge is slippery\"")
+        return [ev.NoteAdded(text=command.text, secret=command.secret)]
+    if isinstance(command, cmd.CloseEncounter):
+        seed = store.get_seed(eid)
+        return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
+    tl = Timeline(store.read(eid))
+    if isinstance(command, cmd.Undo):
+        live = [c for c in tl.live_commands() if c != tl.commands[0]]
+        if not live:
+            raise base.RuleError("nothing to undo: only the opening of the encounter is on record")
+        return [ev.CommandRetracted(command_id=live[-1])]
+    if not tl.redo_stack:
+        raise base.RuleError("nothing to redo: no command was undone since the last new command")
+    return [ev.CommandRestored(command_id=tl.redo_stack[-1])]
+
+
+def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *, seed: bytes | None = None) -> Outcome:
+    if not events:
+        raise base.RuleError("that command changes nothing")
+    command_id = f"c{state.version + 1}"
+    if seed is not None:
+        store.put_seed(eid, seed)
+    records = store.append(eid, state.version, events, command_id=command_id, actor=actor or "gm")
+    after = load_state(store, eid) if _has_meta(events) else _fold_tail(state, records)
+    round_ended = any(isinstance(e, ev.RoundEnded) for e in events)
+    if wants_snapshot(state.version, after.version, round_ended):
+        store.save_snapshot(eid, after.version, dump(after))
+    return Outcome(encounter_id=eid, records=records, before=state, state=after)
+
+
+def _has_meta(events: list[ev.Event]) -> bool:
+    return any(isinstance(e, (ev.CommandRetracted, ev.CommandRestored, ev.EncounterRewound)) for e in events)
+
+
+def _fold_tail(state: State, records: list[Recorded]) -> State:
+    from affray.projections.evolve import evolve
+
+    for rec in records:
+        state = evolve(state, rec)
+    return state

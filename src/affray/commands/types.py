@@ -1,0 +1,110 @@
+"""Commands: what a GM asks for, named in the imperative.
+
+A command is a request; it may be refused. Handling one turns it into events
+(:mod:`affray.commands.handler`). Combatants are named by handle or by an
+unambiguous prefix of handle or name; the handler resolves them.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from affray.events.core import Modifier
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="command"):
+    """Base of all commands."""
+
+
+class OpenEncounter(Command, frozen=True, kw_only=True, tag="open"):
+    """Open a new encounter under ``system`` (a key or alias)."""
+
+    name: str
+    system: str
+    manual_dice: bool = False
+    rulings: dict[str, str] = {}
+    encounter_id: str = ""
+
+
+class JoinCombatant(Command, frozen=True, kw_only=True, tag="join"):
+    """Add a combatant from a loaded ``sheet`` (plain data) to the encounter."""
+
+    sheet: dict
+    side: str
+    name: str = ""
+    handle: str = ""
+    surprised: bool = False
+
+
+class StartRound(Command, frozen=True, kw_only=True, tag="start"):
+    """Begin the first round (strike ranks, initiative, statements...)."""
+
+
+class DeclareAttack(Command, frozen=True, kw_only=True, tag="attack"):
+    """``attacker`` attacks ``target`` with ``weapon`` ("" = the first ready).
+
+    ``situations`` are keys of the system's situational-modifier catalogue;
+    ``modifiers`` free modifiers with their reasons.
+    """
+
+    attacker: str
+    target: str
+    weapon: str = ""
+    modifiers: tuple[Modifier, ...] = ()
+    situations: tuple[str, ...] = ()
+
+
+class ChooseReaction(Command, frozen=True, kw_only=True, tag="react"):
+    """``defender`` answers the pending attack with ``reaction``
+    (e.g. parry, dodge, none, riposte) using ``with_item`` where needed."""
+
+    defender: str
+    reaction: str
+    with_item: str = ""
+    modifiers: tuple[Modifier, ...] = ()
+    situations: tuple[str, ...] = ()
+
+
+class RollPending(Command, frozen=True, kw_only=True, tag="roll"):
+    """Perform the first pending roll step (``who`` narrows it to one)."""
+
+    who: str = ""
+
+
+class MakeChoice(Command, frozen=True, kw_only=True, tag="choose"):
+    """``who`` picks ``option`` at a pending choice (yank/leave, follow/stay)."""
+
+    who: str
+    option: str
+
+
+class TakeAction(Command, frozen=True, kw_only=True, tag="act"):
+    """``who`` spends a combat action on ``action`` (defend, pass...)."""
+
+    who: str
+    action: str
+
+
+class EndRound(Command, frozen=True, kw_only=True, tag="end-round"):
+    """End the round: expiries, re-tests, the next round's order."""
+
+
+class AddNote(Command, frozen=True, kw_only=True, tag="note"):
+    """Record a GM's ruling or comment."""
+
+    text: str
+    secret: bool = False
+
+
+class Undo(Command, frozen=True, kw_only=True, tag="undo"):
+    """Retract the newest live command (kept in the log, struck through)."""
+
+
+class Redo(Command, frozen=True, kw_only=True, tag="redo"):
+    """Restore the most recently retracted command."""
+
+
+class CloseEncounter(Command, frozen=True, kw_only=True, tag="close"):
+    """Close the encounter and reveal the dice seed."""
+
+    reason: str = ""

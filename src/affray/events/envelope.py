@@ -1,0 +1,28 @@
+"""The envelope a stored event travels in (DESIGN.md, "Events").
+
+``seq`` is the global order in the file, ``version`` the position in its
+encounter (dense, from 1), ``command_id`` groups the events of one command
+(the unit of undo), ``recorded_at`` is UTC ISO-8601, ``actor`` who issued the
+command and ``hash`` is ``sha256(previous hash ‖ canonical bytes)`` in hex.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from affray.events.core import Event
+
+
+class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+    """One stored event with its envelope."""
+
+    seq: int
+    encounter_id: str
+    version: int
+    command_id: str
+    type: str
+    schema: int
+    event: Event
+    recorded_at: str
+    actor: str
+    hash: str

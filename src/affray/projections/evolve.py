@@ -1,0 +1,300 @@
+"""``evolve(state, recorded) -> state``: the pure fold step.
+
+Pure: it reads the event and the old state and returns a new state; it never
+rolls, never rules and never touches the store (DESIGN.md invariants 2–3).
+It knows no rule system: system-specific events it does not know are facts
+for the log only and leave the state as it was (their consequences arrive as
+shared events).
+
+Meta events (retract, restore, rewind) are handled one level up, by
+:mod:`affray.projections.timeline`, which decides which events are live.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from msgspec.structs import replace
+
+from affray.events import core as ev
+from affray.events.envelope import Recorded
+from affray.projections.state import Combatant, Exchange, Location, State
+
+Handler = Callable[[State, ev.Event, Recorded], State]
+_HANDLERS: dict[type, Handler] = {}
+
+
+def _on(cls: type) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        _HANDLERS[cls] = fn
+        return fn
+
+    return register
+
+
+def evolve(state: State, rec: Recorded) -> State:
+    """Fold one live recorded event into ``state`` and return the new state."""
+    if rec.command_id != state.last_command:
+        state = replace(state, last_command=rec.command_id, step=state.step + 1, version=rec.version)
+    else:
+        state = replace(state, version=rec.version)
+    handler = _HANDLERS.get(type(rec.event))
+    if handler is None:
+        return state
+    return handler(state, rec.event, rec)
+
+
+def _with(state: State, handle: str, **changes) -> State:
+    combatants = dict(state.combatants)
+    combatants[handle] = replace(combatants[handle], **changes)
+    return replace(state, combatants=combatants)
+
+
+# --------------------------------------------------------------------------- #
+
+
+@_on(ev.EncounterOpened)
+def _opened(state: State, e: ev.EncounterOpened, rec: Recorded) -> State:
+    return replace(
+        state,
+        encounter_id=e.encounter_id,
+        name=e.name,
+        system=e.system,
+        seed_sha256=e.seed_sha256,
+        manual_dice=e.manual_dice,
+        rulings=dict(e.rulings),
+        step=0,
+    )
+
+
+@_on(ev.EncounterClosed)
+def _closed(state: State, e: ev.EncounterClosed, rec: Recorded) -> State:
+    return replace(state, phase="closed", seed=e.seed, turn=(), pending=())
+
+
+@_on(ev.CombatantJoined)
+def _joined(state: State, e: ev.CombatantJoined, rec: Recorded) -> State:
+    c = Combatant(
+        handle=e.handle,
+        name=e.name,
+        side=e.side,
+        sheet=e.sheet,
+        locations=tuple(
+            Location(l.name, l.hp, l.hp, l.ap, l.low, l.high, l.limb) for l in e.locations
+        ),
+        max_combat_actions=e.combat_actions,
+        max_reactions=e.reactions,
+        movement=e.movement,
+        ready=e.weapons_ready,
+        surprised=e.surprised,
+        joined_version=rec.version,
+    )
+    combatants = dict(state.combatants)
+    combatants[e.handle] = c
+    return replace(state, combatants=combatants)
+
+
+@_on(ev.RoundStarted)
+def _round_started(state: State, e: ev.RoundStarted, rec: Recorded) -> State:
+    combatants = {
+        h: replace(
+            c,
+            combat_actions=e.combat_actions.get(h, 0),
+            reactions=e.reactions.get(h, 0),
+            actions_taken=0,
+        )
+        for h, c in state.combatants.items()
+    }
+    return replace(
+        state,
+        round=e.round,
+        step=0,
+        phase="round",
+        order=e.order,
+        turn=(),
+        action_no=0,
+        combatants=combatants,
+    )
+
+
+@_on(ev.TurnBegan)
+def _turn(state: State, e: ev.TurnBegan, rec: Recorded) -> State:
+    return replace(state, turn=e.handles, action_no=e.action_no)
+
+
+@_on(ev.ActionSpent)
+def _spent(state: State, e: ev.ActionSpent, rec: Recorded) -> State:
+    c = state.combatants[e.handle]
+    if e.kind == "reaction":
+        return _with(state, e.handle, reactions=max(0, c.reactions - e.amount))
+    return _with(
+        state,
+        e.handle,
+        combat_actions=max(0, c.combat_actions - e.amount),
+        actions_taken=c.actions_taken + e.amount,
+    )
+
+
+@_on(ev.RoundEnded)
+def _round_ended(state: State, e: ev.RoundEnded, rec: Recorded) -> State:
+    combatants = {h: replace(c, combat_actions=0, reactions=0) for h, c in state.combatants.items()}
+    return replace(state, phase="between", turn=(), combatants=combatants)
+
+
+@_on(ev.StepsAwaited)
+def _awaited(state: State, e: ev.StepsAwaited, rec: Recorded) -> State:
+    return replace(state, pending=e.steps)
+
+
+@_on(ev.FightEnded)
+def _fight_ended(state: State, e: ev.FightEnded, rec: Recorded) -> State:
+    return replace(state, phase="over", winner=e.winner, turn=())
+
+
+@_on(ev.DiceRolled)
+def _dice(state: State, e: ev.DiceRolled, rec: Recorded) -> State:
+    if e.source == "engine" and e.index >= 0:
+        nxt = e.index + len(e.faces)
+        if nxt > state.next_roll_index:
+            return replace(state, next_roll_index=nxt)
+    return state
+
+
+@_on(ev.AttackDeclared)
+def _attack(state: State, e: ev.AttackDeclared, rec: Recorded) -> State:
+    x = Exchange(
+        id=e.exchange,
+        attacker=e.attacker,
+        target=e.target,
+        weapon=e.weapon,
+        kind=e.kind,
+        modifiers=e.modifiers,
+        declared_version=rec.version,
+    )
+    return replace(state, exchange=x, next_exchange=max(state.next_exchange, e.exchange + 1))
+
+
+@_on(ev.AttackResolved)
+def _attack_resolved(state: State, e: ev.AttackResolved, rec: Recorded) -> State:
+    if state.exchange is None:
+        return state
+    x = replace(
+        state.exchange,
+        resolved=True,
+        hit=e.hit,
+        critical=e.critical,
+        fumble=e.fumble,
+        roll=e.roll,
+        skill=e.skill,
+    )
+    return replace(state, exchange=x)
+
+
+@_on(ev.ReactionChosen)
+def _reaction(state: State, e: ev.ReactionChosen, rec: Recorded) -> State:
+    if state.exchange is None:
+        return state
+    return replace(state, exchange=replace(state.exchange, reaction=e.reaction, with_item=e.with_item))
+
+
+@_on(ev.ReactionResolved)
+def _reaction_resolved(state: State, e: ev.ReactionResolved, rec: Recorded) -> State:
+    if state.exchange is None:
+        return state
+    x = state.exchange
+    effects = dict(e.effects)
+    return replace(
+        state,
+        exchange=replace(
+            x,
+            effects=effects,
+            hit=bool(effects.get("hit", x.hit)),
+            critical=bool(effects.get("critical", 0)) or x.critical,
+        ),
+    )
+
+
+@_on(ev.ExchangeEnded)
+def _exchange_ended(state: State, e: ev.ExchangeEnded, rec: Recorded) -> State:
+    return replace(state, exchange=None)
+
+
+def _set_location(state: State, handle: str, name: str, **changes) -> State:
+    c = state.combatants[handle]
+    locs = tuple(replace(l, **changes) if l.name == name else l for l in c.locations)
+    return _with(state, handle, locations=locs)
+
+
+@_on(ev.DamageDealt)
+def _damage(state: State, e: ev.DamageDealt, rec: Recorded) -> State:
+    loc = state.combatants[e.target].location(e.location)
+    return _set_location(state, e.target, e.location, hp=loc.hp - e.final)
+
+
+@_on(ev.HitPointsRestored)
+def _healed(state: State, e: ev.HitPointsRestored, rec: Recorded) -> State:
+    loc = state.combatants[e.handle].location(e.location)
+    return _set_location(state, e.handle, e.location, hp=min(loc.max_hp, loc.hp + e.amount))
+
+
+_SEVERITY = {"": 0, "minor": 1, "serious": 2, "major": 3}
+
+
+@_on(ev.WoundInflicted)
+def _wound(state: State, e: ev.WoundInflicted, rec: Recorded) -> State:
+    loc = state.combatants[e.target].location(e.location)
+    if _SEVERITY.get(e.severity, 0) > _SEVERITY.get(loc.wound, 0):
+        return _set_location(state, e.target, e.location, wound=e.severity)
+    return state
+
+
+@_on(ev.ConditionApplied)
+def _condition(state: State, e: ev.ConditionApplied, rec: Recorded) -> State:
+    c = state.combatants[e.handle]
+    kept = tuple(x for x in c.conditions if x.id != e.condition.id)
+    return _with(state, e.handle, conditions=kept + (e.condition,))
+
+
+@_on(ev.ConditionExpired)
+def _expired(state: State, e: ev.ConditionExpired, rec: Recorded) -> State:
+    c = state.combatants[e.handle]
+    return _with(state, e.handle, conditions=tuple(x for x in c.conditions if x.id != e.condition_id))
+
+
+@_on(ev.StanceChanged)
+def _stance(state: State, e: ev.StanceChanged, rec: Recorded) -> State:
+    return _with(state, e.handle, stance=e.stance)
+
+
+@_on(ev.StatusChanged)
+def _status(state: State, e: ev.StatusChanged, rec: Recorded) -> State:
+    return _with(state, e.handle, status=e.status)
+
+
+@_on(ev.CombatantMoved)
+def _moved(state: State, e: ev.CombatantMoved, rec: Recorded) -> State:
+    return _with(state, e.handle, moved=state.combatants[e.handle].moved + e.distance)
+
+
+@_on(ev.EngagementChanged)
+def _engagement(state: State, e: ev.EngagementChanged, rec: Recorded) -> State:
+    def update(c: Combatant, other: str) -> tuple[str, ...]:
+        rest = tuple(h for h in c.engaged if h != other)
+        return rest + (other,) if e.engaged else rest
+
+    state = _with(state, e.a, engaged=update(state.combatants[e.a], e.b))
+    return _with(state, e.b, engaged=update(state.combatants[e.b], e.a))
+
+
+@_on(ev.WeaponDropped)
+def _dropped(state: State, e: ev.WeaponDropped, rec: Recorded) -> State:
+    c = state.combatants[e.handle]
+    return _with(state, e.handle, ready=tuple(w for w in c.ready if w != e.weapon))
+
+
+@_on(ev.WeaponReadied)
+def _readied(state: State, e: ev.WeaponReadied, rec: Recorded) -> State:
+    c = state.combatants[e.handle]
+    if e.weapon in c.ready:
+        return state
+    return _with(state, e.handle, ready=c.ready + (e.weapon,))

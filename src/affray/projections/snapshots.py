@@ -1,0 +1,78 @@
+"""Snapshots: a cache of the projected state, never the truth.
+
+A snapshot at version *V* is the state of the log cut at *V* (meta events up
+to *V* included). It is taken automatically at each round's end and every
+:data:`SNAPSHOT_EVERY` events, so the state at any version costs at most one
+snapshot decode plus that many events (DESIGN.md invariant 7).
+
+A snapshot is stale for a later point when a meta event after it retracts,
+restores or rewinds over a command at or before *V*; :func:`load_state`
+then falls back to an earlier snapshot. ``affray verify`` re-checks every
+snapshot against a full replay.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from affray.projections.state import STATE_SCHEMA, State
+from affray.projections.timeline import Timeline, fold
+
+#: Take a snapshot whenever the log crosses a multiple of this many events.
+SNAPSHOT_EVERY = 1000
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(tuple[int, State])
+
+
+def dump(state: State) -> bytes:
+    """Encode ``state`` for the snapshots table (msgpack, with its schema)."""
+    return _encoder.encode((STATE_SCHEMA, state))
+
+
+def load(data: bytes) -> State | None:
+    """Decode a snapshot; ``None`` when it was written for another schema."""
+    try:
+        schema, state = _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return state if schema == STATE_SCHEMA else None
+
+
+def _stale(tail: Timeline, base_version: int) -> bool:
+    if tail.rewound_to is not None and tail.rewound_to < base_version:
+        return True
+    return any(cid not in tail.first_version for cid in tail.touched)
+
+
+def load_state(store, encounter_id: str, *, at_version: int | None = None, use_snapshots: bool = True) -> State:
+    """The state of ``encounter_id`` at its head, or after ``at_version``.
+
+    ``store`` is an :class:`affray.store.EventStore`. Cost: one snapshot
+    decode plus the events after it (at most ``SNAPSHOT_EVERY`` in the usual
+    case). Raises the store's errors unchanged.
+    """
+    at_most = at_version if at_version is not None else store.version(encounter_id)
+    while True:
+        base = State()
+        base_version = 0
+        if use_snapshots and at_most > 0:
+            snap = store.latest_snapshot(encounter_id, at_most)
+            if snap is not None:
+                loaded = load(snap[1])
+                if loaded is not None:
+                    base, base_version = loaded, snap[0]
+        tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
+        if base_version and _stale(tail, base_version):
+            at_most = base_version - 1
+            continue
+        state = fold(base, tail.live_records())
+        if tail.records and tail.records[-1].version != state.version:
+            state = msgspec.structs.replace(state, version=tail.records[-1].version)
+        return state
+
+
+def wants_snapshot(before_version: int, after_version: int, round_ended: bool) -> bool:
+    """Whether a command that moved the log from ``before_version`` to
+    ``after_version`` should leave a snapshot."""
+    return round_ended or before_version // SNAPSHOT_EVERY != after_version // SNAPSHOT_EVERY

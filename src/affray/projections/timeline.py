@@ -1,0 +1,118 @@
+"""Which events are live: the meaning of undo, redo and rewind.
+
+The log is append-only (DESIGN.md invariant 1), so undo, redo and rewind are
+meta events that say which *commands* count:
+
+- ``CommandRetracted(command_id)`` voids every event of that command;
+- ``CommandRestored(command_id)`` makes a retracted command live again;
+- ``EncounterRewound(to_version)`` voids every command with an event after
+  ``to_version`` (for good: a rewind is not undone by redo).
+
+:func:`live` applies those rules to a run of records and returns the live,
+non-meta records in log order; :func:`project` folds them into a state.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from msgspec.structs import replace
+
+from affray.events.core import CommandRestored, CommandRetracted, EncounterRewound
+from affray.events.envelope import Recorded
+from affray.projections.evolve import evolve
+from affray.projections.state import State
+
+_META = (CommandRetracted, CommandRestored, EncounterRewound)
+
+
+class Timeline:
+    """The command history of a run of records.
+
+    ``commands`` are the non-meta command ids in first-seen order;
+    ``retracted`` those undone (and not restored); ``void`` those rewound
+    away; ``touched`` the command ids meta events in this run acted on.
+    """
+
+    def __init__(self, records: Iterable[Recorded]):
+        self.records: list[Recorded] = list(records)
+        self.commands: list[str] = []
+        self.first_version: dict[str, int] = {}
+        self.last_version: dict[str, int] = {}
+        self.retracted: set[str] = set()
+        self.void: set[str] = set()
+        self.touched: set[str] = set()
+        self.rewound_to: int | None = None
+        self.redo_stack: list[str] = []
+        for rec in self.records:
+            e = rec.event
+            if isinstance(e, CommandRetracted):
+                self.retracted.add(e.command_id)
+                self.touched.add(e.command_id)
+                self.redo_stack.append(e.command_id)
+            elif isinstance(e, CommandRestored):
+                self.retracted.discard(e.command_id)
+                self.touched.add(e.command_id)
+                if e.command_id in self.redo_stack:
+                    self.redo_stack.remove(e.command_id)
+            elif isinstance(e, EncounterRewound):
+                low = e.to_version if self.rewound_to is None else min(self.rewound_to, e.to_version)
+                self.rewound_to = low
+                for cid in self.commands:
+                    if self.last_version[cid] > e.to_version:
+                        self.void.add(cid)
+                self.redo_stack = []
+            else:
+                cid = rec.command_id
+                if cid not in self.first_version:
+                    self.commands.append(cid)
+                    self.first_version[cid] = rec.version
+                    # a new command after an undo ends the chance to redo
+                    self.redo_stack = []
+                self.last_version[cid] = rec.version
+
+    def is_live(self, command_id: str) -> bool:
+        """Whether ``command_id`` counts (neither retracted nor rewound away)."""
+        return command_id not in self.retracted and command_id not in self.void
+
+    def live_records(self) -> Iterator[Recorded]:
+        """The live, non-meta records in log order."""
+        dead = self.retracted | self.void
+        for rec in self.records:
+            if rec.command_id in dead or isinstance(rec.event, _META):
+                continue
+            yield rec
+
+    def live_commands(self) -> list[str]:
+        """The live command ids, oldest first."""
+        return [c for c in self.commands if self.is_live(c)]
+
+    def status(self, command_id: str) -> str:
+        """``live``, ``retracted``, ``void`` or ``meta`` for a command id."""
+        if command_id in self.void:
+            return "void"
+        if command_id in self.retracted:
+            return "retracted"
+        if command_id in self.first_version:
+            return "live"
+        return "meta"
+
+
+def fold(state: State, records: Iterable[Recorded]) -> State:
+    """Fold already-live records into ``state`` (no meta handling)."""
+    for rec in records:
+        state = evolve(state, rec)
+    return state
+
+
+def project(records: Iterable[Recorded], start: State | None = None) -> State:
+    """The state after ``records`` (a whole log, or the tail after ``start``).
+
+    The returned state's ``version`` is the last record's version, meta
+    events included.
+    """
+    tl = Timeline(records)
+    state = fold(start if start is not None else State(), tl.live_records())
+    if tl.records and tl.records[-1].version != state.version:
+        state = replace(state, version=tl.records[-1].version)
+    return state

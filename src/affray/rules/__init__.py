@@ -1,0 +1,1 @@
+"""Rule systems: one package each, behind the seam in :mod:`affray.rules.base`."""

@@ -1,0 +1,165 @@
+"""The rule-system seam: what every system provides, and the registry.
+
+A system is a package under ``affray/rules/`` exposing ``SYSTEM``, an object
+with the :class:`RuleSystem` shape. The registry knows each system by key and
+aliases and imports it only when it is asked for (as python-chess's variant
+registry does), so the CLI never pays for systems it does not use.
+
+Rules read projection state and return events; they never touch the store or
+the CLI. While deciding, a system writes through a :class:`Draft`, which folds
+each event it emits into a working copy of the state, so later decisions in the
+same command see earlier ones.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Protocol
+
+from affray.events import core as ev
+from affray.events.envelope import Recorded
+from affray.projections.evolve import evolve
+from affray.projections.state import Combatant, State
+
+
+class RuleError(ValueError):
+    """A command the rules refuse. ``str()`` is one line: what was wrong and
+    what to do. The CLI prints it and exits 2; nothing is appended."""
+
+
+class RuleSystem(Protocol):
+    """What a rule system provides (DESIGN.md, "Rule systems").
+
+    - ``key``/``aliases``/``title``/``source``: how it is named and where its
+      rules come from (the seed file).
+    - ``rulings(mapping)``: validate named rulings, return them with defaults.
+    - ``load_sheet(path)``: read a TOML/YAML/JSON sheet into plain data,
+      raising ``ValueError`` with one line naming the field.
+    - ``decide(state, command, dice)``: the events a command produces; raise
+      :class:`RuleError` to refuse it.
+    - ``conditions``: the catalogue of condition names and what they do.
+    """
+
+    key: str
+    aliases: tuple[str, ...]
+    title: str
+    source: str
+    conditions: dict[str, str]
+
+    def rulings(self, mapping: dict[str, str]) -> dict[str, str]: ...
+
+    def load_sheet(self, path: str) -> dict: ...
+
+    def decide(self, state: State, command: object, dice: object) -> list[ev.Event]: ...
+
+
+# key -> (module, aliases, title); modules are imported on first use.
+_REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "mrq1": ("affray.rules.mrq1", ("mrq", "mongoose-runequest", "mrq1e"), "Mongoose RuneQuest (1st ed.)"),
+}
+_PLANNED = {
+    "mythras": "Mythras / Classic Fantasy Imperative",
+    "rq3": "RuneQuest III house rules",
+    "rolemaster": "Rolemaster-style sheet",
+    "uesrpg": "UESRPG 3e",
+}
+
+
+def resolve_key(name: str) -> str:
+    """The system key for ``name`` (a key or an alias, any case).
+
+    Raises :class:`RuleError` for an unknown or not yet implemented system.
+    """
+    wanted = name.strip().lower()
+    for key, (_, aliases, _) in _REGISTRY.items():
+        if wanted == key or wanted in aliases:
+            return key
+    if wanted in _PLANNED:
+        raise RuleError(f"system {wanted!r} ({_PLANNED[wanted]}) is not implemented yet; available: {', '.join(_REGISTRY)}")
+    raise RuleError(f"unknown system {name!r}; available: {', '.join(_REGISTRY)}")
+
+
+def get(name: str) -> RuleSystem:
+    """The rule system for a key or alias (imported on first use)."""
+    module = importlib.import_module(_REGISTRY[resolve_key(name)][0])
+    return module.SYSTEM
+
+
+def available() -> dict[str, str]:
+    """Implemented systems: key -> title."""
+    return {key: title for key, (_, _, title) in _REGISTRY.items()}
+
+
+class Draft:
+    """The events a command is producing, and the state they lead to.
+
+    ``emit`` appends events and folds them into ``state`` with the versions
+    and command id the real append will give them, so ``cause`` versions and
+    step numbers recorded in conditions are exact.
+    """
+
+    COMMAND = "\x00draft"
+
+    def __init__(self, state: State, dice) -> None:
+        self.start = state
+        self.state = state
+        self.events: list[ev.Event] = []
+        self.dice = dice
+
+    @property
+    def next_version(self) -> int:
+        """The version the next emitted event will get."""
+        return self.start.version + len(self.events) + 1
+
+    def emit(self, *events: ev.Event) -> int:
+        """Append ``events``; return the version of the last one."""
+        for e in events:
+            version = self.next_version
+            self.events.append(e)
+            rec = Recorded(
+                seq=0,
+                encounter_id=self.start.encounter_id,
+                version=version,
+                command_id=self.COMMAND,
+                type="",
+                schema=0,
+                event=e,
+                recorded_at="",
+                actor="",
+                hash="",
+            )
+            self.state = evolve(self.state, rec)
+        return self.start.version + len(self.events)
+
+    def roll(self, expr: str, purpose: str, by: str = "") -> ev.DiceRolled:
+        """Roll ``expr`` through the command's dice and record it."""
+        rolled = self.dice.roll(expr, purpose, by=by)
+        self.emit(rolled)
+        return rolled
+
+    def who(self, handle: str) -> Combatant:
+        """The combatant ``handle`` in the working state."""
+        return self.state.combatants[handle]
+
+
+def find_combatant(state: State, name: str) -> str:
+    """Resolve a handle, or an unambiguous prefix of a handle or name.
+
+    Raises :class:`RuleError` naming the candidates when it is unknown or
+    ambiguous.
+    """
+    wanted = name.strip().lower()
+    if wanted in state.combatants:
+        return wanted
+    squashed = wanted.replace(" ", "")
+    hits = [
+        h
+        for h, c in state.combatants.items()
+        if h.startswith(squashed) or c.name.lower().startswith(wanted) or c.name.lower().replace(" ", "") == squashed
+    ]
+    if len(hits) == 1:
+        return hits[0]
+    known = ", ".join(state.combatants) or "nobody has joined yet"
+    if not hits:
+        raise RuleError(f"no combatant called {name!r} in this encounter (known: {known}); check 'affray state'")
+    raise RuleError(f"{name!r} could mean {', '.join(hits)}; use the handle")

@@ -1,0 +1,67 @@
+"""The mrq1 catalogue of conditions, each with its source (seed 004).
+
+A condition is applied and ended only by explicit events
+(``ConditionApplied`` / ``ConditionExpired``) so a rewind restores it exactly.
+Effect keys read by the rules:
+
+- ``penalty``: added to every skill test (percent, negative);
+- ``reaction-bonus``: added to Dodge and parry tests (percent);
+- ``next-reaction``: added to the next reaction only (percent);
+- ``lost-actions``: combat actions still to be lost;
+- ``no-reactions``: the bearer may not react;
+- ``helpless``: attacks against the bearer are automatic critical hits;
+- ``cannot-attack``; ``useless-limb``; ``retest``: a Resilience test is due
+  at each round's end; ``death-test``: a Resilience test or die;
+  ``bleeding``: rounds left before death unless the location recovers.
+"""
+
+from __future__ import annotations
+
+from affray.events.core import Condition, ConditionEnd
+
+CATALOGUE: dict[str, str] = {
+    "surprised": "−10 Strike Rank; reactions only after own first action; attackers +20% (seed 004, Gaining Surprise)",
+    "defending": "+20% to Dodge and parry tests until the bearer's next combat action (seed 004, Defend)",
+    "overextended": "−20% to the next reaction; recovers on the next combat action (seed 004, Overextended)",
+    "lost-actions": "loses the next N combat actions (seed 004, Minor/Serious Wound)",
+    "useless-limb": "the limb is useless until restored to 1 HP or First Aid (seed 004, Serious Wound)",
+    "severed-limb": "the limb is severed or mangled (seed 004, Major Wound)",
+    "resilience-retest": "Resilience test at each round's end or fall unconscious (seed 004, Serious/Major Wound)",
+    "death-test": "Resilience test at each round's end or die (seed 004, Major Wound to abdomen, chest or head)",
+    "bleeding-out": "dies when the count reaches 0 unless the location recovers (seed 004, Major Wound)",
+    "impaled": "−20% to all skill tests, cumulative (seed 004, Impaled Enemies)",
+    "unconscious": "helpless: cannot act or react; attacks are automatic critical hits (seed 004, situational modifiers)",
+}
+
+
+def make(
+    name: str,
+    *,
+    cause: int,
+    round: int,
+    step: int,
+    ends: str,
+    count: int = 0,
+    effects: dict[str, int] | None = None,
+    location: str = "",
+    note: str = "",
+    stacks: bool = False,
+    suffix: str = "",
+) -> Condition:
+    """A catalogue condition. ``id`` is ``name`` (plus ``suffix`` for stacks
+    or per-location conditions) and is unique on its bearer."""
+    if name not in CATALOGUE:
+        raise KeyError(name)
+    cid = name + (f":{suffix}" if suffix else (f":{location}" if location else ""))
+    return Condition(
+        id=cid,
+        name=name,
+        cause=cause,
+        since_round=round,
+        since_step=step,
+        ends=ConditionEnd(kind=ends, count=count),
+        stacks=stacks,
+        effects=effects or {},
+        location=location,
+        note=note,
+    )

@@ -1,0 +1,304 @@
+"""Named, configurable rulings for Mongoose RuneQuest 1 (system ``mrq1``).
+
+Where seed 004 (``/work/shared/seeds/004_71637fb3cfde52c9.txt``, the MRQ1
+SRD combat chapter) is silent or contradicts itself, rules-reference.md
+("Seed ambiguities and our rulings" and "E. Mongoose RuneQuest") gives a
+default. DESIGN.md: a ruling is always a named, configurable setting, never a
+silent choice. Each field of :class:`Rulings` is one such setting; its
+default is the documented default, and :data:`RULINGS_DOC` carries the text
+and source shown by ``affray rulings``.
+
+An encounter stores its rulings as ``dict[str, str]`` (``EncounterOpened.
+rulings``): use :meth:`Rulings.as_mapping` to write and :func:`from_mapping`
+to read. Names are the field names (``reaction_attacker_roll``); the
+kebab-case spelling (``reaction-attacker-roll``) is accepted on input.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = [
+    "DEFAULT_RULINGS",
+    "RULING_CHOICES",
+    "RULINGS_DOC",
+    "Rulings",
+    "from_mapping",
+]
+
+SEED = "seed 004_71637fb3cfde52c9.txt"
+REF = "rules-reference.md"
+
+#: Allowed values of every ruling. Booleans are listed as (True, False).
+RULING_CHOICES: dict[str, tuple] = {
+    "reaction_attacker_roll": ("fresh", "reuse"),
+    "critical_on": ("modified", "base"),
+    "fumble_on_99": (True, False),
+    "automatic_results": (True, False),
+    "surprise_reactions": ("after-own-action", "lower-strike-rank"),
+    "overextended_applies_to": ("attacker", "defender"),
+    "grapple_table": ("grapple", "parry"),
+    "major_wound_boundary": ("strict", "inclusive"),
+    "parried_critical_keeps_max": (True, False),
+    "strike_rank_armour_penalty": ("ap-div-5", "none"),
+    "ties": ("simultaneous", "roll-off"),
+    "knockback_after_parry": (True, False),
+    "fumble_effect": ("miss", "lose-next-action"),
+    "half_ap_rounding": ("down", "up"),
+}
+
+
+class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The mrq1 rulings in force for an encounter. Every field has a default.
+
+    See :data:`RULINGS_DOC` for each ruling's meaning and source. Values are
+    validated on construction (``ValueError`` with one line naming the valid
+    values).
+    """
+
+    reaction_attacker_roll: Literal["fresh", "reuse"] = "fresh"
+    """Which attacker roll sets the row on the Dodge/Parry tables.
+    ``fresh``: a new d100 against the same skill; ``reuse``: the attack roll.
+    Source: rules-reference.md "Seed ambiguities", Dodge and Parry tables."""
+
+    critical_on: Literal["modified", "base"] = "modified"
+    """Critical score from the skill after (``modified``) or before
+    (``base``) situational modifiers. Source: rules-reference.md E,
+    "Critical rounding" ruling."""
+
+    fumble_on_99: bool = True
+    """00 always fumbles; with True, 99 also fumbles when the (modified)
+    skill is 100 or less. Source: rules-reference.md E, "Fumble" ruling."""
+
+    automatic_results: bool = True
+    """01-05 always succeed and 96-00 always fail. Source: rules-reference.md
+    E, "Automatic results" ruling."""
+
+    surprise_reactions: Literal["after-own-action", "lower-strike-rank"] = "after-own-action"
+    """In round 1 a surprised character may react only to actions taken after
+    his own first action (``after-own-action``), or to attackers with a lower
+    Strike Rank (``lower-strike-rank``, the seed's footnote). Source:
+    rules-reference.md "Seed ambiguities", Surprise; seed 004 "Gaining
+    Surprise" and close-combat modifier footnote 2."""
+
+    overextended_applies_to: Literal["attacker", "defender"] = "attacker"
+    """Who is Overextended on the Dodge table's Failure/Critical cell.
+    Source: rules-reference.md "Seed ambiguities", Overextended; seed 004
+    "Dodge" table and "Overextended"."""
+
+    grapple_table: Literal["grapple", "parry"] = "grapple"
+    """The table for the opposed roll after a grapple hit. Source:
+    rules-reference.md "Seed ambiguities", Grapple; seed 004 "Grappling"."""
+
+    major_wound_boundary: Literal["strict", "inclusive"] = "strict"
+    """Major Wound when HP < -starting HP (``strict``: start 5 -> major at
+    -6) or HP <= -starting HP (``inclusive``, the Mythras boundary). Source:
+    rules-reference.md "Seed ambiguities", Major Wound boundary; seed 004
+    "Hit Locations" and "Hero Points" (Glancing Blow)."""
+
+    parried_critical_keeps_max: bool = True
+    """A parried critical still rolls maximum weapon damage before the parry
+    deduction. Source: rules-reference.md "Seed ambiguities", parried
+    critical."""
+
+    strike_rank_armour_penalty: Literal["ap-div-5", "none"] = "ap-div-5"
+    """Strike Rank armour penalty: total worn AP // 5 (``ap-div-5``) or
+    none. Unverified. Source: rules-reference.md E, "Strike Rank" ruling."""
+
+    ties: Literal["simultaneous", "roll-off"] = "simultaneous"
+    """Equal Strike Rank and equal DEX: act simultaneously (the seed) or
+    roll off (house option). Source: seed 004 "Strike Ranks"."""
+
+    knockback_after_parry: bool = True
+    """Knockback is measured on damage after the parry deduction, before
+    armour (True) or on the damage before the parry (False). Source: seed
+    004 "Knockback" ("after Reactions have been completed, but before armour
+    points are deducted") and "Close Combat Attacks" step 3; our ruling."""
+
+    fumble_effect: Literal["miss", "lose-next-action"] = "miss"
+    """What a close-combat fumble does. The seed gives no effect:
+    ``miss`` treats it as a miss, flagged as a fumble for the GM;
+    ``lose-next-action`` (invented house option, not from any source) also
+    costs the fumbler his next Combat Action. Source: seed 004 is silent;
+    our ruling."""
+
+    half_ap_rounding: Literal["down", "up"] = "down"
+    """Rounding of the "½ AP" parry deduction for an odd AP. The seed does
+    not say; ``down`` follows the seed's only stated rounding (critical
+    score, "rounded down"). Source: seed 004 "Parry" table; our ruling."""
+
+    def __post_init__(self) -> None:
+        for name, choices in RULING_CHOICES.items():
+            value = getattr(self, name)
+            ok = (
+                isinstance(value, bool)
+                if isinstance(choices[0], bool)
+                else (isinstance(value, str) and value in choices)
+            )
+            if not ok:
+                raise ValueError(_bad_value(name, value))
+
+    def as_mapping(self) -> dict[str, str]:
+        """All rulings as ``{name: value}`` strings (bools as true/false),
+        for ``EncounterOpened.rulings``. Round-trips through
+        :func:`from_mapping`."""
+        out: dict[str, str] = {}
+        for name in RULING_CHOICES:
+            value = getattr(self, name)
+            out[name] = ("true" if value else "false") if isinstance(value, bool) else value
+        return out
+
+    @classmethod
+    def from_mapping(cls, mapping: dict[str, str] | None) -> "Rulings":
+        """Same as the module-level :func:`from_mapping`."""
+        return from_mapping(mapping)
+
+
+def _choices_text(name: str) -> str:
+    choices = RULING_CHOICES[name]
+    if isinstance(choices[0], bool):
+        return "true or false"
+    return " or ".join(choices)
+
+
+def _bad_value(name: str, value: object) -> str:
+    return f"ruling {name}: {value!r} is not valid; choose {_choices_text(name)}"
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def from_mapping(mapping: dict[str, str] | None) -> Rulings:
+    """Build :class:`Rulings` from ``{name: value}`` strings; missing names
+    keep their defaults.
+
+    Names may use ``_`` or ``-``. Boolean values accept true/false, yes/no,
+    on/off, 1/0 (or real bools). Raises ``ValueError`` with one line: for an
+    unknown name it lists the valid names; for a bad value it lists the valid
+    values.
+    """
+    kwargs: dict[str, object] = {}
+    for raw_name, raw_value in (mapping or {}).items():
+        name = str(raw_name).strip().replace("-", "_")
+        if name not in RULING_CHOICES:
+            raise ValueError(
+                f"unknown ruling {raw_name!r}; valid rulings: {', '.join(RULING_CHOICES)}"
+            )
+        choices = RULING_CHOICES[name]
+        if isinstance(choices[0], bool):
+            if isinstance(raw_value, bool):
+                value: object = raw_value
+            else:
+                text = str(raw_value).strip().lower()
+                if text in _TRUE:
+                    value = True
+                elif text in _FALSE:
+                    value = False
+                else:
+                    raise ValueError(_bad_value(name, raw_value))
+        else:
+            value = str(raw_value).strip().lower()
+            if value not in choices:
+                raise ValueError(_bad_value(name, raw_value))
+        kwargs[name] = value
+    return Rulings(**kwargs)  # type: ignore[arg-type]
+
+
+DEFAULT_RULINGS = Rulings()
+
+#: ``{name: (default, text, source)}`` for ``affray rulings``; ``default`` is
+#: the string form used by :meth:`Rulings.as_mapping`.
+RULINGS_DOC: dict[str, tuple[str, str, str]] = {
+    "reaction_attacker_roll": (
+        "fresh",
+        "Dodge/Parry tables: once a reaction is declared the attacker rolls a fresh "
+        "d100 against the same Weapon skill to set his row (fresh), or the attack "
+        "roll is reused and the Failure row never applies (reuse).",
+        f"{REF}, 'Seed ambiguities and our rulings': which attacker roll",
+    ),
+    "critical_on": (
+        "modified",
+        "The critical score floor(skill/10) uses the skill after situational "
+        "modifiers (modified) or before them (base).",
+        f"{REF} E, 'Critical rounding' ruling; {SEED} 'Critical Hits'",
+    ),
+    "fumble_on_99": (
+        "true",
+        "00 always fumbles; when true, 99 also fumbles if the modified skill is 100 "
+        "or less.",
+        f"{REF} E, 'Fumble' ruling",
+    ),
+    "automatic_results": (
+        "true",
+        "Rolls of 01-05 always succeed and 96-00 always fail.",
+        f"{REF} E, 'Automatic results' ruling",
+    ),
+    "surprise_reactions": (
+        "after-own-action",
+        "In the first round a surprised character may react only to actions taken "
+        "after he has taken his own first action (after-own-action), or only to "
+        "attackers with a lower Strike Rank (lower-strike-rank, the footnote).",
+        f"{REF}, 'Seed ambiguities': Surprise; {SEED} 'Gaining Surprise'",
+    ),
+    "overextended_applies_to": (
+        "attacker",
+        "On the Dodge table's attacker Failure / defender Critical cell the attacker "
+        "is Overextended (the table and the Overextended section), not the defender "
+        "(the result text).",
+        f"{REF}, 'Seed ambiguities': Overextended; {SEED} 'Dodge', 'Overextended'",
+    ),
+    "grapple_table": (
+        "grapple",
+        "After a grapple hit the opposed roll is read on the Grapple table (the "
+        "later paragraph, the only one with grapple outcomes), or on the Parry table.",
+        f"{REF}, 'Seed ambiguities': Grapple; {SEED} 'Grappling'",
+    ),
+    "major_wound_boundary": (
+        "strict",
+        "Major Wound when location HP is below minus its starting HP (strict: start "
+        "5 gives a Major Wound at -6, not -5), or at/below it (inclusive, Mythras).",
+        f"{REF}, 'Seed ambiguities': Major Wound boundary; {SEED} 'Hit Locations'",
+    ),
+    "parried_critical_keeps_max": (
+        "true",
+        "A parried critical still rolls maximum weapon damage before the parry "
+        "deduction; no table cell removes critical status.",
+        f"{REF}, 'Seed ambiguities': a parried critical",
+    ),
+    "strike_rank_armour_penalty": (
+        "ap-div-5",
+        "Strike Rank modifier = ceil((DEX+INT)/2) minus total worn AP // 5 "
+        "(ap-div-5), or no armour penalty (none). Unverified.",
+        f"{REF} E5 and E 'Strike Rank' ruling",
+    ),
+    "ties": (
+        "simultaneous",
+        "Same Strike Rank: higher DEX first; same DEX too: act simultaneously "
+        "(simultaneous, the seed) or roll off (roll-off, house option).",
+        f"{SEED} 'Strike Ranks'",
+    ),
+    "knockback_after_parry": (
+        "true",
+        "Knockback is measured on the damage after the parry deduction and before "
+        "armour (true), or on the damage before any parry deduction (false).",
+        f"{SEED} 'Knockback' (after Reactions, before armour); our ruling",
+    ),
+    "fumble_effect": (
+        "miss",
+        "The seed gives no close-combat fumble effect: a fumble is a miss, flagged "
+        "for the GM (miss), or also costs the fumbler his next Combat Action "
+        "(lose-next-action, invented house option).",
+        f"{SEED} is silent; our ruling",
+    ),
+    "half_ap_rounding": (
+        "down",
+        "The Parry table's '½ AP' deduction rounds down (the seed's only stated "
+        "rounding) or up, for an odd AP.",
+        f"{SEED} 'Parry' table; our ruling",
+    ),
+}
+
+assert set(RULINGS_DOC) == set(RULING_CHOICES)  # kept in step by hand

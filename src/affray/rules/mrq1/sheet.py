@@ -1,0 +1,495 @@
+"""Mongoose RuneQuest 1 character sheets: schema, loading, derived figures.
+
+A sheet is a TOML, YAML or JSON file decoded into :class:`Sheet`
+(``msgspec`` structs with ``forbid_unknown_fields``). :func:`load_sheet`
+turns every problem into a :class:`SheetError` whose message is ONE line
+naming the file, the field path and what to do::
+
+    examples/x.toml: characteristics.DEX: expected int, got str; fix the sheet and try again
+
+:func:`derive` computes the figures the engine needs (Combat Actions,
+Reactions, Damage Modifier, Strike Rank modifier, hit locations with HP and
+AP), from the tables in :mod:`affray.rules.mrq1.tables`, honouring the
+sheet's optional overrides.
+
+Units: skills in percent, movement in metres, AP and HP in points.
+Sources: seed 004 (``004_71637fb3cfde52c9.txt``) and rules-reference.md E,
+as named on each function.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from affray.events.core import LocationInit
+from affray import dice
+from affray.rules.mrq1 import tables
+from affray.rules.mrq1.rulings import DEFAULT_RULINGS, Rulings
+
+__all__ = [
+    "CHARACTERISTICS",
+    "WEAPON_KINDS",
+    "Characteristics",
+    "Derived",
+    "Sheet",
+    "SheetError",
+    "Weapon",
+    "derive",
+    "load_sheet",
+    "parse_sheet",
+    "validate_sheet",
+]
+
+SYSTEM = "mrq1"
+#: Characteristic names, in the order of the MRQ1 sheet.
+CHARACTERISTICS: tuple[str, ...] = ("STR", "CON", "SIZ", "INT", "POW", "DEX", "CHA")
+#: ``melee`` (crafted close-combat weapon), ``shield``, ``unarmed``,
+#: ``natural`` (claws, teeth, horns: seed 004 "Natural Weapons"), ``ranged``.
+WEAPON_KINDS: tuple[str, ...] = ("melee", "shield", "unarmed", "natural", "ranged")
+_HELD_KINDS = ("melee", "shield", "ranged")
+_DO = "fix the sheet and try again"
+
+
+class SheetError(ValueError):
+    """A sheet could not be loaded; ``str(err)`` is one line naming the file,
+    the field and what to do."""
+
+
+class Characteristics(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The seven characteristics, each 1..100."""
+
+    STR: int
+    CON: int
+    SIZ: int
+    INT: int
+    POW: int
+    DEX: int
+    CHA: int
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A weapon, shield or natural weapon on a sheet.
+
+    ``skill`` the Weapon (or Shield, Unarmed...) skill in percent;
+    ``damage`` a dice expression (``1D8``, ``1D6+1``) without the Damage
+    Modifier; ``ap``/``hp`` the item's armour and hit points (AP is what a
+    parry deducts, seed 004 "Parry"); ``hands`` 1 or 2; ``impaling`` for
+    seed 004 "Impaling Close Combat Attacks"; ``kind`` one of
+    :data:`WEAPON_KINDS`; ``reach`` free text (not used by the seed's rules).
+    """
+
+    name: str
+    skill: int
+    damage: str
+    ap: int
+    hp: int
+    hands: int = 1
+    impaling: bool = False
+    kind: str = "melee"
+    reach: str = ""
+
+
+class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An MRQ1 combatant.
+
+    ``skills`` by name (Dodge, Acrobatics, Athletics, Resilience, Unarmed,
+    Persistence...); ``armour`` worn AP per hit location (missing = 0;
+    counts for the Strike Rank armour penalty); ``natural_armour`` AP of hide
+    or scales per location (adds to armour, no Strike Rank penalty; Mythras
+    B12 "natural and worn AP add together"); ``movement`` in metres.
+    ``combat_actions``, ``damage_modifier``, ``strike_rank`` (the modifier)
+    and ``location_hp`` (per location, partial allowed) override the derived
+    values when set. ``ready``: weapons held at the start; default: the first
+    held weapon and, if it is one-handed, the first shield. ``notes`` is free
+    text (e.g. which figures are invented).
+    """
+
+    name: str
+    characteristics: Characteristics
+    system: str = SYSTEM
+    skills: dict[str, int] = {}
+    weapons: list[Weapon] = []
+    armour: dict[str, int] = {}
+    natural_armour: dict[str, int] = {}
+    movement: int = 8
+    hero_points: int = 0
+    combat_actions: int | None = None
+    damage_modifier: str | None = None
+    strike_rank: int | None = None
+    location_hp: dict[str, int] | None = None
+    ready: list[str] | None = None
+    notes: str = ""
+
+    def skill(self, name: str, default: int | None = None) -> int:
+        """A skill by name, case-insensitive (``"dodge"`` finds ``Dodge``).
+
+        Raises ``ValueError`` naming the known skills if it is missing and
+        no ``default`` is given.
+        """
+        want = name.strip().lower()
+        for k, v in self.skills.items():
+            if k.lower() == want:
+                return v
+        if default is not None:
+            return default
+        raise ValueError(
+            f"{self.name} has no skill {name!r}; known skills: {', '.join(self.skills) or 'none'}"
+        )
+
+    def weapon(self, name: str) -> Weapon:
+        """A weapon by name, case-insensitive; a unique prefix also works.
+
+        Raises ``ValueError`` naming the weapons on the sheet.
+        """
+        want = name.strip().lower()
+        exact = [w for w in self.weapons if w.name.lower() == want]
+        if exact:
+            return exact[0]
+        pref = [w for w in self.weapons if w.name.lower().startswith(want)]
+        if len(pref) == 1:
+            return pref[0]
+        names = ", ".join(w.name for w in self.weapons) or "none"
+        what = "is ambiguous" if pref else "is not on the sheet"
+        raise ValueError(f"{self.name}: weapon {name!r} {what}; weapons: {names}")
+
+
+class Derived(msgspec.Struct, frozen=True, kw_only=True):
+    """Figures derived from a sheet (after overrides).
+
+    ``combat_actions`` per round (rules-reference.md E1); ``reactions`` per
+    round, equal to Combat Actions (seed 004 "Reactions");
+    ``damage_modifier`` dice string, ``""`` for none (E2);
+    ``strike_rank_mod`` added to 1D10 each round (E5 + ruling);
+    ``locations`` in d20 order with HP, AP (worn + natural), d20 range and
+    limb (seed 004 "Humanoid Hit Location", E4); ``movement`` metres;
+    ``ready`` weapon names held at the start; ``worn_ap_total`` the sum the
+    Strike Rank penalty uses.
+    """
+
+    combat_actions: int
+    reactions: int
+    damage_modifier: str
+    strike_rank_mod: int
+    locations: tuple[LocationInit, ...]
+    movement: int
+    ready: tuple[str, ...]
+    hero_points: int
+    worn_ap_total: int
+
+
+# --------------------------------------------------------------------------- #
+# Loading
+# --------------------------------------------------------------------------- #
+
+_FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".json": "JSON"}
+_DICT_FIELDS = ("skills", "armour", "natural_armour", "location_hp")
+_AT_RE = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
+_FIELD_RE = re.compile(r"`([^`]*)`")
+
+
+def _fail(label: str, path: str, what: str, todo: str = _DO) -> SheetError:
+    where = f"{label}: {path}: " if path else f"{label}: "
+    return SheetError(f"{where}{what}; {todo}")
+
+
+def _type_name(v: Any) -> str:
+    return {
+        bool: "bool", int: "int", float: "float", str: "str",
+        list: "array", dict: "object", type(None): "null",
+    }.get(type(v), type(v).__name__)
+
+
+def _fields_of(path: str) -> tuple[str, ...]:
+    if path.startswith("characteristics"):
+        return CHARACTERISTICS
+    if path.startswith("weapons["):
+        return tuple(f.name for f in msgspec.structs.fields(Weapon))
+    return tuple(f.name for f in msgspec.structs.fields(Sheet))
+
+
+def _from_validation(label: str, err: msgspec.ValidationError) -> SheetError:
+    text = str(err).splitlines()[0] if str(err) else "invalid sheet"
+    m = _AT_RE.match(text)
+    msg, path = (m.group(1), (m.group(2) or "").lstrip(".")) if m else (text, "")
+    field = _FIELD_RE.search(msg)
+    if msg.startswith("Object missing required field") and field:
+        full = f"{path}.{field.group(1)}" if path else field.group(1)
+        return _fail(label, full, "required field is missing", "add it to the sheet and try again")
+    if msg.startswith("Object contains unknown field") and field:
+        full = f"{path}.{field.group(1)}" if path else field.group(1)
+        valid = ", ".join(_fields_of(path))
+        return _fail(label, full, f"unknown field (valid fields: {valid})", _DO)
+    msg = msg.replace("`", "").replace(" | null", " or null")
+    msg = msg[:1].lower() + msg[1:]
+    return _fail(label, path, msg)
+
+
+def _precheck(label: str, raw: dict) -> None:
+    """Check dict-valued fields by key, so errors name the key (msgspec
+    reports dict values as ``[...]``)."""
+    for fname in _DICT_FIELDS:
+        value = raw.get(fname)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise _fail(label, fname, f"expected a table of name = number, got {_type_name(value)}")
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _fail(label, f"{fname}.{k}", "names must be text")
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise _fail(label, f"{fname}.{k}", f"expected int, got {_type_name(v)}")
+
+
+def _is_dice(expr: str) -> bool:
+    """True if ``expr`` parses (affray.dice.parse) and rolls at least one die."""
+    try:
+        return bool(dice.parse(expr).terms)
+    except ValueError:
+        return False
+
+
+def _check_range(label: str, path: str, value: int, lo: int, hi: int) -> None:
+    if not lo <= value <= hi:
+        raise _fail(label, path, f"{value} is out of range {lo}..{hi}")
+
+
+def _norm_locations(label: str, fname: str, mapping: dict[str, int], lo: int, hi: int) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k, v in mapping.items():
+        try:
+            loc = tables.normalize_location(k)
+        except ValueError:
+            raise _fail(
+                label, f"{fname}.{k}",
+                f"unknown hit location (use {', '.join(tables.LOCATIONS)})",
+            ) from None
+        if loc in out:
+            raise _fail(label, f"{fname}.{k}", f"{loc} is given twice")
+        _check_range(label, f"{fname}.{k}", v, lo, hi)
+        out[loc] = v
+    return {loc: out[loc] for loc in tables.LOCATIONS if loc in out}
+
+
+def _default_ready(weapons: list[Weapon]) -> list[str]:
+    held = [w for w in weapons if w.kind in ("melee", "ranged")]
+    shields = [w for w in weapons if w.kind == "shield"]
+    ready: list[str] = []
+    if held:
+        ready.append(held[0].name)
+    if shields and (not held or held[0].hands == 1):
+        ready.append(shields[0].name)
+    return ready
+
+
+def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
+    """Check a decoded sheet's values and return it with canonical names.
+
+    Ranges: characteristics 1..100; skills and weapon skills 0..300; weapon
+    ``damage`` a dice expression (``1D8``, ``2D6``, ``1D6+1``); AP 0..100,
+    HP 0..1000, hands 1..2, kind in :data:`WEAPON_KINDS`, weapon names
+    unique (case-insensitive); armour per known location 0..100 (location
+    names are normalised: ``"Right-Leg"`` -> ``"right leg"``); movement
+    0..100; hero points 0..100; overrides: combat actions 1..10, damage
+    modifier ``""`` or dice, strike rank -50..100, location HP 1..100;
+    ``ready`` names weapons on the sheet and needs at most two hands.
+    Raises :class:`SheetError` (one line, naming ``label`` and the field).
+    """
+    if sheet.system.lower() != SYSTEM:
+        raise _fail(label, "system", f"this is a {sheet.system!r} sheet, not {SYSTEM}",
+                    f"join it to a {sheet.system} encounter or fix the sheet")
+    if not sheet.name.strip():
+        raise _fail(label, "name", "must not be empty")
+    for c in CHARACTERISTICS:
+        _check_range(label, f"characteristics.{c}", getattr(sheet.characteristics, c), 1, 100)
+    for k, v in sheet.skills.items():
+        if not k.strip():
+            raise _fail(label, "skills", "a skill name is empty")
+        _check_range(label, f"skills.{k}", v, 0, 300)
+
+    seen: dict[str, int] = {}
+    weapons: list[Weapon] = []
+    for i, w in enumerate(sheet.weapons):
+        p = f"weapons[{i}]"
+        if not w.name.strip():
+            raise _fail(label, f"{p}.name", "must not be empty")
+        key = w.name.strip().lower()
+        if key in seen:
+            raise _fail(label, f"{p}.name", f"{w.name!r} is also weapons[{seen[key]}]; weapon names must be unique")
+        seen[key] = i
+        _check_range(label, f"{p}.skill", w.skill, 0, 300)
+        if not _is_dice(w.damage):
+            raise _fail(label, f"{p}.damage", f"{w.damage!r} is not dice like 1D8, 2D6 or 1D6+1") from None
+        _check_range(label, f"{p}.ap", w.ap, 0, 100)
+        _check_range(label, f"{p}.hp", w.hp, 0, 1000)
+        _check_range(label, f"{p}.hands", w.hands, 1, 2)
+        kind = w.kind.strip().lower()
+        if kind not in WEAPON_KINDS:
+            raise _fail(label, f"{p}.kind", f"{w.kind!r} is not one of {', '.join(WEAPON_KINDS)}")
+        weapons.append(msgspec.structs.replace(
+            w, name=w.name.strip(), kind=kind, damage=str(dice.parse(w.damage))
+        ))
+
+    armour = _norm_locations(label, "armour", sheet.armour, 0, 100)
+    natural = _norm_locations(label, "natural_armour", sheet.natural_armour, 0, 100)
+    _check_range(label, "movement", sheet.movement, 0, 100)
+    _check_range(label, "hero_points", sheet.hero_points, 0, 100)
+    if sheet.combat_actions is not None:
+        _check_range(label, "combat_actions", sheet.combat_actions, 1, 10)
+    dmod = sheet.damage_modifier
+    if dmod is not None:
+        dmod = dmod.strip().upper()
+        if dmod in ("0", "NONE", "-"):
+            dmod = ""
+        if dmod:
+            if not _is_dice(dmod):
+                raise _fail(label, "damage_modifier", f"{sheet.damage_modifier!r} is not dice like +1D4 or -1D2 (or \"\" for none)") from None
+            if dmod[0] not in "+-":
+                dmod = "+" + dmod
+    if sheet.strike_rank is not None:
+        _check_range(label, "strike_rank", sheet.strike_rank, -50, 100)
+    loc_hp = None
+    if sheet.location_hp is not None:
+        loc_hp = _norm_locations(label, "location_hp", sheet.location_hp, 1, 100)
+
+    ready = None
+    if sheet.ready is not None:
+        ready = []
+        by_name = {w.name.lower(): w for w in weapons}
+        hands = 0
+        for j, r in enumerate(sheet.ready):
+            w = by_name.get(r.strip().lower())
+            if w is None:
+                names = ", ".join(w.name for w in weapons) or "none"
+                raise _fail(label, f"ready[{j}]", f"{r!r} is not a weapon on the sheet (weapons: {names})")
+            if w.name in ready:
+                raise _fail(label, f"ready[{j}]", f"{w.name!r} is listed twice")
+            ready.append(w.name)
+            if w.kind in _HELD_KINDS:
+                hands += w.hands
+        if hands > 2:
+            raise _fail(label, "ready", f"{', '.join(ready)} need {hands} hands; ready at most two hands' worth")
+
+    return msgspec.structs.replace(
+        sheet,
+        system=SYSTEM,
+        name=sheet.name.strip(),
+        weapons=weapons,
+        armour=armour,
+        natural_armour=natural,
+        damage_modifier=dmod,
+        location_hp=loc_hp,
+        ready=ready,
+    )
+
+
+def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
+    """Build a validated :class:`Sheet` from plain data (a ``dict`` as
+    decoded from TOML/YAML/JSON, or as stored in ``CombatantJoined.sheet``).
+
+    Raises :class:`SheetError` with one line naming ``label`` and the field.
+    """
+    if not isinstance(data, dict):
+        raise _fail(label, "", f"expected a table of sheet fields, got {_type_name(data)}")
+    _precheck(label, data)
+    try:
+        sheet = msgspec.convert(data, Sheet)
+    except msgspec.ValidationError as err:
+        raise _from_validation(label, err) from None
+    return validate_sheet(sheet, label)
+
+
+def load_sheet(path: str | Path) -> Sheet:
+    """Load an MRQ1 sheet from a ``.toml``, ``.yaml``/``.yml`` or ``.json``
+    file (``msgspec.toml``, ``msgspec.yaml`` with the safe loader,
+    ``msgspec.json``) and validate it (:func:`validate_sheet`).
+
+    Every failure raises :class:`SheetError` with ONE line naming the file as
+    given, the dotted field path (``characteristics.DEX``,
+    ``weapons[1].damage``) and what to do.
+    """
+    label = str(path)
+    p = Path(path)
+    fmt = _FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        raise SheetError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise SheetError(f"{label}: no such file; check the path") from None
+    except OSError as err:
+        raise SheetError(f"{label}: cannot read ({err.strerror or err}); check the path") from None
+    try:
+        if fmt == "TOML":
+            raw = msgspec.toml.decode(data)
+        elif fmt == "YAML":
+            raw = msgspec.yaml.decode(data)
+        else:
+            raw = msgspec.json.decode(data)
+    except (msgspec.DecodeError, UnicodeDecodeError) as err:
+        detail = " ".join(str(err).split())
+        raise SheetError(f"{label}: not valid {fmt} ({detail}); {_DO}") from None
+    return parse_sheet(raw, label)
+
+
+# --------------------------------------------------------------------------- #
+# Derived figures
+# --------------------------------------------------------------------------- #
+
+
+def derive(sheet: Sheet, rulings: Rulings | None = None) -> Derived:
+    """The figures the engine needs for ``sheet``, honouring its overrides.
+
+    * combat actions: ``sheet.combat_actions`` or :func:`tables.combat_actions`
+      (DEX; rules-reference.md E1); reactions = combat actions (seed 004
+      "Reactions").
+    * damage modifier: ``sheet.damage_modifier`` or
+      :func:`tables.damage_modifier` (STR+SIZ; E2).
+    * strike rank modifier: ``sheet.strike_rank`` or
+      :func:`tables.strike_rank_modifier` (DEX, INT, total worn AP; E5 and
+      ruling ``strike_rank_armour_penalty``).
+    * locations: HP from ``sheet.location_hp`` where given, else
+      :func:`tables.location_hp` (CON+SIZ; E4 + ruling); AP = worn + natural;
+      d20 ranges and limb from seed 004 "Humanoid Hit Location".
+    * ready: ``sheet.ready`` or the default (first held weapon, plus the
+      first shield if that weapon is one-handed).
+
+    Expects a validated sheet (as returned by :func:`load_sheet`).
+    """
+    rulings = rulings or DEFAULT_RULINGS
+    ch = sheet.characteristics
+    ca = sheet.combat_actions if sheet.combat_actions is not None else tables.combat_actions(ch.DEX)
+    dmod = sheet.damage_modifier if sheet.damage_modifier is not None else tables.damage_modifier(ch.STR + ch.SIZ)
+    worn_total = sum(sheet.armour.values())
+    if sheet.strike_rank is not None:
+        sr = sheet.strike_rank
+    else:
+        sr = tables.strike_rank_modifier(ch.DEX, ch.INT, worn_total, rulings)
+    hp = tables.location_hp(ch.CON + ch.SIZ)
+    hp.update(sheet.location_hp or {})
+    locations = tuple(
+        LocationInit(
+            name=name,
+            hp=hp[name],
+            ap=sheet.armour.get(name, 0) + sheet.natural_armour.get(name, 0),
+            low=low,
+            high=high,
+            limb=tables.limb_of(name),
+        )
+        for name, (low, high) in tables.HIT_LOCATIONS.items()
+    )
+    ready = tuple(sheet.ready if sheet.ready is not None else _default_ready(sheet.weapons))
+    return Derived(
+        combat_actions=ca,
+        reactions=ca,
+        damage_modifier=dmod,
+        strike_rank_mod=sr,
+        locations=locations,
+        movement=sheet.movement,
+        ready=ready,
+        hero_points=sheet.hero_points,
+        worn_ap_total=worn_total,
+    )

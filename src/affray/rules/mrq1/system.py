@@ -1,0 +1,150 @@
+"""The mrq1 rule system: Mongoose RuneQuest (1st ed.) SRD combat, seed 004.
+
+``SYSTEM.decide(state, command, dice)`` turns a command into events. It
+reads the projected state and never touches the store.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from affray.commands import types as cmd
+from affray.events import core as ev
+from affray.projections.state import State
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.mrq1 import attack, damage, turns
+from affray.rules.mrq1.conditions import CATALOGUE
+from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
+from affray.rules.mrq1.sheet import Sheet, SheetError, derive, load_sheet
+
+
+class Mrq1:
+    """Mongoose RuneQuest (1st ed.): strike ranks rolled each round, combat
+    actions in passes, reactions against each successful attack."""
+
+    key = "mrq1"
+    aliases = ("mrq", "mongoose-runequest", "mrq1e")
+    title = "Mongoose RuneQuest (1st ed.)"
+    source = "seed 004_71637fb3cfde52c9.txt (Mongoose RuneQuest SRD, Combat)"
+    conditions = CATALOGUE
+    rulings_doc = RULINGS_DOC
+
+    def rulings(self, mapping: dict[str, str]) -> dict[str, str]:
+        """Validate named rulings; return every ruling with its value."""
+        try:
+            r = from_mapping(mapping)
+        except ValueError as exc:
+            raise RuleError(str(exc)) from None
+        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r.as_mapping().items()}
+
+    def load_sheet(self, path: str) -> dict:
+        """Load and validate a sheet file; plain data for ``CombatantJoined``."""
+        try:
+            return msgspec.to_builtins(load_sheet(path))
+        except SheetError as exc:
+            raise RuleError(str(exc)) from None
+
+    def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
+        """The events ``command`` produces in ``state``.
+
+        Raises :class:`RuleError` (one line) when the rules refuse it.
+        """
+        draft = Draft(state, dice)
+        match command:
+            case cmd.JoinCombatant():
+                self._join(draft, command)
+            case cmd.StartRound():
+                if state.phase == "round":
+                    raise RuleError(f"round {state.round} is already running; 'affray end-round' ends it")
+                if state.phase == "over":
+                    raise RuleError("the fight is over; 'affray close' ends the encounter")
+                if state.phase == "between" and any(s.kind != "start" for s in state.pending):
+                    raise RuleError("Resilience re-tests are due first; see 'affray pending'")
+                turns.start_round(draft)
+            case cmd.DeclareAttack():
+                attack.declare_attack(
+                    draft,
+                    find_combatant(state, command.attacker),
+                    find_combatant(state, command.target),
+                    command.weapon,
+                    command.modifiers,
+                    command.situations,
+                )
+            case cmd.ChooseReaction():
+                attack.react(
+                    draft,
+                    find_combatant(state, command.defender),
+                    command.reaction,
+                    command.with_item,
+                    command.modifiers,
+                    command.situations,
+                )
+            case cmd.RollPending():
+                damage.roll_step(draft, find_combatant(state, command.who) if command.who else "")
+            case cmd.MakeChoice():
+                damage.choose(draft, find_combatant(state, command.who), command.option)
+            case cmd.TakeAction():
+                attack.take_action(draft, find_combatant(state, command.who), command.action)
+            case cmd.EndRound():
+                turns.end_round(draft)
+            case _:
+                raise RuleError(f"mrq1 does not handle {type(command).__name__}")
+        return draft.events
+
+    def _join(self, draft: Draft, command: cmd.JoinCombatant) -> None:
+        state = draft.state
+        if state.phase in ("over", "closed"):
+            raise RuleError("the fight is over; open a new encounter with 'affray new'")
+        try:
+            sheet = msgspec.convert(command.sheet, Sheet)
+        except msgspec.ValidationError as exc:
+            raise RuleError(f"sheet: {exc}") from None
+        name = command.name or sheet.name
+        handle = command.handle or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
+        if handle in state.combatants:
+            raise RuleError(f"handle {handle!r} is already taken; pass --name or --handle to tell them apart")
+        side = command.side.strip()
+        if not side:
+            raise RuleError("a combatant needs a side; pass --side NAME")
+        d = derive(sheet, _rulings(state))
+        draft.emit(
+            ev.CombatantJoined(
+                handle=handle,
+                name=name,
+                side=side,
+                sheet=msgspec.to_builtins(sheet),
+                locations=tuple(
+                    ev.LocationInit(name=l.name, hp=l.hp, ap=l.ap, low=l.low, high=l.high, limb=l.limb)
+                    for l in d.locations
+                ),
+                combat_actions=d.combat_actions,
+                reactions=d.reactions,
+                movement=d.movement,
+                weapons_ready=tuple(d.ready),
+                surprised=command.surprised,
+            )
+        )
+        if state.phase == "setup":
+            s = draft.state
+            sides = {c.side for c in s.combatants.values()}
+            steps = ()
+            if len(sides) >= 2:
+                steps = (
+                    ev.PendingStep(
+                        who="GM",
+                        verb="start",
+                        kind="start",
+                        prompt="GM: start round 1 (strike ranks), or join more combatants",
+                        dice=turns.sr_dice(s),
+                    ),
+                )
+            draft.emit(ev.StepsAwaited(steps=steps))
+
+
+def _rulings(state: State):
+    return from_mapping(state.rulings)
+
+
+SYSTEM = Mrq1()

@@ -1,0 +1,433 @@
+"""The event store: one SQLite file, hash-chained, append-only (DESIGN.md, "Events").
+
+A plain ``sqlite3`` connection in autocommit mode (``isolation_level=None``);
+the store opens its own ``BEGIN IMMEDIATE`` transactions, so a writer takes the
+write lock before it reads the head and two writers can never interleave.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import msgspec
+
+from affray.events import codec
+from affray.events.core import Event
+from affray.events.envelope import Recorded
+from affray.store import verify as _verify
+from affray.store.chain import canonical, chain_hash
+from affray.store.errors import (
+    ConflictError,
+    DatabaseCorrupt,
+    DatabaseMissing,
+    StoreError,
+    UnknownEncounter,
+    translate,
+)
+from affray.store.schema import SCHEMA_VERSION, migrate, user_version
+
+_SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
+_MAX_VERSION = 2**63 - 1
+_COLUMNS = "seq, encounter_id, version, command_id, type, schema, data, recorded_at, actor, hash"
+_SELECT_RANGE = (
+    f"SELECT {_COLUMNS} FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
+_SELECT_DECODE = (
+    "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
+_INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_SET_HEAD = (
+    "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
+    "ON CONFLICT (encounter_id) DO UPDATE SET version = excluded.version, hash = excluded.hash"
+)
+
+
+class EncounterInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """What the store knows of an encounter without replaying it.
+
+    ``name``/``system``/``opened_at`` come from its ``encounter-opened`` event
+    (empty when it has none); ``version`` is its head; ``closed`` is true once
+    an ``encounter-closed`` event is in the log.
+    """
+
+    id: str
+    name: str
+    system: str
+    opened_at: str
+    version: int
+    closed: bool
+
+
+def utc_now() -> str:
+    """Now in UTC as ISO-8601 with microseconds and a ``Z``."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _guarded(fn):
+    """Turn ``sqlite3`` errors raised by a method into :class:`StoreError`."""
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+
+    return wrapper
+
+
+class EventStore:
+    """An affray log in one SQLite file.
+
+    ``EventStore(path, *, must_exist=False, readonly=False, synchronous="FULL",
+    busy_timeout_ms=5000)``. ``path`` may be ``":memory:"`` (tests).
+
+    Creates the file and its schema when missing, unless ``must_exist`` (or
+    ``readonly``) is set. Errors: :class:`DatabaseMissing`,
+    :class:`DatabaseCorrupt` (not SQLite, truncated, empty when required, not an
+    affray file), :class:`DatabaseLocked`, :class:`StoreError` (newer schema,
+    cannot open, read-only file needing an upgrade). ``synchronous`` is
+    ``FULL`` (default) or ``NORMAL`` (faster; a power cut may lose the last
+    commits, never corrupt). Usable as a context manager.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        must_exist: bool = False,
+        readonly: bool = False,
+        synchronous: str = "FULL",
+        busy_timeout_ms: int = 5000,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.readonly = readonly
+        synchronous = synchronous.upper()
+        if synchronous not in _SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {_SYNCHRONOUS}, not {synchronous!r}")
+        memory = self.path == ":memory:"
+        if not memory:
+            if not os.path.exists(self.path):
+                if must_exist or readonly:
+                    raise DatabaseMissing(self.path)
+            elif os.path.isdir(self.path):
+                raise StoreError(f"{self.path} is a folder, not a database file; pass the file's path")
+            elif (must_exist or readonly) and os.path.getsize(self.path) == 0:
+                raise DatabaseCorrupt(self.path, "the file is empty")
+        timeout = busy_timeout_ms / 1000
+        try:
+            if readonly and not memory:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
+            else:
+                conn = sqlite3.connect(self.path, isolation_level=None, timeout=timeout)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        self._conn = conn
+        try:
+            self._open(must_exist, synchronous, memory)
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc, self.path) from exc
+            raise
+
+    def _open(self, must_exist: bool, synchronous: str, memory: bool) -> None:
+        conn = self._conn
+        conn.execute(f"PRAGMA synchronous = {synchronous}")
+        conn.execute("PRAGMA cache_size = -16384")  # 16 MiB: repeated replays stay in memory
+        found = user_version(conn)  # reads the header: "file is not a database"
+        if found == SCHEMA_VERSION:
+            return
+        if found > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer affray (schema {found}, this one knows "
+                f"{SCHEMA_VERSION}); upgrade affray"
+            )
+        if found == 0 and (must_exist or self.readonly):
+            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                raise DatabaseCorrupt(self.path, "it is a SQLite database, but not an affray one")
+            raise DatabaseCorrupt(self.path, "it holds no affray log")
+        if self.readonly:
+            raise StoreError(
+                f"{self.path} has an older affray schema (version {found}); "
+                "open it once without read-only to upgrade it"
+            )
+        migrate(conn, self.path, wal=not memory)
+
+    # ------------------------------------------------------------------ #
+    # writing
+    # ------------------------------------------------------------------ #
+
+    @_guarded
+    def append(
+        self,
+        encounter_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        *,
+        command_id: str,
+        actor: str,
+        recorded_at: str | None = None,
+    ) -> list[Recorded]:
+        """Append ``events`` to ``encounter_id`` in one transaction; all or nothing.
+
+        ``expected_version`` is the head the caller decided from (0 for a new
+        encounter). The events get versions ``expected_version + 1 ...``, all
+        share ``command_id``, ``actor`` and ``recorded_at`` (default: UTC now,
+        ISO-8601 with ``Z``), and each is hash-chained to the one before.
+        Returns the stored envelopes, in order.
+
+        Errors: :class:`ConflictError` when the head is not ``expected_version``
+        (nothing written); :class:`DatabaseLocked`; :class:`DatabaseCorrupt`;
+        :class:`StoreError` on a read-only store; ``TypeError`` when an item is
+        not an encodable tagged :class:`Event` (a bug; nothing written).
+        """
+        if self.readonly:
+            raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
+        prepared = []
+        for event in events:
+            tag = event.__struct_config__.tag if isinstance(event, Event) else None
+            if not tag:
+                raise TypeError(f"append takes tagged affray events, not {event!r}")
+            prepared.append((event, tag, type(event).schema, codec.encode(event).decode()))
+        if recorded_at is None:
+            recorded_at = utc_now()
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            head = conn.execute(
+                "SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)
+            ).fetchone()
+            version, prev = head if head else (0, "")
+            if version != expected_version:
+                raise ConflictError(encounter_id, expected_version, version)
+            out = []
+            for event, tag, schema, data in prepared:
+                version += 1
+                prev = chain_hash(
+                    prev, canonical(encounter_id, version, command_id, tag, schema, recorded_at, actor, data)
+                )
+                cur = conn.execute(
+                    _INSERT,
+                    (encounter_id, version, command_id, tag, schema, data, recorded_at, actor, prev),
+                )
+                out.append(
+                    Recorded(
+                        seq=cur.lastrowid, encounter_id=encounter_id, version=version,
+                        command_id=command_id, type=tag, schema=schema, event=event,
+                        recorded_at=recorded_at, actor=actor, hash=prev,
+                    )
+                )
+            if out:
+                conn.execute(_SET_HEAD, (encounter_id, version, prev))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return out
+
+    @_guarded
+    def save_snapshot(self, encounter_id: str, version: int, data: bytes) -> None:
+        """Store (or replace) the projection snapshot of ``encounter_id`` at ``version``.
+
+        Snapshots are a cache, outside the hash chain; ``data`` is opaque bytes
+        (the projection owns the format, and should tag it with its own version).
+        """
+        if self.readonly:
+            raise StoreError(f"{self.path} was opened read-only; the snapshot was not saved")
+        self._conn.execute(
+            "INSERT OR REPLACE INTO snapshots (encounter_id, version, data) VALUES (?, ?, ?)",
+            (encounter_id, version, data),
+        )
+
+    # ------------------------------------------------------------------ #
+    # reading
+    # ------------------------------------------------------------------ #
+
+    def read(
+        self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[Recorded]:
+        """Yield the decoded events of ``encounter_id`` in version order.
+
+        ``from_version``/``to_version`` are inclusive bounds. Old schemas are
+        upcast by :func:`affray.events.codec.decode`. An unknown encounter yields
+        nothing. Errors (raised while iterating): :class:`DatabaseCorrupt` for
+        data that does not decode or an event type this affray does not know,
+        and the usual SQLite ones.
+        """
+        decode = codec.decode
+        version = from_version  # the row being decoded, for error messages
+        cur = None
+        try:
+            cur = self._conn.execute(
+                _SELECT_DECODE,
+                (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
+            )
+            for seq, version, command_id, type_, schema, data, recorded_at, actor, hash_ in cur:
+                yield Recorded(
+                    seq=seq, encounter_id=encounter_id, version=version, command_id=command_id,
+                    type=type_, schema=schema, event=decode(type_, schema, data),
+                    recorded_at=recorded_at, actor=actor, hash=hash_,
+                )
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        except codec.UnknownEvent as exc:
+            raise StoreError(
+                f"encounter {encounter_id} version {version} in {self.path}: {exc}; "
+                "it was probably written by a newer affray, upgrade affray"
+            ) from exc
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise DatabaseCorrupt(
+                self.path, f"encounter {encounter_id} version {version} does not decode: {exc}"
+            ) from exc
+        finally:
+            if cur is not None:
+                cur.close()
+
+    def read_raw(
+        self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[tuple[int, str, int, str, str, int, str, str, str, str]]:
+        """Like :meth:`read`, without decoding: yield row tuples
+        ``(seq, encounter_id, version, command_id, type, schema, data, recorded_at,
+        actor, hash)`` where ``data`` is the stored JSON text."""
+        cur = None
+        try:
+            cur = self._conn.execute(
+                _SELECT_RANGE,
+                (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
+            )
+            yield from cur
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        finally:
+            if cur is not None:
+                cur.close()
+
+    @_guarded
+    def version(self, encounter_id: str) -> int:
+        """The head version of ``encounter_id``: its number of events, 0 if none."""
+        row = self._conn.execute(
+            "SELECT version FROM heads WHERE encounter_id = ?", (encounter_id,)
+        ).fetchone()
+        return row[0] if row else 0
+
+    @_guarded
+    def encounter_ids(self) -> list[str]:
+        """Every encounter id in the file, in the order they were created."""
+        rows = self._conn.execute(
+            "SELECT encounter_id FROM events GROUP BY encounter_id ORDER BY min(seq)"
+        )
+        return [r[0] for r in rows]
+
+    @_guarded
+    def newest_open_encounter(self) -> str | None:
+        """The id of the newest encounter that was opened and not closed, or ``None``."""
+        row = self._conn.execute(
+            "SELECT o.encounter_id FROM events o WHERE o.type = 'encounter-opened' "
+            "AND NOT EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' "
+            "AND c.encounter_id = o.encounter_id) ORDER BY o.seq DESC LIMIT 1"
+        ).fetchone()
+        return row[0] if row else None
+
+    @_guarded
+    def encounter_info(self, encounter_id: str) -> EncounterInfo:
+        """Name, system, opening time, head version and closed flag of an encounter.
+
+        Errors: :class:`UnknownEncounter` when it has no events.
+        """
+        conn = self._conn
+        version = self.version(encounter_id)
+        if not version:
+            raise UnknownEncounter(encounter_id, self.path)
+        opened = conn.execute(
+            "SELECT json_extract(data, '$.name'), json_extract(data, '$.system'), recorded_at "
+            "FROM events WHERE type = 'encounter-opened' AND encounter_id = ? ORDER BY seq LIMIT 1",
+            (encounter_id,),
+        ).fetchone() or ("", "", "")
+        closed = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM events WHERE type = 'encounter-closed' AND encounter_id = ?)",
+            (encounter_id,),
+        ).fetchone()[0]
+        name, system, opened_at = opened
+        return EncounterInfo(
+            id=encounter_id, name=name or "", system=system or "", opened_at=opened_at,
+            version=version, closed=bool(closed),
+        )
+
+    @_guarded
+    def latest_snapshot(self, encounter_id: str, at_most_version: int) -> tuple[int, bytes] | None:
+        """The newest snapshot of ``encounter_id`` at or before ``at_most_version``,
+        as ``(version, data)``, or ``None``."""
+        row = self._conn.execute(
+            "SELECT version, data FROM snapshots WHERE encounter_id = ? AND version <= ? "
+            "ORDER BY version DESC LIMIT 1",
+            (encounter_id, at_most_version),
+        ).fetchone()
+        return (row[0], bytes(row[1])) if row else None
+
+    @_guarded
+    def snapshots(self, encounter_id: str) -> list[tuple[int, bytes]]:
+        """Every snapshot of ``encounter_id`` as ``(version, data)``, oldest first."""
+        rows = self._conn.execute(
+            "SELECT version, data FROM snapshots WHERE encounter_id = ? ORDER BY version", (encounter_id,)
+        ).fetchall()
+        return [(v, bytes(d)) for v, d in rows]
+
+    @_guarded
+    def put_seed(self, encounter_id: str, seed: bytes) -> None:
+        """Keep the secret dice ``seed`` of ``encounter_id`` (outside the log:
+        the log holds only its SHA-256 until the encounter is closed)."""
+        if self.readonly:
+            raise StoreError(f"{self.path} was opened read-only; the dice seed was not saved")
+        self._conn.execute(
+            "INSERT OR REPLACE INTO dice_seeds (encounter_id, seed) VALUES (?, ?)", (encounter_id, seed)
+        )
+
+    @_guarded
+    def get_seed(self, encounter_id: str) -> bytes | None:
+        """The secret dice seed of ``encounter_id``, or ``None`` if unknown."""
+        row = self._conn.execute("SELECT seed FROM dice_seeds WHERE encounter_id = ?", (encounter_id,)).fetchone()
+        return bytes(row[0]) if row else None
+
+    @_guarded
+    def verify(self, encounter_id: str | None = None) -> list[str]:
+        """Check the hash chains; return one line per problem (empty: all good).
+
+        Recomputes every hash, and finds edited events (hash mismatch), deleted
+        ones (version gaps, a head that disagrees with the last event), reordered
+        ones (versions out of ``seq`` order) and data that does not decode. With
+        no ``encounter_id`` it checks every encounter and runs SQLite's
+        ``quick_check``. Errors: :class:`UnknownEncounter` for an id with
+        neither events nor head; :class:`DatabaseCorrupt` when SQLite cannot
+        read the file at all.
+        """
+        if encounter_id is None:
+            return _verify.verify_all(self._conn)
+        problems = _verify.verify_encounter(self._conn, encounter_id)
+        if problems is None:
+            raise UnknownEncounter(encounter_id, self.path)
+        return problems
+
+    # ------------------------------------------------------------------ #
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self._conn.close()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"EventStore({self.path!r})"

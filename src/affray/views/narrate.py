@@ -1,0 +1,174 @@
+"""Narration: each event as a line a player can read.
+
+``narrate(event, names)`` gives the plain text of one event (or ``""`` for
+bookkeeping events nobody needs to read); :func:`entries` walks a log and
+pairs every line with its version, round, command, actor and status (live,
+retracted or void), which the CLI log and every export format build on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from affray.events import core as ev
+from affray.events import mrq1 as ev_mrq1
+from affray.events.envelope import Recorded
+from affray.projections.timeline import Timeline
+
+
+@dataclass
+class Entry:
+    """One readable line of the log."""
+
+    version: int
+    round: int
+    command_id: str
+    actor: str
+    status: str  # live | retracted | void | meta
+    text: str
+    kind: str  # the event tag
+    secret: bool = False
+    source: str = ""  # dice source, for tooltips
+
+
+def _mods(mods: Iterable[ev.Modifier]) -> str:
+    parts = [f"{m.value:+d} {m.reason}" for m in mods]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def narrate(e: ev.Event, names: dict[str, str]) -> str:
+    """The readable text of ``e``; ``names`` maps handles to display names."""
+
+    def n(handle: str) -> str:
+        return names.get(handle, handle)
+
+    match e:
+        case ev.EncounterOpened():
+            dice = "manual dice" if e.manual_dice else f"dice seed committed: {e.seed_sha256[:12]}…"
+            return f"Encounter \"{e.name}\" ({e.system}) opened; {dice}"
+        case ev.CombatantJoined():
+            return f"{e.name} joins side {e.side} ({e.combat_actions} combat actions)" + (" — surprised" if e.surprised else "")
+        case ev.RoundStarted():
+            order = ", ".join(f"{n(o.handle)} {o.rank}" for o in e.order)
+            return f"Round {e.round} begins. Strike ranks: {order}"
+        case ev.SkillTested():
+            return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} [{e.purpose}]"
+        case ev.AttackDeclared():
+            what = "ripostes against" if e.kind == "riposte" else "attacks"
+            return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}"
+        case ev.ReactionChosen():
+            if e.reaction == "none":
+                return f"{n(e.handle)} does not react"
+            verb = {"parry": "parries", "dodge": "dodges"}.get(e.reaction, e.reaction)
+            return f"{n(e.handle)} {verb}" + (f" with {e.with_item}" if e.with_item else "")
+        case ev.ReactionResolved():
+            table, _, cell = e.cell.partition(":")
+            return f"{table.capitalize()} table, {cell}: {e.outcome}"
+        case ev.DamageDealt():
+            extra = []
+            if e.reduced:
+                extra.append(f"parry −{e.reduced}")
+            if e.armour:
+                extra.append(f"armour −{e.armour}")
+            crit = " critical" if e.critical else ""
+            how = f" [{e.note}]" if e.note else ""
+            after = f" ({', '.join(extra)})" if extra else ""
+            return f"{e.rolled}{crit} damage to {n(e.target)}'s {e.location}{after} → {e.final} HP lost{how}"
+        case ev.WoundInflicted():
+            return f"{n(e.target)}: {e.severity.capitalize()} Wound to the {e.location}"
+        case ev.ConditionApplied():
+            c = e.condition
+            where = f" ({c.location})" if c.location else ""
+            count = f" ×{c.effects['lost-actions']}" if "lost-actions" in c.effects else (
+                f", {c.ends.count} rounds left" if c.ends.kind == "rounds" else ""
+            )
+            why = f" — {c.note}" if c.note else ""
+            return f"{n(e.handle)}: {c.name}{where}{count}{why}"
+        case ev.ConditionExpired():
+            return f"{n(e.handle)}: {e.condition_id} ends ({e.reason})"
+        case ev.StanceChanged():
+            return f"{n(e.handle)} is now {e.stance}" + (f" ({e.reason})" if e.reason else "")
+        case ev.CombatantMoved():
+            away = f" away from {n(e.away_from)}" if e.away_from else ""
+            return f"{n(e.handle)} moves {e.distance:g} m{away} ({e.reason})"
+        case ev.WeaponDropped():
+            return f"{n(e.handle)} drops {e.weapon}" + (f" ({e.reason})" if e.reason else "")
+        case ev.WeaponReadied():
+            return f"{n(e.handle)} readies {e.weapon}"
+        case ev.StatusChanged():
+            return f"{n(e.handle)} is {e.status.upper()}" + (f" ({e.reason})" if e.reason else "")
+        case ev.ActionSpent():
+            if e.reason.startswith("lost"):
+                return f"{n(e.handle)} loses a combat action ({e.reason[5:].strip('()')})"
+            return ""
+        case ev.FightEnded():
+            return f"The fight is over: side {e.winner} wins ({e.reason})" if e.winner else f"The fight is over ({e.reason})"
+        case ev.RoundEnded():
+            return f"End of round {e.round}"
+        case ev.ExchangeEnded():
+            return ""
+        case ev.NoteAdded():
+            return ("GM note (secret): " if e.secret else "GM note: ") + e.text
+        case ev.EncounterClosed():
+            return f"Encounter closed; dice seed revealed: {e.seed}"
+        case ev.CommandRetracted():
+            return f"Undo: command {e.command_id} retracted"
+        case ev.CommandRestored():
+            return f"Redo: command {e.command_id} restored"
+        case ev.EncounterRewound():
+            return f"Rewound to version {e.to_version}"
+        case ev.HitPointsRestored():
+            return f"{n(e.handle)}'s {e.location} regains {e.amount} HP ({e.reason})"
+        case ev_mrq1.ImpaleChosen():
+            return f"{n(e.attacker)} chooses to {e.choice} the {e.weapon}"
+        case ev_mrq1.GiveGroundChosen():
+            return f"{n(e.attacker)} {'follows' if e.follow else 'stays'}"
+    return ""
+
+
+def describe_roll(e: ev.DiceRolled) -> str:
+    """``1D8=6 (engine roll #4)`` or ``1D100=71 (table dice typed by sam)``."""
+    faces = "+".join(str(f) for f in e.faces)
+    src = f"engine roll #{e.index}" if e.source == "engine" else f"table dice typed by {e.typed_by or 'the GM'}"
+    shown = f"{faces}={e.total}" if len(e.faces) > 1 else f"{e.total}"
+    return f"{e.expr}={shown} ({src}) for {e.purpose}"
+
+
+def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = False) -> list[Entry]:
+    """Readable entries for ``records`` (a whole encounter log), each with
+    its status after undo and rewind. ``dice`` adds a line per roll."""
+    tl = Timeline(records)
+    out: list[Entry] = []
+    round_no = 0
+    for rec in records:
+        e = rec.event
+        status = tl.status(rec.command_id)
+        if isinstance(e, ev.RoundStarted) and status == "live":
+            round_no = e.round
+        if isinstance(e, ev.DiceRolled):
+            if not dice:
+                continue
+            text = "roll: " + describe_roll(e)
+        else:
+            text = narrate(e, names)
+        if not text:
+            continue
+        out.append(
+            Entry(
+                version=rec.version,
+                round=round_no,
+                command_id=rec.command_id,
+                actor=rec.actor,
+                status=status,
+                text=text,
+                kind=rec.type,
+                secret=isinstance(e, ev.NoteAdded) and e.secret,
+            )
+        )
+    return out
+
+
+def names_of(records: Iterable[Recorded]) -> dict[str, str]:
+    """handle -> display name from every ``CombatantJoined`` in ``records``."""
+    return {r.event.handle: r.event.name for r in records if isinstance(r.event, ev.CombatantJoined)}
