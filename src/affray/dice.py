@@ -108,12 +108,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from affray.errors import AffrayError
 from affray.events.core import DiceRolled
 
 __all__ = [
@@ -154,7 +155,7 @@ _TWO_64 = 2**64
 # --------------------------------------------------------------------------- #
 
 
-class DiceError(ValueError):
+class DiceError(AffrayError, ValueError):
     """A user error about dice; ``str()`` is one user-facing line.
 
     The line says what was wrong and what to do. Any line break in the
@@ -432,7 +433,7 @@ def count_dice(expr: str | Expr) -> int:
 
 def new_seed() -> bytes:
     """A fresh encounter seed: 32 random bytes from :mod:`secrets`."""
-    return secrets.token_bytes(32)
+    return os.urandom(32)  # the OS CSPRNG, as secrets.token_bytes uses
 
 
 def commitment(seed: bytes) -> str:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import typer
 
+from affray.errors import AffrayError
+
 
 @dataclass
 class Options:
@@ -39,7 +41,7 @@ def default_actor() -> str:
         return "gm"
 
 
-class UserError(Exception):
+class UserError(AffrayError):
     """A CLI-level user error (bad option value); exit 2."""
 
 
@@ -54,16 +56,11 @@ def handles_errors(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from affray.dice import DiceError
-        from affray.rules.base import RuleError
-        from affray.store import ConflictError, StoreError
-
         try:
             return fn(*args, **kwargs)
-        except ConflictError as exc:
-            fail(str(exc), 3)
-        except (RuleError, DiceError, StoreError, UserError) as exc:
-            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        except AffrayError as exc:
+            text = str(exc).strip()
+            fail(text.splitlines()[0] if text else type(exc).__name__, exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted; nothing was recorded for the unfinished command", 130)
 

@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
         """
         from affray.commands.types import JoinCombatant
         from affray.projections.snapshots import load_state
-        from affray.commands.handler import resolve_encounter
+        from affray.commands.lookup import resolve_encounter
         from affray.cli.common import open_store
         from affray.rules import base
 

@@ -8,7 +8,7 @@ from affray.cli.common import UserError, echo_json, handles_errors, open_store, 
 
 
 def _load(ctx: typer.Context, *, at: str = "", version: int = 0):
-    from affray.commands.handler import resolve_encounter
+    from affray.commands.lookup import resolve_encounter
     from affray.projections.snapshots import load_state
 
     opts = options(ctx)
@@ -108,7 +108,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray log --dice
         """
-        from affray.commands.handler import resolve_encounter
+        from affray.commands.lookup import resolve_encounter
         from affray.views.narrate import entries, names_of
 
         opts = options(ctx)
@@ -149,7 +149,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray export --format markdown --out fight.md
         """
-        from affray.commands.handler import resolve_encounter
+        from affray.commands.lookup import resolve_encounter
         from affray.views.export import FORMATS, export as render
 
         if fmt not in FORMATS:

@@ -23,6 +23,7 @@ from affray.events.envelope import Recorded
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
 from affray.projections.timeline import Timeline
+from affray.commands.lookup import resolve_encounter
 from affray.rules import base
 
 
@@ -51,22 +52,6 @@ def slug(name: str) -> str:
     """A short, URL- and shell-safe id from a display name."""
     s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     return s[:40] or "encounter"
-
-
-def resolve_encounter(store, encounter_id: str | None) -> str:
-    """The encounter to act on: the one named, or the newest open one."""
-    from affray.store import UnknownEncounter
-
-    if encounter_id:
-        if encounter_id not in store.encounter_ids():
-            raise UnknownEncounter(
-                f"no encounter {encounter_id!r} in this database; 'affray list' shows the encounters"
-            )
-        return encounter_id
-    newest = store.newest_open_encounter()
-    if newest is None:
-        raise UnknownEncounter("no open encounter; open one with 'affray new NAME --system mrq1'")
-    return newest
 
 
 def execute(

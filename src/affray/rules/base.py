@@ -16,13 +16,14 @@ from __future__ import annotations
 import importlib
 from typing import Protocol
 
+from affray.errors import AffrayError
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import Combatant, State
 
 
-class RuleError(ValueError):
+class RuleError(AffrayError, ValueError):
     """A command the rules refuse. ``str()`` is one line: what was wrong and
     what to do. The CLI prints it and exits 2; nothing is appended."""
 

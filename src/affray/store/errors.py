@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 
+from affray.errors import AffrayError
 
-class StoreError(Exception):
+
+class StoreError(AffrayError):
     """Base of every store error; ``str()`` is one user-facing line."""
 
 
@@ -54,6 +56,8 @@ class DatabaseLocked(StoreError):
 
 class ConflictError(StoreError):
     """The encounter's version moved on between reading state and appending."""
+
+    exit_code = 3
 
     def __init__(self, encounter_id: str, expected: int, actual: int) -> None:
         self.encounter_id, self.expected, self.actual = encounter_id, expected, actual

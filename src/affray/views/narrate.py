@@ -50,10 +50,10 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
         case ev.CombatantJoined():
             return f"{e.name} joins side {e.side} ({e.combat_actions} combat actions)" + (" — surprised" if e.surprised else "")
         case ev.RoundStarted():
-            order = ", ".join(f"{n(o.handle)} {o.rank}" for o in e.order)
+            order = ", ".join(f"{n(o.handle)} {o.rank}" + (f" ({o.detail.rsplit(' = ', 1)[0]})" if o.detail else "") for o in e.order)
             return f"Round {e.round} begins. Strike ranks: {order}"
         case ev.SkillTested():
-            return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} [{e.purpose}]"
+            return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} ({e.purpose})"
         case ev.AttackDeclared():
             what = "ripostes against" if e.kind == "riposte" else "attacks"
             return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}"
