@@ -89,14 +89,16 @@ def parse_mods(values: list[str] | None):
     return tuple(mods)
 
 
-def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False):
+def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False, reroll: str = ""):
     """Execute ``command`` against the current encounter and print what
     happened and what the table waits for next."""
     from affray.commands.handler import execute
 
     opts = options(ctx)
     with open_store(opts) as store:
-        outcome = execute(store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor)
+        outcome = execute(
+            store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor, reroll=reroll
+        )
     if not quiet:
         report(outcome)
     return outcome

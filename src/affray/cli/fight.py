@@ -9,6 +9,7 @@ import typer
 
 from affray.cli.common import UserError, handles_errors, options, parse_mods, run
 
+REROLL_HELP = "Right after an undo: roll anew instead of repeating the undone dice, for this reason (logged)."
 DICE_HELP = "Table dice, in the order 'affray pending' lists them (e.g. '71,34'; 00 is 100 on a d100)."
 MOD_HELP = "Situational modifier with its reason, e.g. '-20:unstable ground' (repeatable)."
 SIT_HELP = "A named situation from the system's table, e.g. unstable-ground (repeatable)."
@@ -91,14 +92,18 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     @handles_errors
-    def start(ctx: typer.Context, dice: str = typer.Option("", "--dice", help=DICE_HELP)):
+    def start(
+        ctx: typer.Context,
+        dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+    ):
         """Start the first round: roll strike ranks.
 
         Example: affray start --dice 7,3
         """
         from affray.commands.types import StartRound
 
-        run(ctx, StartRound(), dice=dice)
+        run(ctx, StartRound(), dice=dice, reroll=reroll)
 
     @app.command()
     @handles_errors
@@ -110,6 +115,7 @@ def register(app: typer.Typer) -> None:
         mod: Optional[list[str]] = typer.Option(None, "--mod", help=MOD_HELP),
         situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
         """Make a close combat attack (one combat action).
 
@@ -123,6 +129,7 @@ def register(app: typer.Typer) -> None:
                 attacker=attacker, target=target, weapon=weapon, modifiers=parse_mods(mod), situations=tuple(situation or ())
             ),
             dice=dice,
+            reroll=reroll,
         )
 
     @app.command()
@@ -135,6 +142,7 @@ def register(app: typer.Typer) -> None:
         mod: Optional[list[str]] = typer.Option(None, "--mod", help=MOD_HELP),
         situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
         """React to the pending attack: parry, dodge or none.
 
@@ -152,6 +160,7 @@ def register(app: typer.Typer) -> None:
                 situations=tuple(situation or ()),
             ),
             dice=dice,
+            reroll=reroll,
         )
 
     @app.command()
@@ -160,6 +169,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         who: str = typer.Argument("", help="Whose roll (default: the first pending roll)."),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
         """Perform the pending roll step (damage and location, wound tests...).
 
@@ -167,7 +177,7 @@ def register(app: typer.Typer) -> None:
         """
         from affray.commands.types import RollPending
 
-        run(ctx, RollPending(who=who), dice=dice)
+        run(ctx, RollPending(who=who), dice=dice, reroll=reroll)
 
     @app.command()
     @handles_errors
@@ -202,14 +212,18 @@ def register(app: typer.Typer) -> None:
 
     @app.command("end-round")
     @handles_errors
-    def end_round(ctx: typer.Context, dice: str = typer.Option("", "--dice", help=DICE_HELP)):
+    def end_round(
+        ctx: typer.Context,
+        dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+    ):
         """End the round: expiries, Resilience re-tests, next strike ranks.
 
         Example: affray end-round --dice 4,9
         """
         from affray.commands.types import EndRound
 
-        run(ctx, EndRound(), dice=dice)
+        run(ctx, EndRound(), dice=dice, reroll=reroll)
 
     @app.command()
     @handles_errors

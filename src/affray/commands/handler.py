@@ -62,11 +62,14 @@ def execute(
     dice: str = "",
     actor: str = "",
     seed: bytes | None = None,
+    reroll: str = "",
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
     ``dice`` are table values in the order ``affray pending`` lists them;
-    ``seed`` fixes the dice seed of a new encounter (for reproducible runs).
+    ``seed`` fixes the dice seed of a new encounter (for reproducible runs);
+    ``reroll`` is the GM's reason for rolling anew right after an undo
+    (logged as a note; without it, the undone command's dice must be reused).
     """
     if isinstance(command, cmd.OpenEncounter):
         return _open(store, command, actor=actor, seed=seed)
@@ -93,7 +96,42 @@ def execute(
                 raise
             raise dicelib.MissingDice([(d.purpose, d.expr) for d in rest]) from None
         roller.finish()
+        events = _guard_reroll(store, eid, state, events, reroll, actor)
     return _append(store, eid, state, events, actor)
+
+
+def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll: str, actor: str) -> list[ev.Event]:
+    """Undo must not become a way to re-roll (DESIGN.md, "Undo, redo...").
+
+    Engine dice re-derive the same values by construction (roll numbers
+    follow the live log). Table dice are typed, so right after an undo the
+    new command's dice must repeat the undone command's, unless the GM asks
+    for new ones with a reason, which is logged as a note.
+    """
+    last = next(iter(store.read(eid, from_version=state.version)), None)
+    if last is None or not isinstance(last.event, ev.CommandRetracted):
+        return events
+    cid = last.event.command_id
+    old = []
+    if cid.startswith("c") and cid[1:].isdigit():
+        for rec in store.read(eid, from_version=int(cid[1:])):
+            if rec.command_id != cid:
+                break
+            if isinstance(rec.event, ev.DiceRolled) and rec.event.source == "table":
+                old.extend(rec.event.faces)
+    new = [f for e in events if isinstance(e, ev.DiceRolled) and e.source == "table" for f in e.faces]
+    if not old or not new:
+        return events
+    n = min(len(old), len(new))
+    if old[:n] == new[:n]:
+        return events
+    if not reroll:
+        shown = ",".join(str(f) for f in old)
+        raise base.RuleError(
+            f"the undone command {cid} was rolled with {shown}; type the same dice, "
+            "or pass --reroll REASON to roll anew (the request is logged)"
+        )
+    return [ev.NoteAdded(text=f"re-roll after undoing {cid}, asked by {actor or 'the GM'}: {reroll}")] + events
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:

@@ -1,0 +1,497 @@
+"""affray benchmark: a ~100,000-event encounter built through the real command path.
+
+    python bench/bench.py                 # full run: ~100,000 events (a few minutes)
+    python bench/bench.py --reuse         # reuse bench/.cache/bench-100000.db if it is there
+    python bench/bench.py --smoke         # ~2,000 events, one repetition (CI; no assertions)
+    python bench/bench.py --events 20000 --runs 3 --json out.json
+
+What it measures (DESIGN.md invariant 7, and the README's performance targets):
+
+a. appending: every command goes through ``affray.commands.handler.execute``
+   (load state, rules decide, one SQLite transaction per command), driven by
+   ``affray.demo.autoplay`` -- at ``synchronous=FULL`` (durable commits, the
+   default) for the whole build, and at ``synchronous=NORMAL`` for a prefix;
+b. full replay: ``project(store.read(eid))`` = read + decode + Timeline + fold;
+c. time travel to an old version, with snapshots (``load_state(at_version=)``)
+   and without (``use_snapshots=False``), and ``state_at`` for a round (the
+   ``affray state --at`` path);
+d. wall time of the CLI as a user sees it: ``affray state`` on that log,
+   ``affray --help`` and ``python -c pass`` for comparison (subprocesses);
+e. peak memory of the full replay (in a fresh subprocess: ru_maxrss and
+   tracemalloc).
+
+The encounter is the demo duel (src/affray/examples/mrq1) with every hit
+location's HP raised to 1,000,000, so the fight runs for ~1,000 rounds without
+anyone going down. Dice come from the engine with a fixed seed, so the log is
+the same on every run. Timing figures are printed; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from affray.commands import types as cmd
+from affray.commands.handler import execute
+from affray.demo import SCENARIOS, autoplay, examples_dir
+from affray.projections.snapshots import SNAPSHOT_EVERY, load_state
+from affray.projections.state import State
+from affray.projections.timeline import Timeline, fold, project
+from affray.projections.travel import state_at
+from affray.rules.mrq1 import tables
+from affray.rules.mrq1.sheet import load_sheet
+from affray.store import EventStore
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+SEED = bytes(range(32))  # fixed dice seed: the same log on every run
+HUGE_HP = 1_000_000  # per hit location: nobody goes down for thousands of rounds
+NORMAL_PREFIX = 20_000  # events appended at synchronous=NORMAL for the comparison
+BUILD_FORMAT = 1  # bump when the way the log is built changes (invalidates --reuse)
+
+TARGET_REPLAY = 200_000  # events/s
+TARGET_STATE_MS = 150.0  # affray state on the bench log
+
+
+# --------------------------------------------------------------------------- #
+# building the log through execute()
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class BuildStats:
+    synchronous: str
+    events: int = 0
+    commands: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    #: wall time when the log first reached ``prefix_events`` (same-prefix comparison)
+    prefix_events: int = 0
+    prefix_seconds: float = 0.0
+    prefix_commands: int = 0
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+
+    def summary(self) -> dict:
+        d = asdict(self)
+        lat = sorted(d.pop("latencies_ms"))
+        d["p50_ms"] = _pct(lat, 50)
+        d["p99_ms"] = _pct(lat, 99)
+        d["max_ms"] = lat[-1] if lat else 0.0
+        return d
+
+
+def _pct(sorted_values: list[float], p: float) -> float:
+    if not sorted_values:
+        return 0.0
+    k = min(len(sorted_values) - 1, max(0, round(p / 100 * (len(sorted_values) - 1))))
+    return sorted_values[k]
+
+
+def bench_sheets() -> list[tuple[dict, str, str]]:
+    """The demo duel's sheets as plain data, every location's HP raised."""
+    out = []
+    for rel, side, name in SCENARIOS["duel"]:
+        sheet = load_sheet(examples_dir() / rel)
+        sheet = msgspec.structs.replace(sheet, location_hp={loc: HUGE_HP for loc in tables.HIT_LOCATIONS})
+        out.append((msgspec.to_builtins(sheet), side, name))
+    return out
+
+
+def remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def build(path: Path, target: int, synchronous: str, *, prefix: int = 0) -> tuple[str, BuildStats]:
+    """Build an encounter of about ``target`` events in ``path``, one command per
+    transaction, through ``execute`` (setup) and ``autoplay`` (the fight)."""
+    remove_db(path)
+    stats = BuildStats(synchronous=synchronous, prefix_events=prefix)
+    last = [0.0]
+    versions = [0]
+
+    def echo(outcome) -> None:
+        now = time.perf_counter()
+        stats.latencies_ms.append((now - last[0]) * 1000)
+        last[0] = now
+        stats.commands += 1
+        versions[0] = outcome.state.version
+        if prefix and not stats.prefix_seconds and outcome.state.version >= prefix:
+            stats.prefix_seconds = now - t0
+            stats.prefix_commands = stats.commands
+
+    with EventStore(path, synchronous=synchronous) as store:
+        t0 = time.perf_counter()
+        last[0] = t0
+        out = execute(store, cmd.OpenEncounter(name="Bench: endless duel", system="mrq1"), actor="bench", seed=SEED)
+        echo(out)
+        eid = out.encounter_id
+        for sheet, side, name in bench_sheets():
+            echo(execute(store, cmd.JoinCombatant(sheet=sheet, side=side, name=name), encounter_id=eid, actor="bench"))
+        state = out.state
+        while versions[0] < target:
+            # ~7.5 events per command: aim a little short, then close in
+            chunk = max(1, min(1000, (target - versions[0]) // 10))
+            last[0] = time.perf_counter()  # autoplay's own load_state is not a command
+            state = autoplay(store, eid, actor="bench", echo=echo, max_commands=chunk)
+            if state.phase in ("over", "closed") or not state.pending:
+                raise SystemExit(
+                    f"bench: the fight ended after {state.version} events (phase {state.phase!r}, "
+                    f"winner {state.winner!r}) before reaching {target}; raise HUGE_HP in bench/bench.py"
+                )
+        stats.seconds = time.perf_counter() - t0
+        stats.events = store.version(eid)
+        stats.rounds = state.round
+    return eid, stats
+
+
+# --------------------------------------------------------------------------- #
+# timing helpers
+# --------------------------------------------------------------------------- #
+
+
+def timed(fn, runs: int) -> list[float]:
+    """Wall seconds of ``runs`` calls of ``fn`` (after no warm-up: the caller warms)."""
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def spread(xs: list[float], scale: float = 1000.0, unit: str = "ms", fmt: str = "{:,.1f}") -> str:
+    if len(xs) < 2:
+        return "1 run"
+    return f"{len(xs)} runs, {fmt.format(min(xs) * scale)}–{fmt.format(max(xs) * scale)} {unit}"
+
+
+def affray_cmd() -> list[str]:
+    """How to run the installed ``affray`` console script of this interpreter."""
+    exe = Path(sys.executable).with_name("affray")
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("affray")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from affray.cli.app import main; main()"]
+
+
+def run_cli(argv: list[str], runs: int) -> tuple[list[float], int]:
+    """Wall seconds of ``runs`` subprocess runs of ``argv`` (one warm-up run first)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AFFRAY_")}
+    env["AFFRAY_ACTOR"] = "bench"
+
+    def once() -> float:
+        t = time.perf_counter()
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        dt = time.perf_counter() - t
+        if proc.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+        return dt
+
+    once()
+    return [once() for _ in range(runs)], runs
+
+
+MEMORY_PROBE = textwrap.dedent(
+    """
+    import json, resource, sys, time, tracemalloc
+    from affray.projections.timeline import project
+    from affray.store import EventStore
+    path, eid, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    store = EventStore(path, readonly=True)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if mode == "tracemalloc":
+        tracemalloc.start()
+    t = time.perf_counter()
+    state = project(store.read(eid))
+    dt = time.perf_counter() - t
+    out = {"version": state.version, "seconds": dt,
+           "base_kib": base, "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+    if mode == "tracemalloc":
+        out["traced_peak"] = tracemalloc.get_traced_memory()[1]
+    print(json.dumps(out))
+    """
+)
+
+
+def memory_probe(path: Path, eid: str, mode: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, str(path), eid, mode], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: memory probe failed: {proc.stderr[-800:]}")
+    return json.loads(proc.stdout)
+
+
+# --------------------------------------------------------------------------- #
+# machine notes
+# --------------------------------------------------------------------------- #
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _filesystem(path: Path) -> str:
+    """The filesystem type holding ``path`` (Linux /proc/mounts), for the fsync figure."""
+    try:
+        best, fstype = "", "?"
+        target = str(path.resolve())
+        for line in Path("/proc/mounts").read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and (target == parts[1] or target.startswith(parts[1].rstrip("/") + "/")):
+                if len(parts[1]) >= len(best):
+                    best, fstype = parts[1], parts[2]
+        return fstype
+    except OSError:
+        return "?"
+
+
+def machine_notes(db: Path) -> str:
+    try:
+        from importlib.metadata import version
+
+        versions = f"affray {version('affray')}, msgspec {version('msgspec')}, typer {version('typer')}"
+    except Exception:  # noqa: BLE001 - notes only
+        versions = f"msgspec {msgspec.__version__}"
+    try:
+        mem_kib = int(next(l for l in Path("/proc/meminfo").read_text().splitlines() if l.startswith("MemTotal")).split()[1])
+        mem = f", {mem_kib / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, StopIteration, ValueError):
+        mem = ""
+    return (
+        f"{_cpu_model()}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}; "
+        f"CPython {platform.python_version()}, SQLite {sqlite3.sqlite_version}; {versions}; "
+        f"log on {_filesystem(db.parent)} (WAL)"
+    )
+
+
+# --------------------------------------------------------------------------- #
+# main
+# --------------------------------------------------------------------------- #
+
+
+def fmt_int(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def load_cached(db: Path, meta_path: Path, target: int) -> tuple[str, BuildStats | None, dict] | None:
+    """The cached build, if it is there and still readable by this affray."""
+    if not (db.exists() and meta_path.exists()):
+        return None
+    try:
+        meta = json.loads(meta_path.read_text())
+        if meta.get("format") != BUILD_FORMAT or meta.get("target") != target:
+            return None
+        with EventStore(db, readonly=True) as store:
+            eid = meta["encounter_id"]
+            if store.version(eid) != meta["full"]["events"]:
+                return None
+            for _ in store.read(eid, from_version=1, to_version=50):  # still decodes
+                pass
+        return eid, None, meta
+    except Exception as exc:  # noqa: BLE001 - any doubt: rebuild
+        print(f"(cached log unusable, rebuilding: {exc})", file=sys.stderr)
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--events", type=int, default=None, help="size of the encounter (default 100000; 2000 with --smoke)")
+    ap.add_argument("--smoke", action="store_true", help="small and quick: ~2,000 events, 1 repetition (for CI)")
+    ap.add_argument("--reuse", action="store_true", help="reuse the cached log of the same size instead of rebuilding")
+    ap.add_argument("--runs", type=int, default=None, help="repetitions of each in-process measure (default 5)")
+    ap.add_argument("--cli-runs", type=int, default=None, help="repetitions of each CLI measure (default 10)")
+    ap.add_argument("--cache", type=Path, default=CACHE, help=f"where the built log is kept (default {CACHE})")
+    ap.add_argument("--json", type=Path, default=None, help="also write every figure to this JSON file")
+    args = ap.parse_args(argv)
+
+    target = args.events or (2_000 if args.smoke else 100_000)
+    runs = args.runs or (1 if args.smoke else 5)
+    cli_runs = args.cli_runs or (1 if args.smoke else 10)
+    started = time.perf_counter()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    db = args.cache / f"bench-{target}.db"
+    meta_path = args.cache / f"bench-{target}.json"
+    say = lambda msg: print(f"[{time.perf_counter() - started:6.1f}s] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+
+    # ---- (a) build, FULL, and NORMAL for a prefix --------------------------
+    cached = load_cached(db, meta_path, target) if args.reuse else None
+    if cached is not None:
+        eid, _, meta = cached
+        say(f"reusing {db} (built {meta['built_at']})")
+    else:
+        prefix = min(target, NORMAL_PREFIX)
+        say(f"building {target:,} events at synchronous=FULL in {db} ...")
+        eid, full = build(db, target, "FULL", prefix=prefix)
+        say(f"  {full.events:,} events, {full.commands:,} commands in {full.seconds:.1f} s")
+        with tempfile.TemporaryDirectory(prefix="affray-bench-") as tmp:
+            say(f"building {prefix:,} events at synchronous=NORMAL (temporary) ...")
+            _, normal = build(Path(tmp) / "normal.db", prefix, "NORMAL")
+        meta = {
+            "format": BUILD_FORMAT,
+            "target": target,
+            "encounter_id": eid,
+            "built_at": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "full": full.summary(),
+            "normal": normal.summary(),
+        }
+        meta_path.write_text(json.dumps(meta, indent=2))
+    full, normal = meta["full"], meta["normal"]
+    n_events = full["events"]
+    db_mib = sum(Path(str(db) + s).stat().st_size for s in ("", "-wal") if Path(str(db) + s).exists()) / 2**20
+
+    with EventStore(db, readonly=True) as store:
+        # ---- (b) full replay ------------------------------------------------
+        say(f"full replay x{runs} ...")
+        head = project(store.read(eid))  # warm the page cache
+        assert head.version == n_events, (head.version, n_events)
+        replay = timed(lambda: project(store.read(eid)), runs)
+
+        # where the time goes, one stage at a time
+        t = time.perf_counter(); records = list(store.read(eid)); t_read = time.perf_counter() - t  # noqa: E702
+        t = time.perf_counter(); tl = Timeline(records); t_tl = time.perf_counter() - t  # noqa: E702
+        t = time.perf_counter(); fold(State(), tl.live_records()); t_fold = time.perf_counter() - t  # noqa: E702
+        t = time.perf_counter(); rows = sum(1 for _ in store.read_raw(eid)); t_sql = time.perf_counter() - t  # noqa: E702
+        assert rows == n_events
+
+        # ---- (c) time travel ------------------------------------------------
+        old_version = n_events // 2 + SNAPSHOT_EVERY // 2 + 7  # mid-log, between snapshots
+        mid_round = max(1, head.round // 2)
+        say(f"state at version {old_version:,} and round {mid_round} ...")
+        snap_v = timed(lambda: load_state(store, eid, at_version=old_version), runs * 4)
+        nosnap_v = timed(lambda: load_state(store, eid, at_version=old_version, use_snapshots=False), runs)
+        assert load_state(store, eid, at_version=old_version) == load_state(
+            store, eid, at_version=old_version, use_snapshots=False
+        )
+        head_v = timed(lambda: load_state(store, eid), runs * 4)
+        at_round = timed(lambda: state_at(list(store.read(eid)), mid_round), runs)
+        n_snapshots = len(store.snapshots(eid))
+
+    # ---- (d) the CLI, as a user sees it -----------------------------------
+    say(f"CLI x{cli_runs} ...")
+    affray = affray_cmd()
+    cli = {}
+    for key, argv_ in [
+        ("pass", [sys.executable, "-c", "pass"]),
+        ("import", [sys.executable, "-c", "import affray.cli.app"]),
+        ("help", affray + ["--help"]),
+        ("state", affray + ["--db", str(db), "state"]),
+        ("state_json", affray + ["--db", str(db), "state", "--json"]),
+        ("state_version", affray + ["--db", str(db), "state", "--version", str(old_version)]),
+        ("state_at", affray + ["--db", str(db), "state", "--at", str(mid_round)]),
+    ]:
+        cli[key], _ = run_cli(argv_, cli_runs if key != "state_at" else max(1, min(cli_runs, 3)))
+
+    # ---- (e) memory --------------------------------------------------------
+    say("peak memory of a replay (subprocesses) ...")
+    rss = memory_probe(db, eid, "rss")
+    traced = memory_probe(db, eid, "tracemalloc")
+    elapsed = time.perf_counter() - started
+
+    # ---- report -------------------------------------------------------------
+    replay_rate = n_events / med(replay)
+    state_ms = med(cli["state"]) * 1000
+    ms = lambda xs: f"{med(xs) * 1000:,.1f} ms"  # noqa: E731
+    rate_line = lambda b: (  # noqa: E731
+        f"{b['commands'] / b['seconds']:,.0f} commands/s ({b['events'] / b['seconds']:,.0f} events/s; "
+        f"p50 {b['p50_ms']:.2f} ms, p99 {b['p99_ms']:.2f} ms per command)"
+    )
+    prefix_rate = (
+        f"{full['prefix_commands'] / full['prefix_seconds']:,.0f} commands/s"
+        if full.get("prefix_seconds") else "n/a"
+    )
+    rows_ = [
+        ("Bench log (built through `execute()`)",
+         f"{n_events:,} events, {full['commands']:,} commands, {full['rounds']:,} rounds, "
+         f"{n_snapshots:,} snapshots, {db_mib:,.1f} MiB", ""),
+        ("Append, `synchronous=FULL`, 1 command per transaction (whole build)", rate_line(full), ""),
+        (f"Append, `synchronous=FULL`, first {normal['events']:,} events", prefix_rate, ""),
+        (f"Append, `synchronous=NORMAL`, first {normal['events']:,} events", rate_line(normal), ""),
+        ("Full replay `project(store.read(eid))`",
+         f"**{replay_rate:,.0f} events/s** ({ms(replay)}; {spread(replay)})",
+         f"≥ {TARGET_REPLAY:,} events/s: {verdict(replay_rate >= TARGET_REPLAY)}"),
+        (f"State at version {old_version:,}, with snapshots (`load_state(at_version=)`)",
+         f"{ms(snap_v)} ({spread(snap_v)})", ""),
+        (f"State at version {old_version:,}, no snapshots (`use_snapshots=False`)",
+         f"{ms(nosnap_v)} ({spread(nosnap_v)})", ""),
+        ("State at the head, with snapshots (`load_state`)", f"{ms(head_v)} ({spread(head_v)})", ""),
+        (f"State at the end of round {mid_round:,} (`state_at`, the `--at` path)",
+         f"{ms(at_round)} ({spread(at_round)})", ""),
+        ("`affray state` on the bench log (wall, subprocess)",
+         f"**{state_ms:,.0f} ms** ({spread(cli['state'])})",
+         f"≤ {TARGET_STATE_MS:.0f} ms: {verdict(state_ms <= TARGET_STATE_MS)}"),
+        ("`affray state --json`", f"{ms(cli['state_json'])} ({spread(cli['state_json'])})", ""),
+        (f"`affray state --version {old_version}`", f"{ms(cli['state_version'])} ({spread(cli['state_version'])})", ""),
+        (f"`affray state --at {mid_round}`", f"{ms(cli['state_at'])} ({spread(cli['state_at'])})", ""),
+        ("`affray --help`", f"{ms(cli['help'])} ({spread(cli['help'])})", ""),
+        ("`python -c \"import affray.cli.app\"`", f"{ms(cli['import'])} ({spread(cli['import'])})", ""),
+        ("`python -c pass` (interpreter start-up)", f"{ms(cli['pass'])} ({spread(cli['pass'])})", ""),
+        ("Peak memory of a full replay (fresh process)",
+         f"{rss['peak_kib'] / 1024:,.0f} MiB RSS ({rss['base_kib'] / 1024:,.0f} MiB after imports); "
+         f"tracemalloc peak {traced['traced_peak'] / 2**20:,.0f} MiB", ""),
+    ]
+    out = ["| Measure | Result | Target |", "|---|---|---|"]
+    out += [f"| {a} | {b} | {c} |" for a, b, c in rows_]
+    out.append("")
+    out.append(f"Machine: {machine_notes(db)}. In-process figures are medians; "
+               f"CLI figures are medians of {cli_runs} runs after one warm-up.")
+    out.append("")
+    out.append("Replay, stage by stage (one run):")
+    out.append("")
+    out.append("| Stage | Time | Rate |")
+    out.append("|---|---|---|")
+    for name, secs in [
+        ("SQL only (`read_raw`, no decode)", t_sql),
+        ("read + decode (`list(store.read(eid))`)", t_read),
+        ("`Timeline(records)`", t_tl),
+        ("fold (`evolve` over the live records)", t_fold),
+    ]:
+        out.append(f"| {name} | {secs * 1000:,.0f} ms | {n_events / secs:,.0f} events/s |")
+    out.append("")
+    out.append(f"Benchmark wall time: {elapsed:,.0f} s" + (" (log reused from cache)" if cached else "") + ".")
+    print("\n".join(out))
+
+    if args.json:
+        args.json.write_text(json.dumps({
+            "events": n_events, "build": meta, "replay_s": replay, "replay_stages_s": {
+                "sql": t_sql, "read_decode": t_read, "timeline": t_tl, "fold": t_fold},
+            "old_version": old_version, "snap_s": snap_v, "nosnap_s": nosnap_v, "head_s": head_v,
+            "mid_round": mid_round, "state_at_s": at_round, "cli_s": cli, "memory": {"rss": rss, "tracemalloc": traced},
+            "wall_s": elapsed,
+        }, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
