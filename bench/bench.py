@@ -58,10 +58,13 @@ from affray.store import EventStore
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
+PYCACHE = CACHE / "pycache"  # bytecode for the CLI subprocesses (see run_cli)
 SEED = bytes(range(32))  # fixed dice seed: the same log on every run
 HUGE_HP = 1_000_000  # per hit location: nobody goes down for thousands of rounds
 NORMAL_PREFIX = 20_000  # events appended at synchronous=NORMAL for the comparison
 BUILD_FORMAT = 1  # bump when the way the log is built changes (invalidates --reuse)
+
+START_LOAD = ""  # the 1-minute load average when the bench started, for the notes
 
 TARGET_REPLAY = 200_000  # events/s
 TARGET_STATE_MS = 150.0  # affray state on the bench log
@@ -91,6 +94,10 @@ class BuildStats:
         d["p50_ms"] = _pct(lat, 50)
         d["p99_ms"] = _pct(lat, 99)
         d["max_ms"] = lat[-1] if lat else 0.0
+        # the last tenth of the build: what appending costs once the log is long
+        tail = self.latencies_ms[-max(1, len(self.latencies_ms) // 10):]
+        d["tail_commands"] = len(tail)
+        d["tail_rate"] = len(tail) / (sum(tail) / 1000) if tail else 0.0
         return d
 
 
@@ -164,13 +171,17 @@ def build(path: Path, target: int, synchronous: str, *, prefix: int = 0) -> tupl
 # --------------------------------------------------------------------------- #
 
 
-def timed(fn, runs: int) -> list[float]:
-    """Wall seconds of ``runs`` calls of ``fn`` (after no warm-up: the caller warms)."""
+def timed(fn, runs: int, cpu: list[float] | None = None) -> list[float]:
+    """Wall seconds of ``runs`` calls of ``fn`` (no warm-up: the caller warms);
+    the CPU seconds of each call go to ``cpu`` when given."""
     out = []
     for _ in range(runs):
+        c = time.process_time()
         t = time.perf_counter()
         fn()
         out.append(time.perf_counter() - t)
+        if cpu is not None:
+            cpu.append(time.process_time() - c)
     return out
 
 
@@ -199,6 +210,11 @@ def run_cli(argv: list[str], runs: int) -> tuple[list[float], int]:
     """Wall seconds of ``runs`` subprocess runs of ``argv`` (one warm-up run first)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AFFRAY_")}
     env["AFFRAY_ACTOR"] = "bench"
+    # Measure what an installed affray costs: with compiled bytecode cached (an
+    # editable install under PYTHONDONTWRITEBYTECODE would recompile every
+    # module on every run). The cache goes under bench/.cache, not into src/.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
 
     def once() -> float:
         t = time.perf_counter()
@@ -217,16 +233,28 @@ MEMORY_PROBE = textwrap.dedent(
     import json, resource, sys, time, tracemalloc
     from affray.projections.timeline import project
     from affray.store import EventStore
+
+    def hwm_kib():
+        # VmHWM is this process's own peak RSS; ru_maxrss can carry the parent's
+        # peak across fork+exec on Linux
+        try:
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
     path, eid, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     store = EventStore(path, readonly=True)
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = hwm_kib()
     if mode == "tracemalloc":
         tracemalloc.start()
     t = time.perf_counter()
     state = project(store.read(eid))
     dt = time.perf_counter() - t
-    out = {"version": state.version, "seconds": dt,
-           "base_kib": base, "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+    out = {"version": state.version, "seconds": dt, "base_kib": base, "peak_kib": hwm_kib()}
     if mode == "tracemalloc":
         out["traced_peak"] = tracemalloc.get_traced_memory()[1]
     print(json.dumps(out))
@@ -285,8 +313,9 @@ def machine_notes(db: Path) -> str:
         mem = f", {mem_kib / 1024 / 1024:.0f} GiB RAM"
     except (OSError, StopIteration, ValueError):
         mem = ""
+    load = f"; load average {START_LOAD} when the bench started (other work on the machine)" if START_LOAD else ""
     return (
-        f"{_cpu_model()}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}; "
+        f"{_cpu_model()}, {os.cpu_count()} cores{mem}{load}; {platform.system()} {platform.release()}; "
         f"CPython {platform.python_version()}, SQLite {sqlite3.sqlite_version}; {versions}; "
         f"log on {_filesystem(db.parent)} (WAL)"
     )
@@ -336,6 +365,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="also write every figure to this JSON file")
     args = ap.parse_args(argv)
 
+    global START_LOAD
+    try:
+        START_LOAD = "%.2f" % os.getloadavg()[0]
+    except (OSError, AttributeError):
+        START_LOAD = ""
     target = args.events or (2_000 if args.smoke else 100_000)
     runs = args.runs or (1 if args.smoke else 5)
     cli_runs = args.cli_runs or (1 if args.smoke else 10)
@@ -376,7 +410,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"full replay x{runs} ...")
         head = project(store.read(eid))  # warm the page cache
         assert head.version == n_events, (head.version, n_events)
-        replay = timed(lambda: project(store.read(eid)), runs)
+        replay_cpu: list[float] = []
+        replay = timed(lambda: project(store.read(eid)), runs, replay_cpu)
 
         # where the time goes, one stage at a time
         t = time.perf_counter(); records = list(store.read(eid)); t_read = time.perf_counter() - t  # noqa: E702
@@ -436,10 +471,12 @@ def main(argv: list[str] | None = None) -> int:
          f"{n_events:,} events, {full['commands']:,} commands, {full['rounds']:,} rounds, "
          f"{n_snapshots:,} snapshots, {db_mib:,.1f} MiB", ""),
         ("Append, `synchronous=FULL`, 1 command per transaction (whole build)", rate_line(full), ""),
+        (f"Append, `synchronous=FULL`, last {full.get('tail_commands', 0):,} commands of the build",
+         f"{full.get('tail_rate', 0):,.0f} commands/s", ""),
         (f"Append, `synchronous=FULL`, first {normal['events']:,} events", prefix_rate, ""),
         (f"Append, `synchronous=NORMAL`, first {normal['events']:,} events", rate_line(normal), ""),
         ("Full replay `project(store.read(eid))`",
-         f"**{replay_rate:,.0f} events/s** ({ms(replay)}; {spread(replay)})",
+         f"**{replay_rate:,.0f} events/s** ({ms(replay)}; {spread(replay)}; CPU {ms(replay_cpu)})",
          f"≥ {TARGET_REPLAY:,} events/s: {verdict(replay_rate >= TARGET_REPLAY)}"),
         (f"State at version {old_version:,}, with snapshots (`load_state(at_version=)`)",
          f"{ms(snap_v)} ({spread(snap_v)})", ""),
@@ -465,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows_]
     out.append("")
     out.append(f"Machine: {machine_notes(db)}. In-process figures are medians; "
-               f"CLI figures are medians of {cli_runs} runs after one warm-up.")
+               f"CLI figures are medians of {cli_runs} runs after one warm-up, with bytecode cached.")
     out.append("")
     out.append("Replay, stage by stage (one run):")
     out.append("")

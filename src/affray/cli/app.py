@@ -7,12 +7,54 @@ Global options: ``--db`` (``AFFRAY_DB``, default ``./affray.db``),
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from typer.core import TyperGroup
 
 from affray.cli import demo, fight, inspect
 from affray.cli.common import Options, default_actor
 
+from typer import Abort
+
+try:  # typer 0.27-0.28 vendors click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - a typer on plain click
+    from click.exceptions import ClickException
+
+
+class OneLineErrors(TyperGroup):
+    """A usage error (missing argument, bad option value) is one line on
+    stderr and exit 2, like every other user error (DESIGN.md, CLI)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            rv = super().main(args=argv, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
+        except ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare 'affray': show the help
+                typer.echo(exc.format_message())
+                if standalone_mode:
+                    sys.exit(0)
+                return 0
+            verb = next((a for a in argv if not a.startswith("-") and a in self.commands), "")
+            hint = f"affray {verb} --help" if verb else "affray --help"
+            typer.echo(f"error: {exc.format_message().rstrip('.')}; see '{hint}'", err=True)
+            if standalone_mode:
+                sys.exit(exc.exit_code)
+            raise
+        except Abort:
+            typer.echo("error: aborted; nothing was recorded", err=True)
+            if standalone_mode:
+                sys.exit(1)
+            raise
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     name="affray",
     help="Event-sourced combat log for d100 RPG fights: every roll and ruling on record.",
     no_args_is_help=True,

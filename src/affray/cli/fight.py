@@ -51,6 +51,9 @@ def register(app: typer.Typer) -> None:
                 raise UserError(f"--seed takes hex digits, got {seed!r}") from None
             if not seed_bytes:
                 raise UserError("--seed must not be empty")
+        from affray.rules import base
+
+        base.get(system).rulings(rulings)  # refuse a bad system or ruling before creating a file
         opts = options(ctx)
         with open_store(opts, must_exist=False) as store:
             out = execute(

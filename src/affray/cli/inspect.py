@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
         with open_store(opts, readonly=True) as store:
             rows = [store.encounter_info(eid) for eid in store.encounter_ids()]
         data = [
-            {"id": r.encounter_id, "name": r.name, "system": r.system, "version": r.version, "closed": r.closed}
+            {"id": r.id, "name": r.name, "system": r.system, "version": r.version, "closed": r.closed}
             for r in rows
         ]
         if json:
@@ -165,8 +165,7 @@ def register(app: typer.Typer) -> None:
         with open_store(opts, readonly=True) as store:
             eid = resolve_encounter(store, opts.encounter)
             records = list(store.read(eid))
-        kwargs = {"rounds": span, "show_secret": secret} if fmt == "markdown" else {}
-        text = render(records, fmt, **kwargs)
+        text = render(records, fmt, rounds=span, show_secret=secret)
         if out:
             try:
                 with open(out, "w", encoding="utf-8") as fh:
@@ -193,7 +192,8 @@ def register(app: typer.Typer) -> None:
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
             ids = [opts.encounter] if opts.encounter else store.encounter_ids()
-            problems, checked = [], []
+            # the whole file first: it also finds encounters whose every event was deleted
+            problems, checked = ([] if opts.encounter else list(store.verify())), []
             for eid in ids:
                 found, summary = verify_encounter(store, eid, dice=dice)
                 problems += found

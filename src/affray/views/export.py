@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
+from affray.events.core import NoteAdded
 from affray.events.envelope import Recorded
 from affray.views.narrate import Entry, entries, names_of
 
@@ -57,11 +58,20 @@ def _md_line(item: Entry, *, show_actor: bool) -> str:
     return f"- {text}{actor}"
 
 
-def jsonl(records: list[Recorded]) -> str:
-    """One JSON object per event: the envelope with the event as ``data``."""
+def jsonl(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+    """One JSON object per event: the envelope with the event as ``data``.
+
+    Lossless when neither ``rounds`` nor hidden secret notes leave events
+    out: the envelope keeps every hash, so the log can be rebuilt and verified.
+    """
     enc = msgspec.json.Encoder()
     lines = []
+    in_round = _rounds_of(records)
     for r in records:
+        if not show_secret and isinstance(r.event, NoteAdded) and r.event.secret:
+            continue
+        if rounds and not (rounds[0] <= in_round[r.version] <= rounds[1]):
+            continue
         lines.append(
             enc.encode(
                 {
@@ -81,10 +91,25 @@ def jsonl(records: list[Recorded]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _rounds_of(records: list[Recorded]) -> dict[int, int]:
+    """version -> the (live) round each event belongs to; 0 before round 1."""
+    from affray.events.core import RoundStarted
+    from affray.projections.timeline import Timeline
+
+    tl = Timeline(records)
+    out, current = {}, 0
+    for r in records:
+        if isinstance(r.event, RoundStarted) and tl.status(r.command_id) == "live":
+            current = r.event.round
+        out[r.version] = current
+    return out
+
+
 def export(records: list[Recorded], fmt: str, **options) -> str:
-    """Render ``records`` in ``fmt`` (one of :data:`FORMATS`)."""
+    """Render ``records`` in ``fmt`` (one of :data:`FORMATS`); options:
+    ``rounds`` (first, last) and ``show_secret``."""
     if fmt == "markdown":
         return markdown(records, **options)
     if fmt == "jsonl":
-        return jsonl(records)
+        return jsonl(records, **options)
     raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

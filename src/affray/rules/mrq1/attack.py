@@ -77,14 +77,12 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         raise RuleError(f"{a.name} cannot attack now (see 'affray state')")
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
     _check_arms(a, weapon)
-    cause = draft.next_version
     draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))
     for cond in a.conditions:
         if cond.name == "overextended":
             draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="performed another combat action"))
     mods = _attack_modifiers(draft.state, attacker, target, modifiers, situations)
     _open_exchange(draft, attacker, target, weapon, "close", mods)
-    del cause
 
 
 def _check_arms(c: Combatant, weapon: Weapon) -> None:
@@ -137,7 +135,7 @@ def _open_exchange(draft: Draft, attacker: str, target: str, weapon: Weapon, kin
     offer_reaction(draft)
 
 
-def can_react(state: State, handle: str, *, attacker: str) -> str:
+def can_react(state: State, handle: str) -> str:
     """Why ``handle`` may not react now ("" when it may).
 
     Sources: seed 004 "Reactions" (allowance), "Dodge"/"Parry" (helpless may
@@ -161,7 +159,7 @@ def offer_reaction(draft: Draft) -> None:
     assert x is not None
     t = state.combatants[x.target]
     a = state.combatants[x.attacker]
-    why = can_react(state, x.target, attacker=x.attacker)
+    why = can_react(state, x.target)
     if why:
         draft.emit(ev.NoteAdded(text=f"{why}: the attack is unopposed"))
         from affray.rules.mrq1.damage import queue_damage

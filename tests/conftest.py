@@ -1,0 +1,228 @@
+"""Shared fixtures for the CLI tests: a ``cli`` runner bound to a database in
+``tmp_path``, ready-made encounters, and helpers that look at the database
+directly with ``sqlite3`` (so "nothing was appended" is checked against the
+file, not against affray's own view of it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from affray.cli.app import app
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "mrq1"
+VASANA = EXAMPLES / "vasana.toml"
+BROO = EXAMPLES / "broo.toml"
+BROO_YAML = EXAMPLES / "broo.yaml"
+GORP = EXAMPLES / "gorp.json"
+
+#: A fixed dice seed (hex) so engine rolls are reproducible.
+SEED = "00ff"
+
+
+# --------------------------------------------------------------------------- #
+# Looking at the database without affray
+# --------------------------------------------------------------------------- #
+
+
+def _connect_ro(db: Path) -> sqlite3.Connection:
+    # mode=ro: never create the file as a side effect of looking at it
+    return sqlite3.connect(Path(db).resolve().as_uri() + "?mode=ro", uri=True)
+
+
+def event_count(db: Path) -> int | None:
+    """Rows in the ``events`` table of ``db``; None when the file does not exist."""
+    if not Path(db).exists():
+        return None
+    with closing(_connect_ro(db)) as conn:
+        return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+def raw_events(db: Path, encounter_id: str | None = None) -> list[dict]:
+    """Every event row of ``db`` (in version order), ``data`` decoded."""
+    query = "SELECT encounter_id, version, command_id, type, data, actor, hash FROM events"
+    params: tuple = ()
+    if encounter_id:
+        query += " WHERE encounter_id = ?"
+        params = (encounter_id,)
+    with closing(_connect_ro(db)) as conn:
+        rows = conn.execute(query + " ORDER BY encounter_id, version", params).fetchall()
+    keys = ("encounter_id", "version", "command_id", "type", "data", "actor", "hash")
+    out = []
+    for row in rows:
+        item = dict(zip(keys, row))
+        item["data"] = json.loads(item["data"])
+        out.append(item)
+    return out
+
+
+def dice_events(db: Path) -> list[dict]:
+    """The ``data`` of every ``dice-rolled`` event, in order."""
+    return [e["data"] for e in raw_events(db) if e["type"] == "dice-rolled"]
+
+
+def copy_sheet(src: Path, dest: Path, *edits: tuple[str, str]) -> Path:
+    """Write ``src`` to ``dest`` with each ``(old, new)`` text replaced once.
+
+    Fails loudly when ``old`` is not in the sheet, so a changed example sheet
+    cannot silently make a test meaningless.
+    """
+    text = src.read_text(encoding="utf-8")
+    for old, new in edits:
+        assert text.count(old) == 1, f"{old!r} is not exactly once in {src}"
+        text = text.replace(old, new)
+    dest.write_text(text, encoding="utf-8")
+    return dest
+
+
+def assert_user_error(result, *fragments: str, code: int = 2) -> str:
+    """The result is ONE ``error:`` line on stderr, with ``code``; return it."""
+    assert "Traceback" not in result.output, result.output
+    assert result.exit_code == code, (
+        f"exit {result.exit_code}, expected {code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    )
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got {lines!r}"
+    line = lines[0]
+    assert line.startswith("error: "), line
+    assert "error:" not in result.stdout, result.stdout
+    for fragment in fragments:
+        assert fragment.lower() in line.lower(), f"{fragment!r} not in {line!r}"
+    return line
+
+
+# --------------------------------------------------------------------------- #
+# The runner
+# --------------------------------------------------------------------------- #
+
+
+class Cli:
+    """``cli("attack", "vasana", "broo1")`` runs ``affray --db DB attack ...``.
+
+    Global options (``--as``, ``--encounter``) go first in ``args``, as they
+    do on the command line. ``catch_exceptions=False``: a traceback fails the
+    test. ``db=None`` leaves out ``--db`` (to test ``AFFRAY_DB``).
+    """
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.runner = CliRunner()
+
+    def __call__(self, *args, env: dict | None = None, db: Path | None | str = "default"):
+        target = self.db if db == "default" else db
+        argv = (["--db", str(target)] if target is not None else []) + [str(a) for a in args]
+        # nothing leaks in from the host's environment unless a test sets it
+        environ = {"AFFRAY_DB": None, "AFFRAY_ENCOUNTER": None, "AFFRAY_ACTOR": None, **(env or {})}
+        return self.runner.invoke(app, argv, env=environ, catch_exceptions=False)
+
+    def ok(self, *args, **kwargs):
+        """Run and require exit 0."""
+        result = self(*args, **kwargs)
+        assert result.exit_code == 0, (
+            f"affray {' '.join(map(str, args))} exited {result.exit_code}\n"
+            f"stdout: {result.stdout}\nstderr: {result.stderr}"
+        )
+        return result
+
+    def json(self, *args, **kwargs):
+        """Run ``args --json`` and decode stdout."""
+        return json.loads(self.ok(*args, "--json", **kwargs).stdout)
+
+    def state(self, *args) -> dict:
+        """``state --json`` (with extra options such as ``--at 1``)."""
+        return self.json("state", *args)
+
+    def pending(self) -> list[dict]:
+        return self.json("pending")
+
+    def events(self) -> int | None:
+        """Rows in the events table."""
+        return event_count(self.db)
+
+    def combatant(self, handle: str, *args) -> dict:
+        """One combatant of ``state --json``."""
+        return next(c for c in self.state(*args)["combatants"] if c["handle"] == handle)
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch) -> Cli:
+    """A runner whose ``--db`` is ``tmp_path/affray.db`` (not created yet).
+
+    No affray environment leaks in from the host, and the working directory
+    is ``tmp_path`` (the default database is ./affray.db).
+    """
+    for var in ("AFFRAY_DB", "AFFRAY_ENCOUNTER", "AFFRAY_ACTOR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return Cli(tmp_path / "affray.db")
+
+
+def _duel(cli: Cli, *new_options: str) -> None:
+    cli.ok("new", "Ford", "--system", "mrq1", *new_options)
+    cli.ok("join", VASANA, "--side", "heroes")
+    cli.ok("join", BROO, "--name", "Broo 1", "--side", "broo")
+
+
+_RECIPES = {
+    # encounter ``ford`` (engine dice, seed 00ff): Vasana v. Broo 1, not started
+    "duel": lambda cli: _duel(cli, "--seed", SEED),
+    # the same in round 1, strike ranks Vasana 20, Broo 1 13: Vasana's turn
+    "fight": lambda cli: (_duel(cli, "--seed", SEED), cli.ok("start", "--dice", "7,3")),
+    # like duel, but --manual-dice: every die must be typed
+    "manual_duel": lambda cli: _duel(cli, "--manual-dice"),
+    "manual_fight": lambda cli: (_duel(cli, "--manual-dice"), cli.ok("start", "--dice", "7,3")),
+}
+
+
+@pytest.fixture(scope="session")
+def _templates(tmp_path_factory):
+    """Each recipe's database, built once per session through the CLI."""
+    root = tmp_path_factory.mktemp("templates")
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            runner = Cli(root / f"{name}.db")
+            _RECIPES[name](runner)
+            built[name] = runner.db
+        return built[name]
+
+    return get
+
+
+def _from_template(cli: Cli, templates, name: str) -> Cli:
+    src = templates(name)
+    for suffix in ("", "-wal"):  # every connection is closed, but be safe
+        if Path(f"{src}{suffix}").exists():
+            shutil.copyfile(f"{src}{suffix}", f"{cli.db}{suffix}")
+    return cli
+
+
+@pytest.fixture
+def duel(cli, _templates) -> Cli:
+    """Encounter ``ford`` (engine dice, seed 00ff): Vasana v. Broo 1, not started."""
+    return _from_template(cli, _templates, "duel")
+
+
+@pytest.fixture
+def fight(cli, _templates) -> Cli:
+    """``duel`` in round 1 with strike ranks Vasana 20, Broo 1 13: Vasana's turn."""
+    return _from_template(cli, _templates, "fight")
+
+
+@pytest.fixture
+def manual_duel(cli, _templates) -> Cli:
+    """Like ``duel`` but ``--manual-dice``: every die must be typed."""
+    return _from_template(cli, _templates, "manual_duel")
+
+
+@pytest.fixture
+def manual_fight(cli, _templates) -> Cli:
+    """``manual_duel`` in round 1: Vasana's turn."""
+    return _from_template(cli, _templates, "manual_fight")
