@@ -17,9 +17,10 @@ def register(app: typer.Typer) -> None:
         scenario: str = typer.Option("duel", "--scenario", help="Which sample fight (duel)."),
         table_dice: bool = typer.Option(False, "--table-dice", help="Type the dice as a table would (manual-dice encounter)."),
         seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight."),
-        db: str = typer.Option("", "--db", help="Where to keep the demo log (default: a new temporary file)."),
     ):
         """Run a whole sample fight, engine dice or table dice, to the end.
+
+        The log goes to a new temporary file unless --db (or AFFRAY_DB) names one.
 
         Example: affray demo --table-dice
         """
@@ -36,7 +37,10 @@ def register(app: typer.Typer) -> None:
             seed_bytes = bytes.fromhex(seed) if seed else None
         except ValueError:
             raise UserError(f"--seed takes hex digits, got {seed!r}") from None
-        path = db or str(Path(tempfile.mkdtemp(prefix="affray-demo-")) / "demo.db")
+        root = ctx.find_root()
+        source = root.get_parameter_source("db")
+        chosen = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+        path = options(ctx).db if chosen else str(Path(tempfile.mkdtemp(prefix="affray-demo-")) / "demo.db")
         actor = options(ctx).actor
         with EventStore(path) as store:
             eid = setup(store, scenario, seed=seed_bytes, manual=table_dice, actor=actor)

@@ -222,6 +222,8 @@ def register(app: typer.Typer) -> None:
     ):
         """End the round: expiries, Resilience re-tests, next strike ranks.
 
+        Combat actions not yet taken are forfeited (the GM may end a round early).
+
         Example: affray end-round --dice 4,9
         """
         from affray.commands.types import EndRound

@@ -102,7 +102,9 @@ class Mrq1:
         except msgspec.ValidationError as exc:
             raise RuleError(f"sheet: {exc}") from None
         name = command.name or sheet.name
-        handle = command.handle or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
+        handle = command.handle.strip().lower() or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", handle):
+            raise RuleError(f"handle {command.handle!r} must be 1–32 letters, digits, '-' or '_'; pass another --handle")
         if handle in state.combatants:
             raise RuleError(f"handle {handle!r} is already taken; pass --name or --handle to tell them apart")
         side = command.side.strip()
