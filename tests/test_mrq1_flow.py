@@ -167,15 +167,7 @@ PARRY_CELLS = {
 
 def _parry_params():
     for (att, dfn), expected in PARRY_CELLS.items():
-        marks = []
-        if (att, dfn) == ("success", "critical"):
-            marks = [
-                pytest.mark.xfail(
-                    reason="BUG: parry success/critical cell deducts 2xAP but never offers the Riposte",
-                    strict=True,
-                )
-            ]
-        yield pytest.param(att, dfn, *expected, id=f"{att}-{dfn}", marks=marks)
+        yield pytest.param(att, dfn, *expected, id=f"{att}-{dfn}")
 
 
 @pytest.mark.parametrize("att, dfn, hit, reduce, upgraded, riposte", list(_parry_params()))
@@ -192,12 +184,12 @@ def test_parry_table_cell(att, dfn, hit, reduce, upgraded, riposte):
     assert t.c("broo").reactions == 2  # 3 per round, one spent on the parry
 
     if not hit:
-        assert t.new(ev.ExchangeEnded)
         assert not t.log(ev.DamageDealt)
         assert riposte
         step = t.step()
         assert (step.kind, step.who, step.options) == ("riposte", "broo", ("riposte", "none"))
         react(t, "broo", "riposte", "50")  # 50 <= 60 Shortspear
+        assert t.new(ev.ExchangeEnded)  # the parried attack's exchange closes as the riposte opens
         declared = t.one(ev.AttackDeclared)
         assert (declared.kind, declared.attacker, declared.target) == ("riposte", "broo", "vasana")
         assert t.c("broo").reactions == 1  # the riposte costs a reaction
@@ -229,7 +221,7 @@ def test_parry_table_cell(att, dfn, hit, reduce, upgraded, riposte):
 
 
 def test_parry_success_critical_deducts_double_ap():
-    """The damage half of the success/critical cell (its Riposte is the xfail above)."""
+    """The damage half of the success/critical cell (its Riposte is checked above)."""
     t = duel()
     attack(t, "vasana", "broo", "40")
     react(t, "broo", "parry", "02,40")
@@ -369,7 +361,6 @@ def test_parried_critical_keeps_maximum_damage():
     assert (dealt.rolled, dealt.reduced, dealt.armour, dealt.final, dealt.critical) == (12, 6, 2, 4, True)
 
 
-@pytest.mark.xfail(reason="BUG: ruling parried_critical_keeps_max=false is accepted but ignored", strict=True)
 def test_ruling_parried_critical_without_max():
     t = duel(rulings={"parried_critical_keeps_max": "false"})
     attack(t, "vasana", "broo", "03")
@@ -378,7 +369,6 @@ def test_ruling_parried_critical_without_max():
     assert [d.expr for d in t.step().dice] == ["1D8", "1D4", "1D20"]
 
 
-@pytest.mark.xfail(reason="BUG: ruling overextended_applies_to=defender is accepted but ignored", strict=True)
 def test_ruling_overextended_applies_to_defender():
     t = duel(rulings={"overextended_applies_to": "defender"})
     attack(t, "vasana", "broo", "40")
@@ -665,10 +655,6 @@ def test_bleeding_out_countdown_kills():
     assert t.state.phase == "over" and t.state.winner == "broo"
 
 
-@pytest.mark.xfail(
-    reason="BUG: a bleed-out death at end of round still rolls the next round's strike ranks, which pending never listed",
-    strict=True,
-)
 def test_bleeding_out_death_ends_the_fight_without_new_strike_ranks():
     t = _bleeding_vasana(manual=True)
     assert t.step().kind == "end-round" and t.step().dice == ()
@@ -825,7 +811,6 @@ def test_surprise_lasts_only_the_first_round():
     assert {e.handle: e.rank for e in t.state.order} == {"vasana": 14, "broo": 20}
 
 
-@pytest.mark.xfail(reason="BUG: ruling surprise_reactions=lower-strike-rank is accepted but ignored", strict=True)
 def test_surprise_footnote_ruling_blocks_reactions_to_higher_strike_ranks():
     t = surprised_broo(rulings={"surprise_reactions": "lower-strike-rank"})
     attack(t, "vasana", "broo", "80")

@@ -400,7 +400,7 @@ def test_rulings_doc_matches_defaults():
 
 
 def test_rulings_round_trip():
-    r = R.from_mapping({"reaction-attacker-roll": "reuse", "fumble_on_99": "no", "ties": "roll-off"})
+    r = R.from_mapping({"reaction-attacker-roll": "reuse", "fumble_on_99": "no", "half-ap-rounding": "up"})
     assert r.reaction_attacker_roll == "reuse"
     assert r.fumble_on_99 is False
     assert R.from_mapping(r.as_mapping()) == r

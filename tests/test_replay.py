@@ -321,7 +321,6 @@ def test_a_reroll_after_undo_is_logged_with_its_reason():
     assert len(notes) == 1 and "die fell off the table" in notes[0].text
 
 
-@pytest.mark.xfail(reason="BUG: a note between undo and the re-issued command bypasses the table-dice re-roll guard", strict=True)
 def test_a_note_after_undo_does_not_open_a_reroll():
     store, eid = _manual_attack_undone()
     execute(store, cmd.AddNote(text="the GM thinks it over"), encounter_id=eid)

@@ -108,10 +108,9 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
     new command's dice must repeat the undone command's, unless the GM asks
     for new ones with a reason, which is logged as a note.
     """
-    last = next(iter(store.read(eid, from_version=state.version)), None)
-    if last is None or not isinstance(last.event, ev.CommandRetracted):
+    cid = _last_undone(store, eid, state.version)
+    if cid is None:
         return events
-    cid = last.event.command_id
     old = []
     if cid.startswith("c") and cid[1:].isdigit():
         for rec in store.read(eid, from_version=int(cid[1:])):
@@ -132,6 +131,18 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
             "or pass --reroll REASON to roll anew (the request is logged)"
         )
     return [ev.NoteAdded(text=f"re-roll after undoing {cid}, asked by {actor or 'the GM'}: {reroll}")] + events
+
+
+def _last_undone(store, eid: str, head: int) -> str | None:
+    """The command an undo just retracted, if nothing but notes and further
+    undos came after it (a redo or any fight command ends the guard)."""
+    start = max(1, head - 64)
+    for rec in reversed(list(store.read(eid, from_version=start))):
+        if isinstance(rec.event, ev.CommandRetracted):
+            return rec.event.command_id
+        if not isinstance(rec.event, ev.NoteAdded):
+            return None
+    return None
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:

@@ -128,6 +128,10 @@ def _open_exchange(draft: Draft, attacker: str, target: str, weapon: Weapon, kin
     )
     if helpless and tested.result not in ("critical",):
         draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: automatic critical hit (seed 004)"))
+    if fumble and rulings_of(state).fumble_effect == "lose-next-action":
+        from affray.rules.mrq1.damage import lose_actions
+
+        lose_actions(draft, attacker, 1, "fumble", dict(cause=draft.state.version, round=state.round, step=draft.state.step))
     if not hit:
         what = "fumbles" if fumble else "misses"
         end_exchange(draft, f"{a.name} {what} {t.name} ({tested.roll} vs {tested.target}%)")
@@ -135,20 +139,27 @@ def _open_exchange(draft: Draft, attacker: str, target: str, weapon: Weapon, kin
     offer_reaction(draft)
 
 
-def can_react(state: State, handle: str) -> str:
-    """Why ``handle`` may not react now ("" when it may).
+def can_react(state: State, handle: str, attacker: str) -> str:
+    """Why ``handle`` may not react to ``attacker`` now ("" when it may).
 
     Sources: seed 004 "Reactions" (allowance), "Dodge"/"Parry" (helpless may
-    not), "Gaining Surprise" with the rules-reference ruling (a surprised
-    character reacts only after his own first action).
+    not), "Gaining Surprise" with ruling ``surprise_reactions``: by default a
+    surprised character reacts only after his own first action
+    (``after-own-action``); ``lower-strike-rank`` follows the table footnote
+    (only against attackers with a Strike Rank lower than his own).
     """
     c = state.combatants[handle]
     if c.status != "active" or c.effect("helpless"):
         return f"{c.name} is helpless"
     if c.reactions <= 0:
         return f"{c.name} has no reactions left"
-    if c.effect("no-reactions") and c.actions_taken == 0:
-        return f"{c.name} is surprised and has not acted yet"
+    if c.effect("no-reactions"):
+        if rulings_of(state).surprise_reactions == "lower-strike-rank":
+            rank = {e.handle: e.rank for e in state.order}
+            if rank.get(attacker, 0) >= rank.get(handle, 0):
+                return f"{c.name} is surprised and {state.combatants[attacker].name} strikes at a higher Strike Rank"
+        elif c.actions_taken == 0:
+            return f"{c.name} is surprised and has not acted yet"
     return ""
 
 
@@ -159,7 +170,7 @@ def offer_reaction(draft: Draft) -> None:
     assert x is not None
     t = state.combatants[x.target]
     a = state.combatants[x.attacker]
-    why = can_react(state, x.target)
+    why = can_react(state, x.target, x.attacker)
     if why:
         draft.emit(ev.NoteAdded(text=f"{why}: the attack is unopposed"))
         from affray.rules.mrq1.damage import queue_damage
@@ -250,9 +261,10 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         ev.ReactionResolved(exchange=x.id, cell=f"{reaction}:{row}/{col}", outcome=cell.outcome, effects=effects)
     )
     if effects.get("overextended"):
+        who = a.handle if rulings.overextended_applies_to == "attacker" else defender
         draft.emit(
             ev.ConditionApplied(
-                handle=a.handle,
+                handle=who,
                 condition=cat.make(
                     "overextended",
                     cause=draft.state.version,
@@ -284,52 +296,58 @@ def _default_parry(c: Combatant) -> Weapon:
     raise RuleError(f"{c.name} holds nothing to parry with; dodge instead")
 
 
-def _offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
-    """Seed 004 "Riposte": a free attack against the attacker; it needs an
-    available reaction."""
-    state = draft.state
+def riposte_step(state: State, defender: str, item_name: str) -> ev.PendingStep | None:
+    """The pending Riposte for ``defender`` after a parry cell that grants one
+    (seed 004 "Riposte": a free attack against the attacker, which needs an
+    available reaction), or None when it cannot be taken."""
     x = state.exchange
     assert x is not None
     c = state.combatants[defender]
     a = state.combatants[x.attacker]
-    if c.reactions <= 0:
-        end_exchange(draft, f"{c.name} could riposte but has no reaction left")
-        return
-    weapon = item if item is not None and item.kind != "shield" else None
+    if c.reactions <= 0 or c.status != "active" or c.effect("helpless"):
+        return None
+    weapons = {w.name: w for w in sheet_of(c).weapons}
+    item = weapons.get(item_name)
+    weapon = item if item is not None and item.kind != "shield" and item.name in c.ready else None
     if weapon is None:
         try:
             weapon = default_weapon(c)
         except RuleError:
-            end_exchange(draft, f"{c.name} has no weapon to riposte with")
-            return
-    end_exchange(draft, f"{c.name}'s parry defeats {a.name}'s attack and leaves an opening", advance_turn=False)
-    draft.emit(
-        ev.StepsAwaited(
-            steps=(
-                ev.PendingStep(
-                    who=defender,
-                    verb="react",
-                    kind="riposte",
-                    prompt=f"{c.name} may Riposte against {a.name} (free attack, costs a reaction): riposte | none",
-                    options=("riposte", "none"),
-                    dice=(ev.DiceNeed(f"{c.name}'s riposte attack roll", "1D100", by=defender),),
-                    data={"target": a.handle, "weapon": weapon.name},
-                ),
-            )
-        )
+            return None
+    return ev.PendingStep(
+        who=defender,
+        verb="react",
+        kind="riposte",
+        prompt=f"{c.name} may Riposte against {a.name} (free attack, costs a reaction): riposte | none",
+        options=("riposte", "none"),
+        dice=(ev.DiceNeed(f"{c.name}'s riposte attack roll", "1D100", by=defender),),
+        exchange=x.id,
+        data={"target": a.handle, "weapon": weapon.name},
     )
+
+
+def _offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
+    """After a parry that defeats the attack and grants a Riposte."""
+    step = riposte_step(draft.state, defender, item.name if item else "")
+    if step is None:
+        end_exchange(draft, "the parry defeats the attack")
+        return
+    draft.emit(ev.StepsAwaited(steps=(step,)))
 
 
 def _riposte(draft: Draft, step: ev.PendingStep, reaction: str, with_item: str, modifiers, situations) -> None:
     state = draft.state
     defender = step.who
+    rest = tuple(s for s in state.pending if s is not step)
     if reaction == "none":
         draft.emit(ev.NoteAdded(text=f"{state.combatants[defender].name} lets the riposte go"))
-        draft.emit(ev.StepsAwaited(steps=()))
-        from affray.rules.mrq1.turns import advance
-
-        advance(draft)
+        if rest:
+            draft.emit(ev.StepsAwaited(steps=rest))
+        else:
+            end_exchange(draft, "no riposte")
         return
+    if state.exchange is not None:
+        end_exchange(draft, "the defender ripostes", advance_turn=False)
     c = state.combatants[defender]
     weapon = find_weapon(c, with_item) if with_item else find_weapon(c, str(step.data["weapon"]))
     target = str(step.data["target"])

@@ -43,6 +43,8 @@ def damage_plan(draft: Draft) -> tuple[str, str, str, bool]:
     a = draft.state.combatants[x.attacker]
     weapon = find_weapon(a, x.weapon, ready_only=False)
     critical = x.critical
+    if critical and x.effects.get("parry_ap_halves") and not rulings_of(draft.state).parried_critical_keeps_max:
+        critical = False  # ruling parried_critical_keeps_max=false: a parried critical rolls normal damage
     minimum = bool(x.effects.get("minimum_damage"))
     if critical and minimum:
         mode = "roll"  # seed 004: a dodged critical inflicts normal damage instead
@@ -180,6 +182,13 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
         )
     if x.effects.get("give_ground"):
         follow.append(_give_ground(draft, a.handle, t.handle))
+    if x.effects.get("riposte"):
+        # Parry table, Success/Critical: damage less 2xAP, and the defender may Riposte
+        from affray.rules.mrq1.attack import riposte_step
+
+        offer = riposte_step(draft.state, t.handle, x.with_item)
+        if offer is not None:
+            follow.append(offer)
     _continue(draft, rest + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
 
 
@@ -222,7 +231,7 @@ def _wound(draft: Draft, handle: str, location: str, exchange: int) -> list[ev.P
     steps: list[ev.PendingStep] = []
     label = f"{severity.capitalize()} Wound to the {location}"
     if severity == "minor":
-        _lose_actions(draft, handle, 1, label, at)
+        lose_actions(draft, handle, 1, label, at)
         return steps
     dice = []
     if severity == "serious":
@@ -276,7 +285,9 @@ def _wound(draft: Draft, handle: str, location: str, exchange: int) -> list[ev.P
     return steps
 
 
-def _lose_actions(draft: Draft, handle: str, n: int, label: str, at: dict) -> None:
+def lose_actions(draft: Draft, handle: str, n: int, label: str, at: dict) -> None:
+    """``handle`` loses its next ``n`` combat actions (added to any already
+    owed); they are taken as they fall due (seed 004 wound rules)."""
     c = draft.state.combatants[handle]
     old = next((x for x in c.conditions if x.name == "lost-actions"), None)
     total = n + (old.effects.get("lost-actions", 0) if old else 0)
@@ -318,7 +329,7 @@ def _roll_wound(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
     at = dict(cause=draft.next_version, round=draft.state.round, step=draft.state.step)
     if severity == "serious":
         n = draft.roll("1D4", "combat actions lost", by=handle).total
-        _lose_actions(draft, handle, n, label, at)
+        lose_actions(draft, handle, n, label, at)
     tests = [t for t in str(step.data.get("tests", "")).split(",") if t]
     for t in tests:
         _resilience(draft, handle, t, label, location)
@@ -369,8 +380,10 @@ def _roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
     else:
         _resilience(draft, handle, str(step.data["test"]), label, cond.location if cond else "")
     if not rest:
-        from affray.rules.mrq1.turns import start_step
+        from affray.rules.mrq1.turns import fight_over, start_step
 
+        if fight_over(draft):
+            return
         rest = (start_step(draft.state),)
     draft.emit(ev.StepsAwaited(steps=rest))
 

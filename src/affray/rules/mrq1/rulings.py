@@ -43,7 +43,7 @@ RULING_CHOICES: dict[str, tuple] = {
     "major_wound_boundary": ("strict", "inclusive"),
     "parried_critical_keeps_max": (True, False),
     "strike_rank_armour_penalty": ("ap-div-5", "none"),
-    "ties": ("simultaneous", "roll-off"),
+    "ties": ("simultaneous",),
     "knockback_after_parry": (True, False),
     "fumble_effect": ("miss", "lose-next-action"),
     "half_ap_rounding": ("down", "up"),
@@ -107,9 +107,10 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Strike Rank armour penalty: total worn AP // 5 (``ap-div-5``) or
     none. Unverified. Source: rules-reference.md E, "Strike Rank" ruling."""
 
-    ties: Literal["simultaneous", "roll-off"] = "simultaneous"
-    """Equal Strike Rank and equal DEX: act simultaneously (the seed) or
-    roll off (house option). Source: seed 004 "Strike Ranks"."""
+    ties: Literal["simultaneous"] = "simultaneous"
+    """Equal Strike Rank and equal DEX: act simultaneously, as the seed says
+    (either may be the first to declare). Kept as a named setting so the
+    engine's reading is on record. Source: seed 004 "Strike Ranks"."""
 
     knockback_after_parry: bool = True
     """Knockback is measured on damage after the parry deduction, before
@@ -276,8 +277,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     ),
     "ties": (
         "simultaneous",
-        "Same Strike Rank: higher DEX first; same DEX too: act simultaneously "
-        "(simultaneous, the seed) or roll off (roll-off, house option).",
+        "Same Strike Rank: higher DEX first; same DEX too: act simultaneously, "
+        "either may declare first (the seed).",
         f"{SEED} 'Strike Ranks'",
     ),
     "knockback_after_parry": (

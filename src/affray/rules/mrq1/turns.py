@@ -169,7 +169,7 @@ def _lose_action(draft: Draft, handle: str) -> None:
     if left <= 0:
         draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="all lost combat actions taken"))
     else:
-        new = replace(cond, effects={**cond.effects, "lost-actions": left})
+        new = replace(cond, effects={**cond.effects, "lost-actions": left}, ends=ev.ConditionEnd(kind="actions", count=left))
         draft.emit(ev.ConditionApplied(handle=handle, condition=new))
 
 
@@ -191,11 +191,36 @@ def start_step(state: State) -> ev.PendingStep:
     )
 
 
+def bleeding_out(state: State) -> set[str]:
+    """Handles that die of blood loss when this round ends (seed 004 Major
+    Wound: CON+POW, or half of it, rounds unless the location recovers)."""
+    dying = set()
+    for c in state.combatants.values():
+        if c.status == "dead":
+            continue
+        for cond in c.conditions:
+            if cond.name == "bleeding-out" and cond.ends.count <= 1 and c.location(cond.location).hp < 1:
+                dying.add(c.handle)
+    return dying
+
+
+def _after_round_end(state: State) -> State:
+    """What the end of the round leaves standing, for planning its dice."""
+    dying = bleeding_out(state)
+    if not dying:
+        return state
+    combatants = {h: (replace(c, status="dead") if h in dying else c) for h, c in state.combatants.items()}
+    return replace(state, combatants=combatants)
+
+
 def end_round_step(state: State) -> ev.PendingStep:
     """The GM's step to end the round; its dice are the next round's strike
-    ranks when no Resilience re-test is due (else the re-tests come first)."""
-    retests = retests_due(state)
-    dice = () if retests else sr_dice(state)
+    ranks when no Resilience re-test is due (else the re-tests come first)
+    and the fight goes on."""
+    after = _after_round_end(state)
+    retests = retests_due(after)
+    over = len({c.side for c in after.combatants.values() if c.can_fight}) < 2
+    dice = () if retests or over else sr_dice(after)
     prompt = f"GM: end round {state.round}" + (
         f" ({len(retests)} Resilience re-test{'s' if len(retests) > 1 else ''} due)" if retests else ", then strike ranks for the next"
     )
@@ -257,7 +282,23 @@ def end_round(draft: Draft) -> None:
     if steps:
         draft.emit(ev.StepsAwaited(steps=tuple(steps)))
         return
+    if fight_over(draft):
+        return
     start_round(draft)
+
+
+def fight_over(draft: Draft) -> bool:
+    """End the fight when fewer than two sides can fight (seed 004 step 6:
+    a new round begins only while enemies are still engaged)."""
+    standing = _sides_standing(draft.state)
+    if len(standing) >= 2:
+        return False
+    winner = next(iter(standing)) if standing else ""
+    draft.emit(
+        ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
+        ev.StepsAwaited(steps=()),
+    )
+    return True
 
 
 def _recount(cond: ev.Condition, left: int) -> ev.Condition:
