@@ -1,7 +1,8 @@
 """affray benchmark: a ~100,000-event encounter built through the real command path.
 
-    python bench/bench.py                 # full run: ~100,000 events (a few minutes)
-    python bench/bench.py --reuse         # reuse bench/.cache/bench-100000.db if it is there
+    python bench/bench.py                 # full run: ~100,000 events (about 4 minutes on 2 cores)
+    python bench/bench.py --reuse         # reuse bench/.cache/bench-100000.db (and its append
+                                          # figures) if it is there: under a minute
     python bench/bench.py --smoke         # ~2,000 events, one repetition (CI; no assertions)
     python bench/bench.py --events 20000 --runs 3 --json out.json
 
@@ -17,13 +18,14 @@ c. time travel to an old version, with snapshots (``load_state(at_version=)``)
    ``affray state --at`` path);
 d. wall time of the CLI as a user sees it: ``affray state`` on that log,
    ``affray --help`` and ``python -c pass`` for comparison (subprocesses);
-e. peak memory of the full replay (in a fresh subprocess: ru_maxrss and
-   tracemalloc).
+e. peak memory of the full replay (in a fresh subprocess: peak RSS from
+   /proc/self/status VmHWM, and the tracemalloc peak).
 
 The encounter is the demo duel (src/affray/examples/mrq1) with every hit
 location's HP raised to 1,000,000, so the fight runs for ~1,000 rounds without
-anyone going down. Dice come from the engine with a fixed seed, so the log is
-the same on every run. Timing figures are printed; nothing is asserted.
+anyone going down. Dice come from the engine with a fixed seed, so a given
+version of affray builds the same log every time (a change to the rules changes
+it). Timing figures are printed as a markdown table; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from affray.store import EventStore
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
-PYCACHE = CACHE / "pycache"  # bytecode for the CLI subprocesses (see run_cli)
+PYCACHE = Path(tempfile.gettempdir()) / "affray-bench-pycache"  # bytecode for the CLI runs (see run_cli)
 SEED = bytes(range(32))  # fixed dice seed: the same log on every run
 HUGE_HP = 1_000_000  # per hit location: nobody goes down for thousands of rounds
 NORMAL_PREFIX = 20_000  # events appended at synchronous=NORMAL for the comparison
@@ -212,7 +214,7 @@ def run_cli(argv: list[str], runs: int) -> tuple[list[float], int]:
     env["AFFRAY_ACTOR"] = "bench"
     # Measure what an installed affray costs: with compiled bytecode cached (an
     # editable install under PYTHONDONTWRITEBYTECODE would recompile every
-    # module on every run). The cache goes under bench/.cache, not into src/.
+    # module on every run). The bytecode goes to a temporary folder, not into src/.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
 
@@ -313,7 +315,7 @@ def machine_notes(db: Path) -> str:
         mem = f", {mem_kib / 1024 / 1024:.0f} GiB RAM"
     except (OSError, StopIteration, ValueError):
         mem = ""
-    load = f"; load average {START_LOAD} when the bench started (other work on the machine)" if START_LOAD else ""
+    load = f"; 1-minute load average {START_LOAD} at the start" if START_LOAD else ""
     return (
         f"{_cpu_model()}, {os.cpu_count()} cores{mem}{load}; {platform.system()} {platform.release()}; "
         f"CPython {platform.python_version()}, SQLite {sqlite3.sqlite_version}; {versions}; "
@@ -375,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     cli_runs = args.cli_runs or (1 if args.smoke else 10)
     started = time.perf_counter()
     args.cache.mkdir(parents=True, exist_ok=True)
+    ignore = args.cache / ".gitignore"
+    if not ignore.exists():  # the cache never belongs in git, whatever the repo's .gitignore says
+        ignore.write_text("# written by bench/bench.py: nothing in this folder is source\n*\n")
     db = args.cache / f"bench-{target}.db"
     meta_path = args.cache / f"bench-{target}.json"
     say = lambda msg: print(f"[{time.perf_counter() - started:6.1f}s] {msg}", file=sys.stderr, flush=True)  # noqa: E731
@@ -502,7 +507,8 @@ def main(argv: list[str] | None = None) -> int:
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows_]
     out.append("")
     out.append(f"Machine: {machine_notes(db)}. In-process figures are medians; "
-               f"CLI figures are medians of {cli_runs} runs after one warm-up, with bytecode cached.")
+               f"CLI figures are " + (f"medians of {cli_runs} runs" if cli_runs > 1 else "1 run")
+               + " after one warm-up, with bytecode cached.")
     out.append("")
     out.append("Replay, stage by stage (one run):")
     out.append("")
