@@ -14,7 +14,7 @@ def resolve_encounter(store, encounter_id: str | None) -> str:
     from affray.store import UnknownEncounter
 
     if encounter_id:
-        if encounter_id not in store.encounter_ids():
+        if not store.has_encounter(encounter_id):
             raise UnknownEncounter(encounter_id, store.path)
         return encounter_id
     newest = store.newest_open_encounter()

@@ -37,6 +37,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 EventUnion = Union[tuple(EVENT_TYPES.values())]  # type: ignore[valid-type]
 
+#: tag -> current schema, for callers that decode in a tight loop.
+CURRENT_SCHEMA: dict[str, int] = {tag: cls.schema for tag, cls in EVENT_TYPES.items()}
+
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(EventUnion)
 _dict_decoder = msgspec.json.Decoder(dict)
@@ -58,6 +61,13 @@ def schema_of(event_type: str) -> int:
 def encode(event: Event) -> bytes:
     """Canonical JSON bytes of ``event`` (fields in declaration order)."""
     return _encoder.encode(event)
+
+
+def fast_decoder():
+    """``decode(data)`` for stored data already at its current schema (the
+    replay hot path checks :data:`CURRENT_SCHEMA` first; the one typed
+    decoder is shared, not rebuilt)."""
+    return _decoder.decode
 
 
 def decode(event_type: str, schema: int, data: bytes | str) -> Event:

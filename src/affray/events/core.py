@@ -17,8 +17,12 @@ from typing import ClassVar
 import msgspec
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
-    """Base of every event. ``schema`` is the event's schema version."""
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", gc=False):
+    """Base of every event. ``schema`` is the event's schema version.
+
+    Events are immutable and acyclic, so they are not tracked by the cyclic
+    garbage collector (``gc=False``): a replay of a million events does not
+    make the collector walk them again and again."""
 
     schema: ClassVar[int] = 1
 

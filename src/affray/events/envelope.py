@@ -13,8 +13,8 @@ import msgspec
 from affray.events.core import Event
 
 
-class Recorded(msgspec.Struct, frozen=True, kw_only=True):
-    """One stored event with its envelope."""
+class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One stored event with its envelope (acyclic: no GC tracking needed)."""
 
     seq: int
     encounter_id: str
@@ -26,3 +26,12 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
     recorded_at: str
     actor: str
     hash: str
+
+
+class Live(msgspec.Struct, frozen=True, gc=False):
+    """The part of an envelope a projection needs: ``version``,
+    ``command_id`` and the ``event`` (a lean read for replays)."""
+
+    version: int
+    command_id: str
+    event: Event

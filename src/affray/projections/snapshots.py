@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import msgspec
 
+from affray.events.core import EncounterRewound
 from affray.projections.state import STATE_SCHEMA, State
-from affray.projections.timeline import Timeline, fold
+from affray.projections.timeline import Timeline, fold, project
 
 #: Take a snapshot whenever the log crosses a multiple of this many events.
 SNAPSHOT_EVERY = 1000
@@ -62,6 +63,8 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
                 loaded = load(snap[1])
                 if loaded is not None:
                     base, base_version = loaded, snap[0]
+        if not base_version:
+            return replay(store, encounter_id, to_version=at_version)
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
@@ -76,3 +79,23 @@ def wants_snapshot(before_version: int, after_version: int, round_ended: bool) -
     """Whether a command that moved the log from ``before_version`` to
     ``after_version`` should leave a snapshot."""
     return round_ended or before_version // SNAPSHOT_EVERY != after_version // SNAPSHOT_EVERY
+
+
+def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
+    """The state after a full replay of the log (cut at ``to_version``).
+
+    Streams the log: the meta events are read first through the type index,
+    and every other event is decoded and folded as it comes, never held in a
+    list, so memory stays flat however long the fight. Falls back to
+    :func:`affray.projections.timeline.project` when the log holds a rewind.
+    """
+    metas = store.read_meta(encounter_id, to_version=to_version)
+    if any(isinstance(m.event, EncounterRewound) for m in metas):
+        return project(store.read(encounter_id, to_version=to_version))
+    dead = frozenset(Timeline(metas).retracted)
+    state = fold(State(), store.read_live(encounter_id, to_version=to_version, skip=dead))
+    head = store.version(encounter_id)
+    last = head if to_version is None else min(head, to_version)
+    if last != state.version:
+        state = msgspec.structs.replace(state, version=last)
+    return state

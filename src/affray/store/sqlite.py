@@ -18,7 +18,7 @@ import msgspec
 
 from affray.events import codec
 from affray.events.core import Event
-from affray.events.envelope import Recorded
+from affray.events.envelope import Live, Recorded
 from affray.store import verify as _verify
 from affray.store.chain import canonical, chain_hash
 from affray.store.errors import (
@@ -42,6 +42,15 @@ _SELECT_DECODE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
     "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
+_SELECT_LIVE = (
+    "SELECT version, command_id, type, schema, data FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
+_SELECT_TYPE = (
+    "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
+    "WHERE type = ? AND encounter_id = ? AND version BETWEEN ? AND ?"
+)
+_META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _SET_HEAD = (
     "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
@@ -324,9 +333,74 @@ class EventStore:
     def encounter_ids(self) -> list[str]:
         """Every encounter id in the file, in the order they were created."""
         rows = self._conn.execute(
-            "SELECT encounter_id FROM events GROUP BY encounter_id ORDER BY min(seq)"
+            "SELECT h.encounter_id FROM heads h ORDER BY "
+            "(SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1)"
         )
         return [r[0] for r in rows]
+
+    @_guarded
+    def has_encounter(self, encounter_id: str) -> bool:
+        """Whether ``encounter_id`` has any event (one primary-key lookup)."""
+        row = self._conn.execute("SELECT 1 FROM heads WHERE encounter_id = ?", (encounter_id,)).fetchone()
+        return row is not None
+
+    def read_live(
+        self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None, skip: frozenset = frozenset()
+    ) -> Iterator[Live]:
+        """The lean read a replay needs: :class:`Live` (version, command_id,
+        event) in version order, leaving out the commands in ``skip`` and the
+        meta events (undo, redo, rewind). Same errors as :meth:`read`."""
+        decode = codec.decode
+        fast = codec.fast_decoder()
+        current = codec.CURRENT_SCHEMA
+        meta = _META_TYPES
+        version = from_version
+        cur = None
+        try:
+            cur = self._conn.execute(
+                _SELECT_LIVE,
+                (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
+            )
+            for version, command_id, type_, schema, data in cur:
+                if type_ in meta or command_id in skip:
+                    continue
+                if current.get(type_) == schema:
+                    yield Live(version, command_id, fast(data))
+                else:
+                    yield Live(version, command_id, decode(type_, schema, data))
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        except codec.UnknownEvent as exc:
+            raise StoreError(
+                f"encounter {encounter_id} version {version} in {self.path}: {exc}; "
+                "it was probably written by a newer affray, upgrade affray"
+            ) from exc
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise DatabaseCorrupt(
+                self.path, f"encounter {encounter_id} version {version} does not decode: {exc}"
+            ) from exc
+        finally:
+            if cur is not None:
+                cur.close()
+
+    @_guarded
+    def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:
+        """The meta events (undo, redo, rewind) of ``encounter_id`` in range,
+        found through the type index without reading the rest of the log."""
+        hi = _MAX_VERSION if to_version is None else to_version
+        out = []
+        for type_ in _META_TYPES:
+            out.extend(
+                Recorded(
+                    seq=seq, encounter_id=encounter_id, version=version, command_id=command_id, type=t,
+                    schema=schema, event=codec.decode(t, schema, data), recorded_at=recorded_at, actor=actor, hash=h,
+                )
+                for seq, version, command_id, t, schema, data, recorded_at, actor, h in self._conn.execute(
+                    _SELECT_TYPE, (type_, encounter_id, from_version, hi)
+                )
+            )
+        out.sort(key=lambda r: r.version)
+        return out
 
     @_guarded
     def newest_open_encounter(self) -> str | None:
