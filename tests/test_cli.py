@@ -688,8 +688,9 @@ def test_state_at_round_and_step(two_rounds):
 
 
 def test_state_at_version(two_rounds):
-    s = two_rounds.state("--version", "5")
-    assert s["version"] == 5
+    # v1 opened; each join is command-issued + combatant-joined + steps-awaited
+    s = two_rounds.state("--version", "7")
+    assert s["version"] == 7
     assert s["phase"] == "setup"
     assert [c["handle"] for c in s["combatants"]] == ["vasana", "broo1"]
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import msgspec
+
 from affray import dice as dicelib
 from affray.commands import types as cmd
 from affray.events import core as ev
@@ -88,8 +90,10 @@ def execute(
             store.get_seed(eid), eid, state.next_roll_index, values, manual=state.manual_dice, typed_by=actor
         )
         step = _step_for(state, command)
+        issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
+        ready = _issue(state, issued)
         try:
-            events = system.decide(state, command, roller)
+            events = [issued] + system.decide(ready, command, roller)
         except dicelib.MissingDice:
             rest = step.dice[_values_to_needs(step, values) :] if step is not None else ()
             if not rest:
@@ -143,6 +147,19 @@ def _last_undone(store, eid: str, head: int) -> str | None:
         if not isinstance(rec.event, ev.NoteAdded):
             return None
     return None
+
+
+def _issue(state: State, issued: ev.CommandIssued) -> State:
+    """``state`` with the command's own record folded in, so the rules
+    number the events they emit after it exactly as the append will."""
+    from affray.projections.evolve import evolve
+    from affray.rules.base import Draft
+
+    rec = Recorded(
+        seq=0, encounter_id=state.encounter_id, version=state.version + 1, command_id=Draft.COMMAND,
+        type="command-issued", schema=1, event=issued, recorded_at="", actor="", hash="",
+    )
+    return evolve(state, rec)
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:

@@ -174,6 +174,17 @@ class CombatantJoined(Event, frozen=True, kw_only=True, tag="combatant-joined"):
     surprised: bool = False
 
 
+class CommandIssued(Event, frozen=True, kw_only=True, tag="command-issued"):
+    """The command as the GM issued it, first event of its batch: the
+    ``command`` as plain data (its ``command`` key is the command's tag), the
+    table ``dice`` values typed with it and any ``reroll`` reason. Kept so an
+    audit can re-decide it and an amend can issue it again."""
+
+    command: dict
+    dice: tuple[str, ...] = ()
+    reroll: str = ""
+
+
 class NoteAdded(Event, frozen=True, kw_only=True, tag="note-added"):
     """A GM's ruling or comment. ``secret`` notes are hidden from exports."""
 
