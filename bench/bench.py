@@ -12,14 +12,20 @@ a. appending: every command goes through ``affray.commands.handler.execute``
    (load state, rules decide, one SQLite transaction per command), driven by
    ``affray.demo.autoplay`` -- at ``synchronous=FULL`` (durable commits, the
    default) for the whole build, and at ``synchronous=NORMAL`` for a prefix;
-b. full replay: ``project(store.read(eid))`` = read + decode + Timeline + fold;
+b. full replay through the path ``load_state`` and the CLI use,
+   ``replay(store, eid)`` (meta events through the type index, then the live
+   events streamed: SQL, decode, fold), stage by stage; and, for comparison,
+   the list-based ``project(list(store.read(eid)))`` (read + decode +
+   Timeline + fold), stage by stage too;
 c. time travel to an old version, with snapshots (``load_state(at_version=)``)
-   and without (``use_snapshots=False``), and ``state_at`` for a round (the
-   ``affray state --at`` path);
+   and without (``use_snapshots=False``); the state at the end of a round and
+   after a step through ``state_at_store`` (the ``affray state --at`` path,
+   from snapshots) and through ``state_at`` over the whole log (the reference);
 d. wall time of the CLI as a user sees it: ``affray state`` on that log,
-   ``affray --help`` and ``python -c pass`` for comparison (subprocesses);
-e. peak memory of the full replay (in a fresh subprocess: peak RSS from
-   /proc/self/status VmHWM, and the tracemalloc peak).
+   ``affray --help``, and ``python -c pass`` / ``import typer`` for the
+   floor under them (subprocesses);
+e. peak memory of the full replay, both paths (in a fresh subprocess: peak
+   RSS from /proc/self/status VmHWM, and the tracemalloc peak).
 
 The encounter is the demo duel (src/affray/examples/mrq1) with every hit
 location's HP raised to 1,000,000, so the fight runs for ~1,000 rounds without
@@ -50,10 +56,12 @@ import msgspec
 from affray.commands import types as cmd
 from affray.commands.handler import execute
 from affray.demo import SCENARIOS, autoplay, examples_dir
-from affray.projections.snapshots import SNAPSHOT_EVERY, load_state
+from affray.events import codec
+from affray.events.envelope import Live
+from affray.projections.snapshots import SNAPSHOT_EVERY, load_state, replay as replay_state
 from affray.projections.state import State
 from affray.projections.timeline import Timeline, fold, project
-from affray.projections.travel import state_at
+from affray.projections.travel import state_at, state_at_store
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.sheet import load_sheet
 from affray.store import EventStore
@@ -191,6 +199,13 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
+def stage(fn, runs: int) -> tuple[list[float], object]:
+    """Wall seconds of ``runs`` calls of ``fn`` (after one warm-up call),
+    and the warm-up's result."""
+    out = fn()
+    return timed(fn, runs), out
+
+
 def spread(xs: list[float], scale: float = 1000.0, unit: str = "ms", fmt: str = "{:,.1f}") -> str:
     if len(xs) < 2:
         return "1 run"
@@ -233,6 +248,7 @@ def run_cli(argv: list[str], runs: int) -> tuple[list[float], int]:
 MEMORY_PROBE = textwrap.dedent(
     """
     import json, resource, sys, time, tracemalloc
+    from affray.projections.snapshots import replay
     from affray.projections.timeline import project
     from affray.store import EventStore
 
@@ -248,13 +264,13 @@ MEMORY_PROBE = textwrap.dedent(
             pass
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
-    path, eid, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    path, eid, mode, how = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     store = EventStore(path, readonly=True)
     base = hwm_kib()
     if mode == "tracemalloc":
         tracemalloc.start()
     t = time.perf_counter()
-    state = project(store.read(eid))
+    state = replay(store, eid) if how == "replay" else project(list(store.read(eid)))
     dt = time.perf_counter() - t
     out = {"version": state.version, "seconds": dt, "base_kib": base, "peak_kib": hwm_kib()}
     if mode == "tracemalloc":
@@ -264,13 +280,64 @@ MEMORY_PROBE = textwrap.dedent(
 )
 
 
-def memory_probe(path: Path, eid: str, mode: str) -> dict:
+def memory_probe(path: Path, eid: str, mode: str, how: str = "replay") -> dict:
+    """Peak memory of one full replay in a fresh process: ``how`` is
+    ``replay`` (the streaming path) or ``project`` (the list path)."""
     proc = subprocess.run(
-        [sys.executable, "-c", MEMORY_PROBE, str(path), eid, mode], capture_output=True, text=True, check=False
+        [sys.executable, "-c", MEMORY_PROBE, str(path), eid, mode, how], capture_output=True, text=True, check=False
     )
     if proc.returncode != 0:
         raise SystemExit(f"bench: memory probe failed: {proc.stderr[-800:]}")
     return json.loads(proc.stdout)
+
+
+def replay_stages(store: EventStore, eid: str, runs: int) -> dict:
+    """``replay(store, eid)`` taken apart, each stage timed on its own:
+    the meta events through the type index (``read_meta`` + ``Timeline``),
+    the SQL of ``read_live`` alone (rows stepped, nothing decoded), the
+    decode into :class:`Live` records (from rows already fetched), and the
+    fold (over records already decoded). ``"_check"`` is the folded state."""
+    try:  # the very query read_live runs
+        from affray.store.sqlite import _SELECT_LIVE as select_live
+    except ImportError:  # pragma: no cover - a store without it
+        select_live = (
+            "SELECT version, command_id, type, schema, data FROM events "
+            "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+        )
+    args = (eid, 1, 2**63 - 1)
+    conn = store._conn  # the bench looks inside: this is the store's own connection
+
+    def sql_only() -> int:
+        n = 0
+        for _ in conn.execute(select_live, args):
+            n += 1
+        return n
+
+    s_meta, metas = stage(lambda: store.read_meta(eid), runs)
+    s_dead, dead = stage(lambda: frozenset(Timeline(metas).retracted), runs)
+    s_sql, n = stage(sql_only, runs)
+    assert n == store.version(eid), (n, store.version(eid))
+    rows = conn.execute(select_live, args).fetchall()
+    fast, current, decode = codec.fast_decoder(), codec.CURRENT_SCHEMA, codec.decode
+    skip = {"command-retracted", "command-restored", "encounter-rewound"}
+
+    def decode_rows() -> list:
+        return [
+            Live(v, c, fast(d) if current.get(t) == s else decode(t, s, d))
+            for v, c, t, s, d in rows
+            if t not in skip and c not in dead
+        ]
+
+    s_decode, lives = stage(decode_rows, runs)
+    del rows
+    s_fold, state = stage(lambda: fold(State(), lives), runs)
+    return {
+        "meta events (`read_meta`: 3 type queries) + `Timeline(metas)`": [a + b for a, b in zip(s_meta, s_dead)],
+        "SQL only (`read_live`'s query, rows stepped, no decode)": s_sql,
+        "decode (rows to `Live` records, msgspec)": s_decode,
+        "fold (`fold` over the decoded records)": s_fold,
+        "_check": state,
+    }
 
 
 # --------------------------------------------------------------------------- #
@@ -413,17 +480,28 @@ def main(argv: list[str] | None = None) -> int:
     with EventStore(db, readonly=True) as store:
         # ---- (b) full replay ------------------------------------------------
         say(f"full replay x{runs} ...")
-        head = project(store.read(eid))  # warm the page cache
+        head = replay_state(store, eid)  # warms the page cache
         assert head.version == n_events, (head.version, n_events)
+        assert project(list(store.read(eid))) == head, "replay() and project() disagree"
         replay_cpu: list[float] = []
-        replay = timed(lambda: project(store.read(eid)), runs, replay_cpu)
+        replay = timed(lambda: replay_state(store, eid), runs, replay_cpu)
+        listed_cpu: list[float] = []
+        listed = timed(lambda: project(list(store.read(eid))), runs, listed_cpu)
 
-        # where the time goes, one stage at a time
-        t = time.perf_counter(); records = list(store.read(eid)); t_read = time.perf_counter() - t  # noqa: E702
-        t = time.perf_counter(); tl = Timeline(records); t_tl = time.perf_counter() - t  # noqa: E702
-        t = time.perf_counter(); fold(State(), tl.live_records()); t_fold = time.perf_counter() - t  # noqa: E702
-        t = time.perf_counter(); rows = sum(1 for _ in store.read_raw(eid)); t_sql = time.perf_counter() - t  # noqa: E702
-        assert rows == n_events
+        # where replay()'s time goes, one stage at a time (medians of `runs`)
+        say("replay stages ...")
+        stages = replay_stages(store, eid, runs)
+        assert msgspec.structs.replace(stages.pop("_check"), version=head.version) == head
+        # and the list path's
+        s_read, records = stage(lambda: list(store.read(eid)), runs)
+        s_tl, tl = stage(lambda: Timeline(records), runs)
+        s_fold, _ = stage(lambda: fold(State(), tl.live_records()), runs)
+        del records, tl
+        list_stages = {
+            "read + decode (`list(store.read(eid))`)": s_read,
+            "`Timeline(records)`": s_tl,
+            "fold (`fold` over the live records)": s_fold,
+        }
 
         # ---- (c) time travel ------------------------------------------------
         old_version = n_events // 2 + SNAPSHOT_EVERY // 2 + 7  # mid-log, between snapshots
@@ -435,7 +513,12 @@ def main(argv: list[str] | None = None) -> int:
             store, eid, at_version=old_version, use_snapshots=False
         )
         head_v = timed(lambda: load_state(store, eid), runs * 4)
-        at_round = timed(lambda: state_at(list(store.read(eid)), mid_round), runs)
+        mid_step = (mid_round, 2)
+        for point in ((mid_round, None), mid_step):
+            assert state_at_store(store, eid, *point) == state_at(list(store.read(eid)), *point), point
+        at_round = timed(lambda: state_at_store(store, eid, mid_round), runs * 4)
+        at_step = timed(lambda: state_at_store(store, eid, *mid_step), runs * 4)
+        at_round_full = timed(lambda: state_at(list(store.read(eid)), mid_round), max(1, min(runs, 3)))
         n_snapshots = len(store.snapshots(eid))
 
     # ---- (d) the CLI, as a user sees it -----------------------------------
@@ -444,23 +527,28 @@ def main(argv: list[str] | None = None) -> int:
     cli = {}
     for key, argv_ in [
         ("pass", [sys.executable, "-c", "pass"]),
+        ("typer", [sys.executable, "-c", "import typer"]),
         ("import", [sys.executable, "-c", "import affray.cli.app"]),
         ("help", affray + ["--help"]),
         ("state", affray + ["--db", str(db), "state"]),
         ("state_json", affray + ["--db", str(db), "state", "--json"]),
         ("state_version", affray + ["--db", str(db), "state", "--version", str(old_version)]),
         ("state_at", affray + ["--db", str(db), "state", "--at", str(mid_round)]),
+        ("state_at_step", affray + ["--db", str(db), "state", "--at", f"{mid_step[0]}.{mid_step[1]}"]),
     ]:
-        cli[key], _ = run_cli(argv_, cli_runs if key != "state_at" else max(1, min(cli_runs, 3)))
+        cli[key], _ = run_cli(argv_, cli_runs)
 
     # ---- (e) memory --------------------------------------------------------
     say("peak memory of a replay (subprocesses) ...")
     rss = memory_probe(db, eid, "rss")
     traced = memory_probe(db, eid, "tracemalloc")
+    rss_list = memory_probe(db, eid, "rss", "project")
+    traced_list = memory_probe(db, eid, "tracemalloc", "project")
     elapsed = time.perf_counter() - started
 
     # ---- report -------------------------------------------------------------
     replay_rate = n_events / med(replay)
+    listed_rate = n_events / med(listed)
     state_ms = med(cli["state"]) * 1000
     ms = lambda xs: f"{med(xs) * 1000:,.1f} ms"  # noqa: E731
     rate_line = lambda b: (  # noqa: E731
@@ -480,28 +568,39 @@ def main(argv: list[str] | None = None) -> int:
          f"{full.get('tail_rate', 0):,.0f} commands/s", ""),
         (f"Append, `synchronous=FULL`, first {normal['events']:,} events", prefix_rate, ""),
         (f"Append, `synchronous=NORMAL`, first {normal['events']:,} events", rate_line(normal), ""),
-        ("Full replay `project(store.read(eid))`",
+        ("Full replay `replay(store, eid)` (the path `load_state` and the CLI use)",
          f"**{replay_rate:,.0f} events/s** ({ms(replay)}; {spread(replay)}; CPU {ms(replay_cpu)})",
          f"≥ {TARGET_REPLAY:,} events/s: {verdict(replay_rate >= TARGET_REPLAY)}"),
+        ("Full replay, list path `project(list(store.read(eid)))` (for comparison)",
+         f"{listed_rate:,.0f} events/s ({ms(listed)}; {spread(listed)}; CPU {ms(listed_cpu)})", ""),
         (f"State at version {old_version:,}, with snapshots (`load_state(at_version=)`)",
          f"{ms(snap_v)} ({spread(snap_v)})", ""),
         (f"State at version {old_version:,}, no snapshots (`use_snapshots=False`)",
          f"{ms(nosnap_v)} ({spread(nosnap_v)})", ""),
         ("State at the head, with snapshots (`load_state`)", f"{ms(head_v)} ({spread(head_v)})", ""),
-        (f"State at the end of round {mid_round:,} (`state_at`, the `--at` path)",
+        (f"State at the end of round {mid_round:,} (`state_at_store`, the `--at` path, from snapshots)",
          f"{ms(at_round)} ({spread(at_round)})", ""),
+        (f"State after step {mid_step[0]}.{mid_step[1]} (`state_at_store`)", f"{ms(at_step)} ({spread(at_step)})", ""),
+        (f"State at the end of round {mid_round:,}, whole log (`state_at(list(store.read(eid)))`, the reference)",
+         f"{ms(at_round_full)} ({spread(at_round_full)})", ""),
         ("`affray state` on the bench log (wall, subprocess)",
          f"**{state_ms:,.0f} ms** ({spread(cli['state'])})",
          f"≤ {TARGET_STATE_MS:.0f} ms: {verdict(state_ms <= TARGET_STATE_MS)}"),
         ("`affray state --json`", f"{ms(cli['state_json'])} ({spread(cli['state_json'])})", ""),
         (f"`affray state --version {old_version}`", f"{ms(cli['state_version'])} ({spread(cli['state_version'])})", ""),
         (f"`affray state --at {mid_round}`", f"{ms(cli['state_at'])} ({spread(cli['state_at'])})", ""),
+        (f"`affray state --at {mid_step[0]}.{mid_step[1]}`",
+         f"{ms(cli['state_at_step'])} ({spread(cli['state_at_step'])})", ""),
         ("`affray --help`", f"{ms(cli['help'])} ({spread(cli['help'])})", ""),
         ("`python -c \"import affray.cli.app\"`", f"{ms(cli['import'])} ({spread(cli['import'])})", ""),
+        ("`python -c \"import typer\"` (the CLI framework alone)", f"{ms(cli['typer'])} ({spread(cli['typer'])})", ""),
         ("`python -c pass` (interpreter start-up)", f"{ms(cli['pass'])} ({spread(cli['pass'])})", ""),
-        ("Peak memory of a full replay (fresh process)",
+        ("Peak memory of a full replay, `replay` (fresh process)",
          f"{rss['peak_kib'] / 1024:,.0f} MiB RSS ({rss['base_kib'] / 1024:,.0f} MiB after imports); "
-         f"tracemalloc peak {traced['traced_peak'] / 2**20:,.0f} MiB", ""),
+         f"tracemalloc peak {traced['traced_peak'] / 2**20:,.1f} MiB", ""),
+        ("Peak memory of a full replay, `project(list(...))` (fresh process)",
+         f"{rss_list['peak_kib'] / 1024:,.0f} MiB RSS ({rss_list['base_kib'] / 1024:,.0f} MiB after imports); "
+         f"tracemalloc peak {traced_list['traced_peak'] / 2**20:,.0f} MiB", ""),
     ]
     out = ["| Measure | Result | Target |", "|---|---|---|"]
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows_]
@@ -510,27 +609,29 @@ def main(argv: list[str] | None = None) -> int:
                f"CLI figures are " + (f"medians of {cli_runs} runs" if cli_runs > 1 else "1 run")
                + " after one warm-up, with bytecode cached.")
     out.append("")
-    out.append("Replay, stage by stage (one run):")
-    out.append("")
-    out.append("| Stage | Time | Rate |")
-    out.append("|---|---|---|")
-    for name, secs in [
-        ("SQL only (`read_raw`, no decode)", t_sql),
-        ("read + decode (`list(store.read(eid))`)", t_read),
-        ("`Timeline(records)`", t_tl),
-        ("fold (`evolve` over the live records)", t_fold),
+    for title, table in [
+        (f"`replay(store, eid)`, stage by stage (medians of {runs} runs each; the stages run apart, "
+         "so their sum is close to, not equal to, the whole):", stages),
+        (f"`project(list(store.read(eid)))`, stage by stage (medians of {runs} runs each):", list_stages),
     ]:
-        out.append(f"| {name} | {secs * 1000:,.0f} ms | {n_events / secs:,.0f} events/s |")
-    out.append("")
+        out.append(title)
+        out.append("")
+        out.append("| Stage | Time | Rate |")
+        out.append("|---|---|---|")
+        for name, xs in table.items():
+            out.append(f"| {name} | {ms(xs)} ({spread(xs)}) | {n_events / med(xs):,.0f} events/s |")
+        out.append("")
     out.append(f"Benchmark wall time: {elapsed:,.0f} s" + (" (log reused from cache)" if cached else "") + ".")
     print("\n".join(out))
 
     if args.json:
         args.json.write_text(json.dumps({
-            "events": n_events, "build": meta, "replay_s": replay, "replay_stages_s": {
-                "sql": t_sql, "read_decode": t_read, "timeline": t_tl, "fold": t_fold},
+            "events": n_events, "build": meta, "replay_s": replay, "project_s": listed,
+            "replay_stages_s": stages, "project_stages_s": list_stages,
             "old_version": old_version, "snap_s": snap_v, "nosnap_s": nosnap_v, "head_s": head_v,
-            "mid_round": mid_round, "state_at_s": at_round, "cli_s": cli, "memory": {"rss": rss, "tracemalloc": traced},
+            "mid_round": mid_round, "state_at_store_s": at_round, "state_at_store_step_s": at_step,
+            "state_at_full_s": at_round_full, "cli_s": cli,
+            "memory": {"rss": rss, "tracemalloc": traced, "rss_project": rss_list, "tracemalloc_project": traced_list},
             "wall_s": elapsed,
         }, indent=2))
     return 0

@@ -77,7 +77,7 @@ AT_VASANAS_TURN = [
     pytest.param(["state", "--at", "-1"], ["count from 0"], id="state-at-negative"),
     pytest.param(["state", "--version", "999"], ["--version takes 1–"], id="state-version-too-big"),
     # exports
-    pytest.param(["export", "--format", "bbcode"], ["unknown format 'bbcode'"], id="export-unknown-format"),
+    pytest.param(["export", "--format", "pdf"], ["unknown format 'pdf'"], id="export-unknown-format"),
     pytest.param(["export", "--round", "one"], ["--round takes N or N-M"], id="export-bad-round"),
     pytest.param(["export", "--out", "/nonexistent-dir/fight.md"], ["cannot write /nonexistent-dir/fight.md"], id="export-unwritable"),
     # opening encounters

@@ -4,7 +4,11 @@ Checks, per encounter: the SHA-256 hash chain and version density (the
 store's own verify: edits, deletions, reordering); every snapshot against a
 fresh replay (snapshots are a cache, never trusted blindly); and, with
 ``dice``, that the seed matches its commitment and re-derives every engine
-roll (DESIGN.md, "Dice").
+roll (DESIGN.md, "Dice"); a branch's engine rolls are derived with its
+origin's encounter id (:func:`affray.commands.travel.dice_stream`).
+
+The other audit, re-deriving every recorded decision with the current rules,
+is :mod:`affray.auditing`.
 """
 
 from __future__ import annotations
@@ -49,11 +53,14 @@ def _verify_dice(store, encounter_id: str, records) -> tuple[list[str], int]:
     problems = []
     if opened is not None and dicelib.commitment(seed) != opened.seed_sha256:
         problems.append(f"{encounter_id}: the seed does not match the commitment sha256 {opened.seed_sha256[:16]}…")
+    from affray.commands.travel import stream_of
+
+    stream = stream_of(records, encounter_id)  # a branch follows its origin's dice
     n = 0
     for r in records:
         e = r.event
         if isinstance(e, DiceRolled) and e.source == "engine" and e.faces:
             n += 1
-            if dicelib.rederive(seed, encounter_id, e) != tuple(e.faces):
+            if dicelib.rederive(seed, stream, e) != tuple(e.faces):
                 problems.append(f"{encounter_id}: version {r.version}: engine roll #{e.index} {e.expr} does not re-derive")
     return problems, n

@@ -12,7 +12,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from affray.cli import demo, fight, inspect
+from affray.cli import demo, fight, inspect, transfer, travel
 from affray.cli.common import Options, default_actor
 
 from typer import Abort
@@ -60,6 +60,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain click help: the "rich" default imports rich (and, for markdown,
+    # pygments) on every --help and every usage error, ~100 ms
+    rich_markup_mode=None,
 )
 
 
@@ -77,6 +80,8 @@ def main_options(
 fight.register(app)
 inspect.register(app)
 demo.register(app)
+travel.register(app)
+transfer.register(app)
 
 
 def main() -> None:

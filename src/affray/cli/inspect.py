@@ -15,11 +15,12 @@ def _load(ctx: typer.Context, *, at: str = "", version: int = 0):
     with open_store(opts, readonly=True) as store:
         eid = resolve_encounter(store, opts.encounter)
         if at:
-            from affray.projections.travel import parse_point, state_at
+            from affray.projections.travel import parse_point, state_at_store
 
             try:
                 rnd, step = parse_point(at)
-                return state_at(list(store.read(eid)), rnd, step)
+                # from the nearest snapshot, not a replay of the whole log
+                return state_at_store(store, eid, rnd, step)
             except (ValueError, LookupError) as exc:
                 raise UserError(str(exc)) from None
         if version:
@@ -140,7 +141,7 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def export(
         ctx: typer.Context,
-        fmt: str = typer.Option("markdown", "--format", "-f", help="markdown or jsonl."),
+        fmt: str = typer.Option("markdown", "--format", "-f", help="markdown, bbcode, discord, html or jsonl."),
         out: str = typer.Option("", "--out", "-o", help="Write to this file instead of stdout."),
         rounds: str = typer.Option("", "--round", help="A round or range, e.g. 2 or 1-3."),
         secret: bool = typer.Option(False, "--secret", help="Include secret GM notes."),

@@ -1,53 +1,120 @@
-"""Human views for the terminal (rich tables)."""
+"""Human views for the terminal.
+
+``state`` is plain, aligned text: it never imports rich, whose import costs
+more than the whole replay of a state (``affray state`` is meant to answer in
+well under 150 ms). ``log`` uses rich (strike-through, dim) when stdout is a
+terminal, and plain text with ``~~strike~~`` otherwise (pipes, files, tests).
+"""
 
 from __future__ import annotations
 
+import sys
 
-def render_state(state) -> None:
-    """Print the state: the round, the order of action and each combatant."""
-    from rich.console import Console
-    from rich.table import Table
 
-    console = Console(highlight=False)
-    head = f"[b]{state.name}[/b] ({state.system}) — version {state.version}, "
+def _columns(rows: list[tuple[str, ...]], indent: str = "", gap: str = "  ") -> list[str]:
+    """``rows`` as lines with every column padded to its widest cell
+    (the last column is not padded, so no line ends in spaces)."""
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
+    out = []
+    for r in rows:
+        cells = [c.ljust(widths[i]) for i, c in enumerate(r[:-1])] + [r[-1]]
+        out.append((indent + gap.join(cells)).rstrip())
+    return out
+
+
+def state_lines(state) -> list[str]:
+    """The human view of ``state``, one string per line.
+
+    A heading (name, system, version, round, step, phase), who acts now, the
+    winner and the order of action; then one block per combatant: a summary
+    row (name and handle, side, status and stance, combat actions and
+    reactions left of the maximum), its hit locations (``chest 1/7 AP3
+    serious``) and its conditions (``since ROUND.STEP ← vN``, the version of
+    the event that caused it).
+    """
+    names = {h: c.name for h, c in state.combatants.items()}
+    head = f"{state.name} ({state.system}) — version {state.version}, "
     if state.phase == "setup":
         head += "not started"
     else:
         head += f"round {state.round}, step {state.step}, {state.phase}"
-    console.print(head)
+    lines = [head]
     if state.turn:
-        console.print("Acting now: " + ", ".join(state.combatants[h].name for h in state.turn))
+        lines.append("Acting now: " + ", ".join(names.get(h, h) for h in state.turn))
     if state.winner:
-        console.print(f"Winner: [b]{state.winner}[/b]")
+        lines.append(f"Winner: {state.winner}")
     if state.order:
-        console.print("Order: " + ", ".join(f"{state.combatants[o.handle].name} {o.rank}" for o in state.order if o.handle in state.combatants))
-    table = Table(show_lines=False)
-    for col in ("Combatant", "Side", "Status", "CA", "React", "Locations (HP/max, AP)", "Conditions"):
-        table.add_column(col)
+        lines.append("Order: " + ", ".join(f"{names[o.handle]} {o.rank}" for o in state.order if o.handle in names))
+    if not state.combatants:
+        lines.append("No combatants yet: 'affray join SHEET --side SIDE' adds one.")
+        return lines
+
+    summary = [("Combatant", "Side", "Status", "CA", "React")]
     for c in state.combatants.values():
-        locs = "\n".join(
-            f"{l.name} {l.hp}/{l.max_hp}" + (f" AP{l.ap}" if l.ap else "") + (f" [red]{l.wound}[/red]" if l.wound else "")
-            for l in c.locations
-        )
-        conds = "\n".join(
-            f"{x.name}{' (' + x.location + ')' if x.location else ''} since {x.since_round}.{x.since_step} ← v{x.cause}"
-            for x in c.conditions
-        ) or "-"
         status = c.status + ("" if c.stance == "standing" else f", {c.stance}")
-        table.add_row(
-            f"{c.name}\n[dim]{c.handle}[/dim]",
-            c.side,
-            status,
-            f"{c.combat_actions}/{c.max_combat_actions}",
-            f"{c.reactions}/{c.max_reactions}",
-            locs,
-            conds,
-        )
-    console.print(table)
+        summary.append((
+            f"{c.name} ({c.handle})", c.side, status,
+            f"{c.combat_actions}/{c.max_combat_actions}", f"{c.reactions}/{c.max_reactions}",
+        ))
+    summary_lines = _columns(summary)
+    # locations aligned across every combatant, so the blocks read as one table
+    loc_rows = {
+        c.handle: [
+            (l.name, f"{l.hp}/{l.max_hp}", f"AP{l.ap}" if l.ap else "", l.wound) for l in c.locations
+        ]
+        for c in state.combatants.values()
+    }
+    every = [r for rows in loc_rows.values() for r in rows]
+    widths = [max((len(r[i]) for r in every), default=0) for i in range(4)]
+
+    lines.append("")
+    lines.append(summary_lines[0])
+    for c, line in zip(state.combatants.values(), summary_lines[1:]):
+        lines.append(line)
+        for name, hp, ap, wound in loc_rows[c.handle]:
+            lines.append(
+                f"    {name.ljust(widths[0])}  {hp.rjust(widths[1])}  {ap.ljust(widths[2])}  {wound}".rstrip()
+            )
+        if c.conditions:
+            for x in c.conditions:
+                where = f" ({x.location})" if x.location else ""
+                lines.append(f"    condition: {x.name}{where} since {x.since_round}.{x.since_step} ← v{x.cause}")
+        else:
+            lines.append("    conditions: none")
+    return lines
 
 
-def render_log(items) -> None:
-    """Print log entries; retracted and void ones struck through."""
+def render_state(state) -> None:
+    """Print the state (see :func:`state_lines`)."""
+    sys.stdout.write("\n".join(state_lines(state)) + "\n")
+
+
+def log_lines(items) -> list[str]:
+    """Log entries as plain text: a heading per round, then ``vN actor text``;
+    retracted and void entries as ``~~text~~ (retracted)``."""
+    lines = []
+    current = None
+    for e in items:
+        if e.round != current:
+            current = e.round
+            lines.append(f"Round {current}" if current else "Setup")
+        text = e.text
+        if e.status in ("retracted", "void"):
+            text = f"~~{text}~~ ({e.status})"
+        lines.append(f"  v{e.version:<4} {e.actor:<8} {text}")
+    return lines
+
+
+def render_log(items, *, color: bool | None = None) -> None:
+    """Print log entries; retracted and void ones struck through (with rich
+    on a terminal, ``~~text~~`` otherwise; ``color`` forces either)."""
+    if color is None:
+        color = sys.stdout.isatty()
+    if not color:
+        sys.stdout.write("".join(line + "\n" for line in log_lines(items)))
+        return
     from rich.console import Console
     from rich.markup import escape
 

@@ -65,42 +65,57 @@ def execute(
     actor: str = "",
     seed: bytes | None = None,
     reroll: str = "",
+    note: str = "",
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
     ``dice`` are table values in the order ``affray pending`` lists them;
     ``seed`` fixes the dice seed of a new encounter (for reproducible runs);
     ``reroll`` is the GM's reason for rolling anew right after an undo
-    (logged as a note; without it, the undone command's dice must be reused).
+    (logged as a note; without it, the undone command's dice must be reused);
+    ``note`` is added as the last event of a fight command's batch (amend
+    marks the commands it re-issues with it).
     """
     if isinstance(command, cmd.OpenEncounter):
         return _open(store, command, actor=actor, seed=seed)
     eid = resolve_encounter(store, encounter_id)
+    if isinstance(command, cmd.BranchEncounter):
+        from affray.commands.travel import branch
+
+        return branch(store, command, origin=eid, actor=actor)
     state = load_state(store, eid)
     if state.phase == "closed":
         raise base.RuleError(f"encounter {eid} is closed; open a new one with 'affray new'")
     values = dicelib.parse_values(dice) if dice.strip() else []
-    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter)):
+    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter, cmd.Rewind)):
         if values:
             raise base.RuleError(f"'{command.__struct_config__.tag}' rolls no dice; drop --dice")
         events = _meta(store, eid, state, command)
     else:
         system = base.get(state.system)
-        roller = dicelib.Roller(
-            store.get_seed(eid), eid, state.next_roll_index, values, manual=state.manual_dice, typed_by=actor
+        seed = store.get_seed(eid)
+        roller = dicelib.Roller(  # a branch derives engine dice with its origin's id
+            seed, state.dice_stream or eid, state.next_roll_index, values,
+            manual=state.manual_dice or seed is None, typed_by=actor,
         )
         step = _step_for(state, command)
         issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
         ready = _issue(state, issued)
         try:
             events = [issued] + system.decide(ready, command, roller)
-        except dicelib.MissingDice:
+        except dicelib.MissingDice as exc:
             rest = step.dice[_values_to_needs(step, values) :] if step is not None else ()
-            if not rest:
-                raise
-            raise dicelib.MissingDice([(d.purpose, d.expr) for d in rest]) from None
+            missing = dicelib.MissingDice([(d.purpose, d.expr) for d in rest]) if rest else exc
+            if seed is None and not state.manual_dice:
+                raise base.RuleError(
+                    f"the dice seed of {eid} is not in this database (an imported open encounter), "
+                    f"so the engine cannot roll; {missing}"
+                ) from None
+            raise missing from None
         roller.finish()
         events = _guard_reroll(store, eid, state, events, reroll, actor)
+        if note:
+            events.append(ev.NoteAdded(text=note))
     return _append(store, eid, state, events, actor)
 
 
@@ -134,14 +149,20 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
             f"the undone command {cid} was rolled with {shown}; type the same dice, "
             "or pass --reroll REASON to roll anew (the request is logged)"
         )
-    return [ev.NoteAdded(text=f"re-roll after undoing {cid}, asked by {actor or 'the GM'}: {reroll}")] + events
+    # last, so the versions the rules numbered their events with stay right
+    return events + [ev.NoteAdded(text=f"re-roll after undoing {cid}, asked by {actor or 'the GM'}: {reroll}")]
 
 
 def _last_undone(store, eid: str, head: int) -> str | None:
     """The command an undo just retracted, if nothing but notes and further
-    undos came after it (a redo or any fight command ends the guard)."""
+    undos came after it (a redo or any fight command ends the guard); after
+    a rewind, the first fight command it voided."""
     start = max(1, head - 64)
     for rec in reversed(list(store.read(eid, from_version=start))):
+        if isinstance(rec.event, ev.EncounterRewound):
+            from affray.commands.travel import rewound_command
+
+            return rewound_command(store, eid, rec.version)
         if isinstance(rec.event, ev.CommandRetracted):
             return rec.event.command_id
         if not isinstance(rec.event, ev.NoteAdded):
@@ -218,6 +239,10 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
     if isinstance(command, cmd.CloseEncounter):
         seed = store.get_seed(eid)
         return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
+    if isinstance(command, cmd.Rewind):
+        from affray.commands.travel import rewind_events
+
+        return rewind_events(store, eid, state, command)
     tl = Timeline(store.read(eid))
     if isinstance(command, cmd.Undo):
         live = [c for c in tl.live_commands() if c != tl.commands[0]]

@@ -108,3 +108,57 @@ class CloseEncounter(Command, frozen=True, kw_only=True, tag="close"):
     """Close the encounter and reveal the dice seed."""
 
     reason: str = ""
+
+
+# --------------------------------------------------------------------------- #
+# Time travel (issue 5): handled by affray.commands.travel
+# --------------------------------------------------------------------------- #
+
+
+class Rewind(Command, frozen=True, kw_only=True, tag="rewind"):
+    """Void everything after a point of the fight (kept in the log, struck
+    through): ``to_point`` is ``ROUND`` or ``ROUND.STEP`` on the live
+    timeline, or ``to_version`` a log version at a command boundary."""
+
+    to_point: str = ""
+    to_version: int = 0
+
+
+class BranchEncounter(Command, frozen=True, kw_only=True, tag="branch"):
+    """Start a new encounter called ``name`` from a prefix of the current one:
+    up to ``at_point`` (``ROUND[.STEP]``) or ``at_version`` (default: now).
+
+    ``origin``, ``dice_stream`` and ``at_version`` are filled in when the
+    branch is recorded (its ``CommandIssued``): the encounter it came from,
+    whose engine dice it follows, and the version it was cut at.
+    """
+
+    name: str
+    at_point: str = ""
+    at_version: int = 0
+    encounter_id: str = ""
+    origin: str = ""
+    dice_stream: str = ""
+
+
+class AmendCommand(Command, frozen=True, kw_only=True, tag="amend"):
+    """Retract command ``target`` (``ROUND.STEP`` or ``cN``) and the live
+    commands after it, issue it again with the changes, and with ``replay``
+    re-apply the later commands with their recorded dice.
+
+    ``modifiers``/``situations`` are added to the command's own;
+    ``reaction``, ``target_combatant`` and ``weapon`` replace its values;
+    ``dice`` are new table values (``reroll`` says why, and is logged).
+    ``on_branch`` names a branch to create first and amend there instead.
+    """
+
+    target: str
+    modifiers: tuple[Modifier, ...] = ()
+    situations: tuple[str, ...] = ()
+    reaction: str = ""
+    target_combatant: str = ""
+    weapon: str = ""
+    dice: str = ""
+    reroll: str = ""
+    replay: bool = False
+    on_branch: str = ""

@@ -137,7 +137,9 @@ class EncounterOpened(Event, frozen=True, kw_only=True, tag="encounter-opened"):
     """First event of an encounter: its system, the dice commitment, rulings.
 
     ``seed_sha256`` is ``sha256(seed)``: the seed itself is revealed only by
-    :class:`EncounterClosed` (DESIGN.md, "Dice").
+    :class:`EncounterClosed` (DESIGN.md, "Dice"). ``dice_stream`` is the
+    encounter id engine rolls are derived with when it is not this one's: a
+    branch shares its origin's seed and stream, so its rolls match.
     """
 
     encounter_id: str
@@ -146,6 +148,7 @@ class EncounterOpened(Event, frozen=True, kw_only=True, tag="encounter-opened"):
     seed_sha256: str
     manual_dice: bool = False
     rulings: dict[str, str] = {}
+    dice_stream: str = ""  # a branch derives engine dice with its origin's id
 
 
 class EncounterClosed(Event, frozen=True, kw_only=True, tag="encounter-closed"):

@@ -48,10 +48,10 @@ def fold_fast(state: State, records) -> State:
     """The same as folding :func:`evolve` over ``records``, with the
     bookkeeping (version, step, last command) kept in locals and written
     once at the end: the replay hot path. No handler reads those fields;
-    ``RoundStarted`` resets the step, as in :func:`evolve`."""
+    ``RoundStarted`` and ``EncounterOpened`` reset the step, as in :func:`evolve`."""
     step, last, version = state.step, state.last_command, state.version
     handlers = _HANDLERS
-    round_started = ev.RoundStarted
+    resets = (ev.RoundStarted, ev.EncounterOpened)  # the handlers that set step=0
     for rec in records:
         if rec.command_id != last:
             last = rec.command_id
@@ -61,7 +61,7 @@ def fold_fast(state: State, records) -> State:
         handler = handlers.get(type(event))
         if handler is not None:
             state = handler(state, event, rec)
-            if type(event) is round_started:
+            if type(event) in resets:
                 step = 0
     if (step, last, version) != (state.step, state.last_command, state.version):
         state = replace(state, step=step, last_command=last, version=version)
@@ -87,6 +87,7 @@ def _opened(state: State, e: ev.EncounterOpened, rec: Recorded) -> State:
         seed_sha256=e.seed_sha256,
         manual_dice=e.manual_dice,
         rulings=dict(e.rulings),
+        dice_stream=e.dice_stream,
         step=0,
     )
 

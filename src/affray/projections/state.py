@@ -14,7 +14,7 @@ import msgspec
 from affray.events.core import Condition, InitiativeEntry, Modifier, PendingStep
 
 #: Bumped whenever the shape of :class:`State` changes; stale snapshots are ignored.
-STATE_SCHEMA = 1
+STATE_SCHEMA = 2
 
 
 class Location(msgspec.Struct, frozen=True):
@@ -115,7 +115,8 @@ class State(msgspec.Struct, frozen=True):
     ``round``/``step`` place it in the fight (step = live commands since the
     round began); ``phase`` is setup, round, between, over or closed;
     ``turn`` lists who may act now; ``pending`` what the table waits for.
-    ``next_roll_index`` is the next engine roll number.
+    ``next_roll_index`` is the next engine roll number; engine rolls are
+    derived with ``dice_stream`` (or ``encounter_id`` when it is empty).
     """
 
     encounter_id: str = ""
@@ -124,6 +125,7 @@ class State(msgspec.Struct, frozen=True):
     seed_sha256: str = ""
     manual_dice: bool = False
     rulings: dict[str, str] = {}
+    dice_stream: str = ""
     version: int = 0
     round: int = 0
     step: int = 0

@@ -4,11 +4,22 @@
 of round ``round`` (live commands only), or at the end of that round when
 ``step`` is None. Raises ``LookupError`` with one line when the fight never
 got there.
+
+``state_at_store(store, encounter_id, round, step=None)`` gives the same
+state without replaying the whole log (``affray state --at``): it finds the
+live ``round-ended`` (or, for a step, ``round-started``) event of that round
+through the store's type index, loads the state there from the nearest
+snapshot, and folds forward only as far as the step. It falls back to a full
+replay when the shortcut could differ from :func:`state_at`: a log with a
+rewind, or an undo or redo after that point of a command at or before it.
 """
 
 from __future__ import annotations
 
-from affray.events.core import RoundEnded
+from typing import Iterable
+
+from affray.events import codec
+from affray.events.core import CommandRestored, CommandRetracted, EncounterRewound, RoundEnded, RoundStarted
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import State
@@ -32,9 +43,14 @@ def state_at(records: list[Recorded], round_no: int, step: int | None = None) ->
     """The state after step ``step`` of round ``round_no`` (or at the end of
     the round when ``step`` is None), along the live timeline of the whole
     log: undone commands stay undone in the past too."""
-    state = State()
-    found: State | None = None
-    for rec in Timeline(records).live_records():
+    return _walk(State(), Timeline(records).live_records(), round_no, step)
+
+
+def _walk(state: State, live: Iterable, round_no: int, step: int | None, found: State | None = None) -> State:
+    """:func:`state_at`'s search, folding the live records ``live`` into
+    ``state`` (the state just before them); ``found`` is the search's
+    fallback answer so far (see :func:`state_at_store`)."""
+    for rec in live:
         before = state
         state = evolve(state, rec)
         if step is None:
@@ -48,5 +64,107 @@ def state_at(records: list[Recorded], round_no: int, step: int | None = None) ->
             found = state
     if found is not None:
         return found
+    raise _not_found(round_no, step)
+
+
+def _not_found(round_no: int, step: int | None) -> LookupError:
     where = f"round {round_no}" + (f" step {step}" if step is not None else "")
-    raise LookupError(f"the fight has no {where} yet; 'affray log' shows the rounds and steps")
+    return LookupError(f"the fight has no {where} yet; 'affray log' shows the rounds and steps")
+
+
+# --------------------------------------------------------------------------- #
+# the same answers from the store, through snapshots
+# --------------------------------------------------------------------------- #
+
+_TAGS = {RoundEnded: "round-ended", RoundStarted: "round-started"}
+
+
+def live_round_event(store, encounter_id: str, cls: type, round_no: int, dead: frozenset) -> int | None:
+    """The version of the first ``cls`` event (:class:`RoundEnded` or
+    :class:`RoundStarted`) of round ``round_no`` whose command is not in
+    ``dead``, or ``None``. Reads only the events of that type (type index;
+    rows stored at an older schema are upcast before their round is read)."""
+    tag = _TAGS[cls]
+    current = codec.CURRENT_SCHEMA[tag]
+    for version, command_id, schema, data in store.versions_of_type(
+        encounter_id, tag, match=("$.round", round_no, current)
+    ):
+        if command_id in dead:
+            continue
+        if schema != current and codec.decode(tag, schema, data).round != round_no:
+            continue
+        return version
+    return None
+
+
+def round_end_version(store, encounter_id: str, round_no: int) -> int | None:
+    """The version at which live round ``round_no`` ended (its first live
+    ``round-ended`` event), or ``None`` when it has not ended, the log holds
+    a rewind, or the state there could not be loaded from the log cut at that
+    version: an undo or redo after it of a command at or before it (then
+    only a full replay, :func:`state_at`, gives the answer)."""
+    metas = store.read_meta(encounter_id)
+    dead = _dead(metas)
+    if dead is None:
+        return None
+    version = live_round_event(store, encounter_id, RoundEnded, round_no, dead)
+    if version is None or _touched_after(store, encounter_id, metas, version):
+        return None
+    return version
+
+
+def state_at_store(store, encounter_id: str, round_no: int, step: int | None = None) -> State:
+    """``state_at(list(store.read(encounter_id)), round_no, step)``, the same
+    state, from the nearest snapshot instead of a full replay.
+
+    End of a round: the state with the log cut at the live ``round-ended``
+    event (:func:`round_end_version`). A step: the state at the live
+    ``round-started`` event of that round, folded forward until the step is
+    over. Falls back to a full replay when the log holds a rewind, and to a
+    streamed one from the start when an undo or redo after that point
+    touches a command at or before it. ``LookupError`` as :func:`state_at`.
+    """
+    from affray.projections.snapshots import load_state
+
+    metas = store.read_meta(encounter_id)
+    dead = _dead(metas)
+    if dead is None:  # a rewind: the one path that knows its rules
+        return state_at(list(store.read(encounter_id)), round_no, step)
+    end = None
+    if step is None:
+        end = live_round_event(store, encounter_id, RoundEnded, round_no, dead)
+        if end is not None and not _touched_after(store, encounter_id, metas, end):
+            return load_state(store, encounter_id, at_version=end)
+    start = live_round_event(store, encounter_id, RoundStarted, round_no, dead) if round_no else None
+    if start is None and round_no and end is None:
+        # only a live round-started event puts a state in round ``round_no``
+        # (>= 1), and no live round-ended event of it either: state_at finds nothing
+        raise _not_found(round_no, step)
+    if start is None or _touched_after(store, encounter_id, metas, start):
+        # round 0 (setup), or a past that later undos or redos rewrote:
+        # walk the live log from the beginning, streamed
+        return _walk(State(), store.read_live(encounter_id, skip=dead), round_no, step)
+    base = load_state(store, encounter_id, at_version=start)
+    # _walk's search has seen the records up to the round-started one: base
+    # is the state after it, in round ``round_no`` at step 0
+    found = base if step is None or base.step == step else None
+    return _walk(base, store.read_live(encounter_id, from_version=start + 1, skip=dead), round_no, step, found)
+
+
+def _dead(metas: list[Recorded]) -> frozenset | None:
+    """The retracted commands of the whole log, or ``None`` when it holds a rewind."""
+    if any(isinstance(m.event, EncounterRewound) for m in metas):
+        return None
+    return frozenset(Timeline(metas).retracted)
+
+
+def _touched_after(store, encounter_id: str, metas: list[Recorded], version: int) -> bool:
+    """Whether an undo or redo after ``version`` acts on a command with an
+    event at or before it: then the log cut at ``version`` disagrees with the
+    whole log about what was live there."""
+    targets = {
+        m.event.command_id
+        for m in metas
+        if m.version > version and isinstance(m.event, (CommandRetracted, CommandRestored))
+    }
+    return bool(targets) and store.any_command_up_to(encounter_id, targets, version)

@@ -4,9 +4,22 @@
 concurrency, reads them back decoded or raw, keeps snapshots and verifies the
 hash chains. Every error a user can cause is a :class:`StoreError` whose
 ``str()`` is one line saying what was wrong and what to do.
+
+``canonical`` and ``chain_hash`` (the hash chain, :mod:`affray.store.chain`)
+are imported on first use: reading a log never hashes, so read verbs do not
+pay for ``hashlib``.
+
+Two narrow read queries for time travel (:mod:`affray.projections.travel`,
+which sees the store only through its methods) are defined here and bound to
+:class:`EventStore`: ``store.versions_of_type(...)`` (events of one type,
+through the type index, without decoding the log) and
+``store.any_command_up_to(...)`` (whether given commands have an event at or
+before a version). They belong in the class body in ``sqlite.py``; they sit
+here only while that file is closed to edits other than import laziness.
 """
 
-from affray.store.chain import canonical, chain_hash
+from __future__ import annotations
+
 from affray.store.errors import (
     ConflictError,
     DatabaseCorrupt,
@@ -14,6 +27,7 @@ from affray.store.errors import (
     DatabaseMissing,
     StoreError,
     UnknownEncounter,
+    translate,
 )
 from affray.store.schema import SCHEMA_VERSION
 from affray.store.sqlite import EncounterInfo, EventStore, utc_now
@@ -32,3 +46,18 @@ __all__ = [
     "chain_hash",
     "utc_now",
 ]
+
+
+_LAZY = {"canonical": "affray.store.chain", "chain_hash": "affray.store.chain"}
+
+
+def __getattr__(name: str):
+    """``canonical`` and ``chain_hash``, imported when first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

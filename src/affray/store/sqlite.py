@@ -3,6 +3,11 @@
 A plain ``sqlite3`` connection in autocommit mode (``isolation_level=None``);
 the store opens its own ``BEGIN IMMEDIATE`` transactions, so a writer takes the
 write lock before it reads the head and two writers can never interleave.
+
+The hash chain (:mod:`affray.store.chain`, and with it hashlib) and the
+verifier (:mod:`affray.store.verify`) are imported on first use, by
+:meth:`EventStore.append` (through :func:`_chain`) and
+:meth:`EventStore.verify`: a read verb never needs them.
 """
 
 from __future__ import annotations
@@ -19,8 +24,6 @@ import msgspec
 from affray.events import codec
 from affray.events.core import Event
 from affray.events.envelope import Live, Recorded
-from affray.store import verify as _verify
-from affray.store.chain import canonical, chain_hash
 from affray.store.errors import (
     ConflictError,
     DatabaseCorrupt,
@@ -48,14 +51,35 @@ _SELECT_LIVE = (
 )
 _SELECT_TYPE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
-    "WHERE type = ? AND encounter_id = ? AND version BETWEEN ? AND ?"
+    "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
 )
+_CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _SET_HEAD = (
     "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
     "ON CONFLICT (encounter_id) DO UPDATE SET version = excluded.version, hash = excluded.hash"
 )
+
+
+def _chain():
+    """``(canonical, chain_hash)``, imported on first use (hashlib is not
+    needed to read a log) and looked up as this module's attributes, so a
+    test can still patch ``affray.store.sqlite.chain_hash``."""
+    g = globals()
+    if "chain_hash" not in g:
+        from affray.store.chain import canonical, chain_hash
+
+        g.setdefault("canonical", canonical)
+        g.setdefault("chain_hash", chain_hash)
+    return g["canonical"], g["chain_hash"]
+
+
+def __getattr__(name: str):
+    """``canonical`` and ``chain_hash`` as module attributes, loaded lazily."""
+    if name in ("canonical", "chain_hash"):
+        return _chain()[name == "chain_hash"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class EncounterInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -201,6 +225,7 @@ class EventStore:
         """
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
+        canonical, chain_hash = _chain()
         prepared = []
         for event in events:
             tag = event.__struct_config__.tag if isinstance(event, Event) else None
@@ -383,6 +408,63 @@ class EventStore:
             if cur is not None:
                 cur.close()
 
+    def versions_of_type(
+        self: EventStore,
+        encounter_id: str,
+        type_: str,
+        *,
+        match: tuple[str, object, int] | None = None,
+        to_version: int | None = None,
+    ) -> list[tuple[int, str, int, str]]:
+        """The events of ``encounter_id`` tagged ``type_``, as ``(version,
+        command_id, schema, data)`` rows in version order, found through the
+        ``events_type`` index (``data`` is the stored JSON text, not decoded).
+
+        ``match=(json_path, value, schema)`` keeps, of the rows stored at
+        ``schema``, those whose ``json_extract(data, json_path)`` equals
+        ``value``; rows stored at any other schema all come back, for the caller
+        to upcast and test itself (a field may be named differently there).
+        Errors: the usual :class:`StoreError` ones.
+        """
+        # ``+version`` and no ORDER BY: otherwise SQLite (no ANALYZE statistics)
+        # prefers the (encounter_id, version) index and walks the whole log
+        sql = (
+            "SELECT version, command_id, schema, data FROM events "
+            "WHERE type = ? AND encounter_id = ? AND +version <= ?"
+        )
+        args: list[object] = [type_, encounter_id, _MAX_VERSION if to_version is None else to_version]
+        if match is not None:
+            path, value, schema = match
+            sql += " AND (schema != ? OR json_extract(data, ?) = ?)"
+            args += [schema, path, value]
+        try:
+            rows = self._conn.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        rows.sort()
+        return rows
+
+
+    def any_command_up_to(self, encounter_id: str, command_ids, version: int) -> bool:
+        """Whether any of ``command_ids`` has an event of ``encounter_id`` at or
+        before ``version``. SQL only (no decoding); it walks the versions up to
+        ``version`` (there is no index on ``command_id``), so call it only with
+        the few commands that matter."""
+        ids = sorted(set(command_ids))
+        try:
+            for i in range(0, len(ids), _CHUNK):
+                chunk = ids[i:i + _CHUNK]
+                row = self._conn.execute(
+                    "SELECT 1 FROM events WHERE encounter_id = ? AND version <= ? "
+                    f"AND command_id IN ({', '.join('?' * len(chunk))}) LIMIT 1",
+                    [encounter_id, version, *chunk],
+                ).fetchone()
+                if row is not None:
+                    return True
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        return False
+
     @_guarded
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:
         """The meta events (undo, redo, rewind) of ``encounter_id`` in range,
@@ -484,6 +566,8 @@ class EventStore:
         neither events nor head; :class:`DatabaseCorrupt` when SQLite cannot
         read the file at all.
         """
+        from affray.store import verify as _verify
+
         if encounter_id is None:
             return _verify.verify_all(self._conn)
         problems = _verify.verify_encounter(self._conn, encounter_id)
@@ -505,3 +589,74 @@ class EventStore:
 
     def __repr__(self) -> str:
         return f"EventStore({self.path!r})"
+
+    # ------------------------------------------------------------------ #
+    # importing
+    # ------------------------------------------------------------------ #
+
+    @_guarded
+    def import_records(
+        self, encounter_id: str, rows: Sequence[tuple[int, str, str, int, str, str, str, str]]
+    ) -> int:
+        """Store a whole, already hash-chained log as encounter ``encounter_id``
+        in one transaction; all or nothing. Returns the number of events.
+
+        ``rows`` are ``(version, command_id, type, schema, data, recorded_at,
+        actor, hash)`` in version order, ``data`` the exact JSON text to store
+        (as ``affray export --format jsonl`` writes them). Unlike
+        :meth:`append`, the envelopes are kept as given: the recorded times,
+        actors and hashes are the original ones; only ``seq`` is new. The
+        chain is checked again here, inside the transaction: versions must run
+        1, 2, 3 ... and each hash must be ``sha256(previous hash ‖ canonical
+        bytes)`` for ``encounter_id``. No dice seed is stored (see
+        ``affray import``).
+
+        Errors (nothing written): :class:`StoreError` when the encounter
+        already has events, when ``rows`` is empty, or when the versions or
+        the chain do not check out; :class:`StoreError` on a read-only store;
+        :class:`DatabaseLocked`.
+        """
+        from affray.store.chain import canonical, chain_hash
+
+        if self.readonly:
+            raise StoreError(f"{self.path} was opened read-only; nothing was imported")
+        if not rows:
+            raise StoreError(f"nothing to import for encounter {encounter_id}: the log is empty")
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            taken = conn.execute(
+                "SELECT 1 FROM heads WHERE encounter_id = ? UNION ALL "
+                "SELECT 1 FROM events WHERE encounter_id = ? LIMIT 1",
+                (encounter_id, encounter_id),
+            ).fetchone()
+            if taken:
+                raise StoreError(
+                    f"encounter {encounter_id!r} already exists in {self.path}; "
+                    "import it under another id with --as-id NEW_ID"
+                )
+            prev = ""
+            for expected, (version, command_id, type_, schema, data, recorded_at, actor, hash_) in enumerate(rows, 1):
+                if version != expected:
+                    raise StoreError(
+                        f"cannot import encounter {encounter_id}: version {expected} is missing "
+                        f"(found {version}); nothing was imported"
+                    )
+                if chain_hash(
+                    prev, canonical(encounter_id, version, command_id, type_, schema, recorded_at, actor, data)
+                ) != hash_:
+                    raise StoreError(
+                        f"cannot import encounter {encounter_id}: the hash chain does not verify at "
+                        f"version {version}; nothing was imported"
+                    )
+                conn.execute(
+                    _INSERT, (encounter_id, version, command_id, type_, schema, data, recorded_at, actor, hash_)
+                )
+                prev = hash_
+            conn.execute(_SET_HEAD, (encounter_id, len(rows), prev))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return len(rows)

@@ -2,8 +2,11 @@
 
 ``narrate(event, names)`` gives the plain text of one event (or ``""`` for
 bookkeeping events nobody needs to read); :func:`entries` walks a log and
-pairs every line with its version, round, command, actor and status (live,
-retracted or void), which the CLI log and every export format build on.
+pairs every line with its version, round, exchange, command, actor, status
+(live, retracted or void) and the dice behind it, which the CLI log and every
+export format build on. :func:`rounds_by_version`, :func:`is_secret` and
+:func:`in_rounds` are the one definition of "which round" and "which events
+an export leaves out" that every format shares.
 """
 
 from __future__ import annotations
@@ -29,7 +32,13 @@ class Entry:
     text: str
     kind: str  # the event tag
     secret: bool = False
-    source: str = ""  # dice source, for tooltips
+    #: every roll behind this line, ``"; "``-joined :func:`describe_roll` texts
+    #: (``1D100=34 (engine roll #3) for close attack on Broo 1``), for tooltips
+    source: str = ""
+    #: the exchange this line belongs to (attack through wounds); 0 outside one
+    exchange: int = 0
+    #: the same rolls as ``source``, one :func:`describe_roll` text each
+    rolls: tuple[str, ...] = ()
 
 
 def _mods(mods: Iterable[ev.Modifier]) -> str:
@@ -135,37 +144,100 @@ def describe_roll(e: ev.DiceRolled) -> str:
     return f"{e.expr}={shown} ({src}) for {e.purpose}"
 
 
+def is_secret(e: ev.Event) -> bool:
+    """Whether ``e`` is a secret GM note (left out of exports unless asked for)."""
+    return isinstance(e, ev.NoteAdded) and e.secret
+
+
+def in_rounds(round_no: int, rounds: tuple[int, int] | None) -> bool:
+    """Whether ``round_no`` (0: setup) is in the inclusive ``rounds`` span
+    (``None``: every round)."""
+    return not rounds or rounds[0] <= round_no <= rounds[1]
+
+
+def rounds_by_version(records: list[Recorded], timeline: Timeline | None = None) -> dict[int, int]:
+    """version -> the round each event belongs to: the newest *live*
+    ``RoundStarted`` at or before it (0, the setup, before round 1)."""
+    tl = timeline if timeline is not None else Timeline(records)
+    out: dict[int, int] = {}
+    current = 0
+    for rec in records:
+        if isinstance(rec.event, ev.RoundStarted) and tl.status(rec.command_id) == "live":
+            current = rec.event.round
+        out[rec.version] = current
+    return out
+
+
 def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = False) -> list[Entry]:
     """Readable entries for ``records`` (a whole encounter log), each with
-    its status after undo and rewind. ``dice`` adds a line per roll."""
+    its status after undo and rewind. ``dice`` adds a line per roll.
+
+    Every entry also carries the rolls that led to it (``source``/``rolls``):
+    the ``DiceRolled`` events of its command since the previous entry (rolls
+    left over at the end of a command go to that command's last entry). Its
+    ``exchange`` is the number of the exchange in progress: set by any event
+    that names one (``AttackDeclared`` ... ``WoundInflicted``), cleared by a
+    live ``ExchangeEnded`` or ``RoundStarted``.
+    """
     tl = Timeline(records)
+    in_round = rounds_by_version(records, tl)
     out: list[Entry] = []
-    round_no = 0
+    exchange = 0
+    held: list[str] = []  # rolls of command ``held_by`` not yet shown with an entry
+    held_by = ""
+
+    def flush() -> None:
+        if held and out and out[-1].command_id == held_by:
+            last = out[-1]
+            last.rolls += tuple(held)
+            last.source = "; ".join(last.rolls)
+        held.clear()
+
     for rec in records:
         e = rec.event
         status = tl.status(rec.command_id)
-        if isinstance(e, ev.RoundStarted) and status == "live":
-            round_no = e.round
+        if rec.command_id != held_by:
+            flush()
+            held_by = rec.command_id
+        live = status == "live"
+        if isinstance(e, ev.RoundStarted) and live:
+            exchange = 0
+        number = getattr(e, "exchange", 0)
+        if number:
+            exchange = number
+        if isinstance(e, ev.ExchangeEnded) and live:
+            exchange = 0
+        rolls: tuple[str, ...] = ()
         if isinstance(e, ev.DiceRolled):
+            described = describe_roll(e)
             if not dice:
+                held.append(described)
                 continue
-            text = "roll: " + describe_roll(e)
+            text = "roll: " + described
+            rolls = (described,)
         else:
             text = narrate(e, names)
         if not text:
             continue
+        if held:
+            rolls = tuple(held) + rolls
+            held.clear()
         out.append(
             Entry(
                 version=rec.version,
-                round=round_no,
+                round=in_round[rec.version],
                 command_id=rec.command_id,
                 actor=rec.actor,
                 status=status,
                 text=text,
                 kind=rec.type,
-                secret=isinstance(e, ev.NoteAdded) and e.secret,
+                secret=is_secret(e),
+                source="; ".join(rolls),
+                exchange=exchange,
+                rolls=rolls,
             )
         )
+    flush()
     return out
 
 

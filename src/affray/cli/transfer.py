@@ -1,0 +1,80 @@
+"""Verbs that move a log between files: import (export is a read verb)."""
+
+from __future__ import annotations
+
+import typer
+
+from affray.cli.common import UserError, handles_errors, options
+
+
+def register(app: typer.Typer) -> None:
+    """Add the transfer verbs to ``app``."""
+
+    @app.command("import")
+    @handles_errors
+    def import_(
+        ctx: typer.Context,
+        file: str = typer.Argument(..., help="A jsonl export: 'affray export --format jsonl --secret' ('-': stdin)."),
+        as_id: str = typer.Option("", "--as-id", help="Store the encounter under this id instead of its own."),
+    ):
+        """Rebuild an encounter from a jsonl export, with its original envelopes.
+
+        The versions, command ids, times, actors, data and hashes are kept as
+        they were, so 'affray verify' passes on the copy. The file must be a
+        whole export (--secret, no --round) of one encounter whose hash chain
+        holds, and its id must be free in --db (or use --as-id: the chain is
+        then hashed anew for the new id). An open encounter's dice seed is not
+        in the export: 'verify --dice' reports it missing, and its engine
+        cannot roll in this file. A closed encounter's seed is in its log.
+
+        Example: affray --db copy.db import fight.jsonl --as-id ford-copy
+        """
+        import os
+        import sys
+
+        from affray.store import EventStore
+        from affray.views.formats.jsonl import parse, renamed
+
+        try:
+            if file == "-":
+                data = sys.stdin.buffer.read()
+            else:
+                with open(file, "rb") as fh:
+                    data = fh.read()
+        except OSError as exc:
+            raise UserError(f"cannot read {file}: {exc.strerror or exc}; check the path") from None
+        name = "stdin" if file == "-" else file
+        eid, rows = parse(data, name=name)
+        target = eid
+        if as_id:
+            target = as_id.strip()
+            if not target or any(ch.isspace() or not ch.isprintable() for ch in target):
+                raise UserError(f"--as-id takes an id without spaces, got {as_id!r}")
+            if target != eid:
+                rows = renamed(rows, eid, target)
+        opts = options(ctx)
+        existed = os.path.exists(opts.db)
+        try:
+            with EventStore(opts.db) as store:
+                count = store.import_records(target, rows)
+        except BaseException:
+            if not existed:  # refused: leave no new file behind
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.remove(opts.db + suffix)
+                    except OSError:
+                        pass
+            raise
+        closed = any(r[2] == "encounter-closed" for r in rows)
+        moved = f" as {target}" if target != eid else ""
+        typer.echo(f"Imported encounter {eid}{moved} ({count} events, {'closed' if closed else 'open'}) into {opts.db}.")
+        if target != eid:
+            typer.echo(
+                f"The hash chain was computed anew for {target}; engine rolls stay derived from {eid}, "
+                "so 'verify --dice' cannot re-derive them under the new id."
+            )
+        if not closed:
+            typer.echo(
+                "The dice seed is not in the export (it is revealed on close): 'verify --dice' reports it missing, "
+                "and new rolls must be typed with --dice."
+            )

@@ -1,0 +1,259 @@
+"""Verbs of time travel and of asking the log questions: rewind, branch,
+amend, why, replay, audit.
+
+Add them to the app with ``travel.register(app)`` (idempotent).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from affray.cli.common import UserError, echo_json, handles_errors, open_store, options, parse_mods, print_waiting
+
+VERBS = ("rewind", "branch", "amend", "why", "replay", "audit")
+
+
+
+def register(app: typer.Typer) -> None:
+    """Add the time-travel verbs to ``app`` (a second call does nothing)."""
+    if any(getattr(c, "name", None) == "rewind" for c in app.registered_commands):
+        return
+
+    @app.command("rewind")
+    @handles_errors
+    def rewind(
+        ctx: typer.Context,
+        to: str = typer.Option("", "--to", help="ROUND.STEP (just after that step) or ROUND (after the command that ended it)."),
+        version: int = typer.Option(0, "--version", help="A log version at a command boundary ('affray log' shows them)."),
+    ):
+        """Void everything after a point of the fight; it stays in the log, struck through.
+
+        The state afterwards is exactly the state at that point: conditions,
+        actions spent and pending steps as they were. Engine dice re-derive
+        the same values; table dice typed right after a rewind must repeat
+        the voided command's (or pass --reroll REASON).
+
+        Example: affray rewind --to 1.2
+        """
+        from affray.commands.handler import execute
+        from affray.commands.types import Rewind
+
+        opts = options(ctx)
+        with open_store(opts) as store:
+            out = execute(store, Rewind(to_point=to, to_version=version), encounter_id=opts.encounter, actor=opts.actor)
+        rewound = out.records[-1].event.to_version
+        s = out.state
+        fixed = len(out.records) - 1
+        extra = f"; {fixed} undo/redo after it set back as they were" if fixed else ""
+        typer.echo(
+            f"Rewound {out.encounter_id} to version {rewound} (round {s.round}, step {s.step}): "
+            f"everything after it is void, kept in the log struck through{extra}."
+        )
+        print_waiting(s)
+
+    @app.command("branch")
+    @handles_errors
+    def branch(
+        ctx: typer.Context,
+        name: str = typer.Argument(..., help="The new encounter's name (its id comes from it)."),
+        at: str = typer.Option("", "--at", help="ROUND.STEP or ROUND to branch at (default: now)."),
+        version: int = typer.Option(0, "--version", help="A log version at a command boundary to branch at."),
+        encounter_id: str = typer.Option("", "--id", help="The new encounter's id (default: from the name)."),
+    ):
+        """Start a new encounter from a prefix of this one, for a what-if.
+
+        The live commands up to that point are copied (same data, new hashes);
+        the new encounter has the same seed commitment, rulings and engine
+        dice, so a roll re-derives as in the original. The original is not
+        touched. Commands without --encounter then act on the branch (the
+        newest open encounter).
+
+        Example: affray branch "what if she dodged" --at 1.2
+        """
+        from affray.commands.handler import execute
+        from affray.commands.types import BranchEncounter
+
+        opts = options(ctx)
+        with open_store(opts) as store:
+            out = execute(
+                store,
+                BranchEncounter(name=name, at_point=at, at_version=version, encounter_id=encounter_id),
+                encounter_id=opts.encounter,
+                actor=opts.actor,
+            )
+        origin = out.records[1].event.command["origin"]
+        typer.echo(f"Branch {out.encounter_id} opened. {out.notes[0]}.")
+        typer.echo(
+            f"It is now the newest open encounter: commands without --encounter act on it; "
+            f"'affray --encounter {origin} …' goes back to the original. "
+            "Closing the branch reveals the dice seed it shares with the original."
+        )
+        print_waiting(out.state)
+
+    @app.command("amend")
+    @handles_errors
+    def amend(
+        ctx: typer.Context,
+        target: str = typer.Argument(..., help="The command to amend: ROUND.STEP (like 1.3) or its id (like c42)."),
+        mod: Optional[list[str]] = typer.Option(None, "--mod", help="Add a modifier with its reason, e.g. '-20:unstable ground' (repeatable)."),
+        situation: Optional[list[str]] = typer.Option(None, "--situation", help="Add a named situation (repeatable)."),
+        reaction: str = typer.Option("", "--reaction", help="For a react command: parry, dodge or none instead."),
+        target_combatant: str = typer.Option("", "--target", help="For an attack: attack this combatant instead."),
+        weapon: str = typer.Option("", "--weapon", help="For an attack, the weapon; for a parry, the item parried with."),
+        dice: str = typer.Option("", "--dice", help="New table dice for the amended command (needs --reroll if they differ)."),
+        reroll: str = typer.Option("", "--reroll", help="Why the amended command rolls anew (logged)."),
+        replay: bool = typer.Option(False, "--replay", help="Re-issue the later commands with their recorded dice."),
+        on_branch: str = typer.Option("", "--on-branch", help="Branch first under this name and amend there."),
+    ):
+        """Issue a command again with a change; the later commands are rewound
+        (kept in the log), and with --replay issued again with their recorded dice.
+
+        A replay stops at the first command that no longer fits, saying which
+        and why; everything recorded up to there stands.
+
+        Example: affray amend 1.3 --mod "-20:Broo stands in the river" --replay
+        """
+        from affray.commands.travel import amend as run_amend
+        from affray.commands.types import AmendCommand
+
+        opts = options(ctx)
+        command = AmendCommand(
+            target=target,
+            modifiers=parse_mods(mod),
+            situations=tuple(situation or ()),
+            reaction=reaction,
+            target_combatant=target_combatant,
+            weapon=weapon,
+            dice=dice,
+            reroll=reroll,
+            replay=replay,
+            on_branch=on_branch,
+        )
+        with open_store(opts) as store:
+            result = run_amend(store, command, encounter_id=opts.encounter, actor=opts.actor)
+        if result.branch:
+            typer.echo(f"Branch {result.branch} opened at the point before {result.original}; the original is untouched.")
+        else:
+            typer.echo(f"Rewound to version {result.rewound_to}: {result.original} and the commands after it are void, kept in the log.")
+        amended = next(o for o in result.outcomes if o.records[0].command_id == result.amended)
+        typer.echo(f"Amended {result.original} as {result.amended}: {result.changes}")
+        _narrate(amended)
+        for old, new in result.replayed:
+            out = next(o for o in result.outcomes if o.records[0].command_id == new)
+            typer.echo(f"Replayed {old} as {new} with its recorded dice:")
+            _narrate(out, indent="  ")
+        if result.stopped:
+            rest = len(result.left) - 1
+            more = f"; it and the {rest} command{'s' if rest != 1 else ''} after it stay void" if rest else "; it stays void"
+            typer.echo(f"{result.stopped[0].upper()}{result.stopped[1:]}{more}.")
+        elif result.left:
+            typer.echo(f"{len(result.left)} later command(s) stay void (use --replay to issue them again).")
+        if result.state is not None:
+            print_waiting(result.state)
+
+    @app.command("why")
+    @handles_errors
+    def why(
+        ctx: typer.Context,
+        combatant: str = typer.Argument(..., help="Who (handle or name prefix)."),
+        subject: str = typer.Argument("", help="A hit location (chest) or a condition (unconscious, lost-actions)."),
+        json: bool = typer.Option(False, "--json", help="Machine-readable output (fields in affray/views/why.py)."),
+    ):
+        """Explain a condition or a wound: the chain of events from now back to the attack.
+
+        Each roll shows its source (engine roll #N, or table dice and who
+        typed them), each modifier its reason, and the rulings that mattered.
+
+        Example: affray why broo1 unconscious
+        """
+        from affray.commands.lookup import resolve_encounter
+        from affray.projections.snapshots import load_state
+        from affray.rules.base import find_combatant
+        from affray.views.why import why as build, why_lines
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = resolve_encounter(store, opts.encounter)
+            state = load_state(store, eid)
+            records = list(store.read(eid))
+        handle = find_combatant(state, combatant)
+        try:
+            data = build(records, state, handle, subject)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        if json:
+            echo_json(data)
+            return
+        for line in why_lines(data, state):
+            typer.echo(line)
+
+    @app.command("replay")
+    @handles_errors
+    def replay(
+        ctx: typer.Context,
+        round_no: int = typer.Option(..., "--round", help="The round to replay."),
+        json: bool = typer.Option(False, "--json", help="Machine-readable output (fields in affray/views/why.py)."),
+    ):
+        """Show a round step by step: who did what, the readable lines and every roll with its source.
+
+        Example: affray replay --round 1
+        """
+        from affray.commands.lookup import resolve_encounter
+        from affray.views.why import replay as build, replay_lines
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = resolve_encounter(store, opts.encounter)
+            records = list(store.read(eid))
+        try:
+            data = build(records, round_no)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        if json:
+            echo_json(data)
+            return
+        for line in replay_lines(data):
+            typer.echo(line)
+
+    @app.command("audit")
+    @handles_errors
+    def audit(
+        ctx: typer.Context,
+        json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    ):
+        """Re-derive every recorded decision with today's rules and list where the log differs.
+
+        A report only: the log is never changed. Differences come from rules
+        fixed since the fight, changed tables, or rulings no command makes.
+
+        Example: affray audit
+        """
+        from affray.auditing import audit_encounter, report_lines
+        from affray.commands.lookup import resolve_encounter
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = resolve_encounter(store, opts.encounter)
+            result = audit_encounter(store, eid)
+        if json:
+            echo_json(result.data())
+            return
+        for line in report_lines(result):
+            typer.echo(line)
+
+
+def _narrate(outcome, indent: str = "") -> None:
+    from affray.events.core import DiceRolled, NoteAdded
+    from affray.views.narrate import narrate
+
+    names = {h: c.name for h, c in outcome.state.combatants.items()}
+    for rec in outcome.records:
+        if isinstance(rec.event, DiceRolled):
+            continue
+        if isinstance(rec.event, NoteAdded) and rec.event.text.startswith("amend: "):
+            continue
+        text = narrate(rec.event, names)
+        if text:
+            typer.echo(indent + text)

@@ -1,0 +1,153 @@
+"""HTML: one self-contained page (inline CSS; no script, font or image).
+
+The page has the encounter's name, a table of the combatants, a table of
+contents with a link to each round (``#setup``, ``#round-1``, ...; a round
+that comes back after a rewind gets ``#round-1-2``), and a ``<section>`` per
+round. Within a round, each exchange is an ``<ol class="exchange">`` headed
+``Exchange N`` (anchor ``#round-1-exchange-3``) and each command outside an
+exchange an ``<ol class="step">``; each entry is an ``<li>`` with its status as
+a class (``live``, ``retracted``, ``void``, ``meta``) and its version as
+``id="v42"``. Retracted and rewound entries are in ``<del>`` (struck
+through) with their status. Every line that rests on dice has a ``title``
+naming each roll and its source, shown on hover (``1D100=34 (engine roll
+#3) for close attack on Broo 1``, ``... (table dice typed by sam) ...``),
+and a dotted underline. The actor is shown on each command's first line.
+
+Every piece of the user's text (encounter name, names, sides, notes,
+reasons, actors) goes through :func:`html.escape`, attributes included: a
+combatant named ``<script>alert(1)</script>`` is shown as that text.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from affray.events.envelope import Recorded
+from affray.views.formats.common import STRUCK, Block, first_of_command, prepare, segments
+from affray.views.narrate import Entry
+
+_CSS = """
+:root { color-scheme: light dark; --fg: #1d1d1f; --bg: #fdfdfb; --muted: #6b6b70; --rule: #d9d6cf;
+        --accent: #8a2d1b; --note: #f3efe4; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e8e6e1; --bg: #1b1b1d; --muted: #9a9aa0; --rule: #3a3a3e; --accent: #e0876f; --note: #2a2824; }
+}
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 46rem; padding: 1.5rem 1rem 4rem; background: var(--bg); color: var(--fg);
+       font: 16px/1.5 Georgia, "Times New Roman", serif; }
+h1 { font-size: 1.8rem; margin: 0 0 .25rem; }
+h2 { font-size: 1.3rem; border-bottom: 1px solid var(--rule); margin-top: 2rem; padding-bottom: .2rem; }
+h3 { font-size: .8rem; text-transform: uppercase; letter-spacing: .08em; color: var(--muted); margin: 1rem 0 .2rem; }
+.subtitle, .actor, .status { color: var(--muted); }
+.subtitle { margin: 0 0 1rem; font-size: .9rem; }
+nav ol { padding-left: 1.2rem; margin: .2rem 0; } nav li { display: inline; margin-right: .8rem; }
+nav a { color: var(--accent); }
+table { border-collapse: collapse; margin: .5rem 0 1rem; }
+th, td { border: 1px solid var(--rule); padding: .15rem .6rem; text-align: left; }
+ol.exchange, ol.step { list-style: none; padding: 0; margin: 0 0 .6rem; }
+ol.exchange { border-left: 3px solid var(--rule); padding-left: .7rem; }
+li { margin: .1rem 0; }
+.name { font-weight: bold; }
+.roll { font-weight: bold; font-variant-numeric: tabular-nums; }
+[title] { text-decoration: underline dotted var(--muted); cursor: help; }
+del { color: var(--muted); }
+li.meta { font-style: italic; color: var(--muted); }
+li.secret { background: var(--note); }
+.actor { font-style: italic; font-size: .9rem; }
+.note { white-space: pre-line; }
+a.self { color: inherit; text-decoration: none; }
+footer { margin-top: 3rem; font-size: .8rem; color: var(--muted); }
+"""
+
+
+def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+    """The encounter as one self-contained HTML page (see the module
+    docstring). ``rounds`` limits it to an inclusive (first, last) range;
+    secret notes are left out unless ``show_secret``."""
+    if not records:
+        return ""
+    log = prepare(records, rounds=rounds, show_secret=show_secret)
+    title = escape(log.title)
+    ids = _Ids()
+    anchors = [ids.new("setup" if r.number == 0 else f"round-{r.number}") for r in log.rounds]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+        "<header>",
+        f"<h1>{title}</h1>",
+        f'<p class="subtitle">Encounter <code>{escape(log.encounter_id)}</code>'
+        + (f" ({escape(log.system)})" if log.system else "")
+        + (f", rounds {rounds[0]}–{rounds[1]}" if rounds and rounds[0] != rounds[1] else f", round {rounds[0]}" if rounds else "")
+        + "</p>",
+        "</header>",
+    ]
+    if log.roster:
+        out.append('<table class="roster"><thead><tr><th>Combatant</th><th>Side</th></tr></thead><tbody>')
+        out += [f"<tr><td>{escape(n)}</td><td>{escape(s)}</td></tr>" for n, s in log.roster]
+        out.append("</tbody></table>")
+    if log.rounds:
+        out.append('<nav aria-label="Rounds"><h2 id="contents">Contents</h2><ol>')
+        out += [f'<li><a href="#{a}">{escape(r.title)}</a></li>' for r, a in zip(log.rounds, anchors)]
+        out.append("</ol></nav>")
+    else:
+        out.append('<p class="subtitle">No entries in this range.</p>')
+    names = list(log.names.values())
+    firsts = iter(first_of_command(log.entries()))
+    for rnd, anchor in zip(log.rounds, anchors):
+        out.append(f'<section class="round" id="{anchor}">')
+        out.append(f'<h2><a class="self" href="#{anchor}">{escape(rnd.title)}</a></h2>')
+        for block in rnd.blocks:
+            out += _block(block, anchor, ids, names, firsts)
+        out.append("</section>")
+    out += ["<footer>Exported by affray.</footer>", "</body>", "</html>"]
+    return "\n".join(out) + "\n"
+
+
+def _block(block: Block, anchor: str, ids: "_Ids", names: list[str], firsts) -> list[str]:
+    lines = []
+    if block.exchange:
+        bid = ids.new(f"{anchor}-exchange-{block.exchange}")
+        lines.append(f'<h3 id="{bid}">Exchange {block.exchange}</h3>')
+        lines.append(f'<ol class="exchange" data-exchange="{block.exchange}">')
+    else:
+        lines.append('<ol class="step">')
+    lines += [_entry(item, names, show_actor=next(firsts)) for item in block.entries]
+    lines.append("</ol>")
+    return lines
+
+
+def _entry(item: Entry, names: list[str], *, show_actor: bool) -> str:
+    body = "".join(
+        f'<span class="{kind}">{escape(piece)}</span>' if kind in ("name", "roll") else escape(piece)
+        for kind, piece in segments(item.text, names)
+    )
+    if item.kind == "note-added":
+        body = f'<span class="note">{body}</span>'
+    if item.source:
+        body = f'<span class="dice" title="{escape(item.source)}">{body}</span>'
+    classes = [item.status]
+    if item.secret:
+        classes.append("secret")
+    if item.status in STRUCK:
+        body = f'<del>{body}</del> <span class="status">({escape(item.status)})</span>'
+    actor = f' <span class="actor">— {escape(item.actor)}</span>' if show_actor and item.actor else ""
+    return f'<li id="v{item.version}" class="{" ".join(classes)}">{body}{actor}</li>'
+
+
+class _Ids:
+    """Unique anchors: the second ``round-1`` becomes ``round-1-2``."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def new(self, base: str) -> str:
+        n = self.seen.get(base, 0) + 1
+        self.seen[base] = n
+        return base if n == 1 else f"{base}-{n}"

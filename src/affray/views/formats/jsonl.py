@@ -1,0 +1,181 @@
+"""JSON Lines: one event per line with its whole envelope (lossless).
+
+Each line is one JSON object with the keys ``seq``, ``encounter_id``,
+``version``, ``command_id``, ``type``, ``schema``, ``recorded_at``,
+``actor``, ``hash`` and ``data`` (the event, exactly the JSON stored in the
+``data`` column). A whole export (``--secret``, no ``--round``) keeps every
+hash, so :func:`parse` and ``affray import`` can rebuild the log and
+``affray verify`` checks it. ``seq`` is the row's place in the file it came
+from and is not kept by an import.
+
+The dice seed of an open encounter is not in the log (only its SHA-256 is):
+it is revealed in the ``encounter-closed`` event. ``verify --dice`` on an
+imported encounter that was still open reports the seed missing.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from affray.errors import AffrayError
+from affray.events import codec
+from affray.events.envelope import Recorded
+from affray.views.narrate import in_rounds, is_secret, rounds_by_version
+
+
+def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+    """One JSON object per event: the envelope with the event as ``data``.
+
+    Lossless when neither ``rounds`` nor hidden secret notes leave events
+    out: the envelope keeps every hash, so the log can be rebuilt and
+    verified. ``data`` is the event encoded by the one codec, byte for byte
+    what the store wrote for an event at its current schema.
+    """
+    enc = msgspec.json.Encoder()
+    lines = []
+    in_round = rounds_by_version(records) if rounds else {}
+    for r in records:
+        if not show_secret and is_secret(r.event):
+            continue
+        if rounds and not in_rounds(in_round[r.version], rounds):
+            continue
+        lines.append(
+            enc.encode(
+                {
+                    "seq": r.seq,
+                    "encounter_id": r.encounter_id,
+                    "version": r.version,
+                    "command_id": r.command_id,
+                    "type": r.type,
+                    "schema": r.schema,
+                    "recorded_at": r.recorded_at,
+                    "actor": r.actor,
+                    "hash": r.hash,
+                    "data": r.event,
+                }
+            ).decode()
+        )
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+# --------------------------------------------------------------------------- #
+# reading it back
+# --------------------------------------------------------------------------- #
+
+
+class NotAffrayJsonl(AffrayError):
+    """The file is not an affray jsonl export (or not a whole one)."""
+
+
+class Line(msgspec.Struct, forbid_unknown_fields=True):
+    """One line of the export; ``data`` kept as the exact JSON text."""
+
+    seq: int
+    encounter_id: str
+    version: int
+    command_id: str
+    type: str
+    schema: int
+    recorded_at: str
+    actor: str
+    hash: str
+    data: msgspec.Raw
+
+
+#: ``(version, command_id, type, schema, data, recorded_at, actor, hash)``:
+#: a stored row without its ``seq`` and ``encounter_id``, as
+#: :meth:`affray.store.EventStore.import_records` takes it.
+Row = tuple[int, str, str, int, str, str, str, str]
+
+
+def parse(text: str | bytes, *, name: str = "the file") -> tuple[str, list[Row]]:
+    """``(encounter_id, rows)`` from an export made by :func:`render`.
+
+    Checks that every line is an envelope of the same encounter, that the
+    versions run 1, 2, 3 ... without a gap, that every ``data`` decodes as
+    the event its ``type`` names (at its ``schema``, through the upcasters),
+    and that the hash chain holds. Raises :class:`NotAffrayJsonl` with one
+    line naming ``name``, the line number and what to do.
+    """
+    from affray.store.chain import canonical, chain_hash
+
+    raw = text.encode() if isinstance(text, str) else text
+    decoder = msgspec.json.Decoder(Line)
+    rows: list[Row] = []
+    eid = ""
+    prev = ""
+    whole = "export the whole log with 'affray export --format jsonl --secret' (no --round)"
+    for n, chunk in enumerate(raw.splitlines(), 1):
+        if not chunk.strip():
+            continue
+        try:
+            ln = decoder.decode(chunk)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise NotAffrayJsonl(
+                f"{name} is not an affray jsonl export (line {n}: {_first_line(exc)}); "
+                "make one with 'affray export --format jsonl --secret'"
+            ) from None
+        where = f"{name} line {n}"
+        if not eid:
+            eid = ln.encounter_id
+            if not eid:
+                raise NotAffrayJsonl(f"{where}: the encounter id is empty; {whole}")
+        elif ln.encounter_id != eid:
+            raise NotAffrayJsonl(
+                f"{where} is from encounter {ln.encounter_id!r}, not {eid!r}; import one encounter per file"
+            )
+        expected = len(rows) + 1
+        if ln.version != expected:
+            raise NotAffrayJsonl(
+                f"{where}: expected version {expected}, found {ln.version} (events are missing or out of "
+                f"order); an export with --round, or without --secret, leaves events out: {whole}"
+            )
+        data = bytes(ln.data)
+        try:
+            event = codec.decode(ln.type, ln.schema, data)
+        except codec.UnknownEvent as exc:
+            raise NotAffrayJsonl(f"{where}: {exc}; it was written by a newer affray, upgrade affray") from None
+        except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError) as exc:
+            raise NotAffrayJsonl(f"{where}: its data does not decode as {ln.type!r} ({_first_line(exc)})") from None
+        if codec.tag_of(event) != ln.type:
+            raise NotAffrayJsonl(f"{where}: data says type {codec.tag_of(event)!r} but the line says {ln.type!r}")
+        text_data = data.decode()
+        prev = chain_hash(
+            prev, canonical(eid, ln.version, ln.command_id, ln.type, ln.schema, ln.recorded_at, ln.actor, text_data)
+        )
+        if prev != ln.hash:
+            raise NotAffrayJsonl(
+                f"{where}: the hash chain does not verify at version {ln.version} "
+                "(the event or one before it was changed); nothing was imported"
+            )
+        rows.append((ln.version, ln.command_id, ln.type, ln.schema, text_data, ln.recorded_at, ln.actor, ln.hash))
+    if not rows:
+        raise NotAffrayJsonl(f"{name} holds no events; make one with 'affray export --format jsonl --secret'")
+    if rows[0][2] != "encounter-opened":
+        raise NotAffrayJsonl(f"{name} line 1 is a {rows[0][2]!r} event, not the encounter's opening; {whole}")
+    return eid, rows
+
+
+def renamed(rows: list[Row], old_id: str, new_id: str) -> list[Row]:
+    """``rows`` moved to encounter ``new_id``: the ``encounter_id`` of the
+    opening event's data is changed, and since the id is part of every
+    hash, the chain is computed anew (check the old chain first). Every
+    other field, and every other event's data, is kept as it was."""
+    from affray.store.chain import canonical, chain_hash
+
+    out: list[Row] = []
+    prev = ""
+    for version, command_id, type_, schema, data, recorded_at, actor, _ in rows:
+        if type_ == "encounter-opened":
+            fields = msgspec.json.decode(data)
+            if fields.get("encounter_id") == old_id:
+                fields["encounter_id"] = new_id
+                data = msgspec.json.encode(fields).decode()
+        prev = chain_hash(prev, canonical(new_id, version, command_id, type_, schema, recorded_at, actor, data))
+        out.append((version, command_id, type_, schema, data, recorded_at, actor, prev))
+    return out
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
