@@ -128,3 +128,38 @@ def test_read_path_imports_stay_light(fight, argv):
     line = next(l for l in proc.stderr.splitlines() if l.startswith("HEAVY"))
     assert ("Usage: affray" if "--help" in argv else "Ford (mrq1)") in proc.stdout, proc.stderr[-500:]
     assert line.split(" ", 1)[1:] in ([], [""]), (line, proc.stdout[-500:])
+
+
+# --------------------------------------------------------------------------- #
+# The console script's fast path (affray.cli.main) prints what the Typer verbs print
+# --------------------------------------------------------------------------- #
+
+
+def test_fast_path_matches_the_typer_verbs(tmp_path):
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from affray.cli.app import app
+
+    db = str(tmp_path / "fast.db")
+    runner = CliRunner()
+    assert runner.invoke(app, ["--db", db, "demo", "--seed", "0c"], catch_exceptions=False).exit_code == 0
+    script = [sys.executable, "-c", "import sys; from affray.cli.main import main; sys.argv[0] = 'affray'; main()"]
+    for args in (["state"], ["state", "--json"], ["pending"], ["pending", "--json"]):
+        fast = subprocess.run(script + ["--db", db, *args], capture_output=True, text=True)
+        slow = runner.invoke(app, ["--db", db, *args], catch_exceptions=False)
+        assert fast.returncode == slow.exit_code == 0
+        assert fast.stdout == slow.stdout, args
+    # the fast path never imports typer; an unknown database is one line, exit 2
+    probe = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from affray.cli.main import _fast; code = _fast(['--db', sys.argv[1], 'state']); "
+         "print('typer' in sys.modules, code)", db],
+        capture_output=True, text=True,
+    )
+    assert probe.stdout.split()[-2:] == ["False", "0"]
+    missing = subprocess.run(script + ["--db", str(tmp_path / "none.db"), "state"], capture_output=True, text=True)
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("error: no database at") and missing.stderr.count("\n") == 1

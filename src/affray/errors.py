@@ -12,3 +12,7 @@ class AffrayError(Exception):
     """A user-facing error: one clear line, and the exit code to use."""
 
     exit_code = 2
+
+
+class UserError(AffrayError):
+    """A bad option value or argument on the command line; exit 2."""

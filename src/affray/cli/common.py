@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import typer
 
-from affray.errors import AffrayError
+from affray.errors import AffrayError, UserError  # noqa: F401  (UserError is re-exported)
 
 
 @dataclass
@@ -41,8 +41,6 @@ def default_actor() -> str:
         return "gm"
 
 
-class UserError(AffrayError):
-    """A CLI-level user error (bad option value); exit 2."""
 
 
 def fail(message: str, code: int = 2) -> None:

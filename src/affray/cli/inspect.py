@@ -8,27 +8,10 @@ from affray.cli.common import UserError, echo_json, handles_errors, open_store, 
 
 
 def _load(ctx: typer.Context, *, at: str = "", version: int = 0):
-    from affray.commands.lookup import resolve_encounter
-    from affray.projections.snapshots import load_state
+    from affray.cli.show import load_for_read
 
     opts = options(ctx)
-    with open_store(opts, readonly=True) as store:
-        eid = resolve_encounter(store, opts.encounter)
-        if at:
-            from affray.projections.travel import parse_point, state_at_store
-
-            try:
-                rnd, step = parse_point(at)
-                # from the nearest snapshot, not a replay of the whole log
-                return state_at_store(store, eid, rnd, step)
-            except (ValueError, LookupError) as exc:
-                raise UserError(str(exc)) from None
-        if version:
-            head = store.version(eid)
-            if not 1 <= version <= head:
-                raise UserError(f"--version takes 1–{head} for encounter {eid}, got {version}")
-            return load_state(store, eid, at_version=version)
-        return load_state(store, eid)
+    return load_for_read(opts.db, opts.encounter, at=at, version=version)
 
 
 def register(app: typer.Typer) -> None:
@@ -66,15 +49,9 @@ def register(app: typer.Typer) -> None:
 
         Example: affray state --at 1.2
         """
-        from affray.views.data import state_data
+        from affray.cli.show import state_text
 
-        s = _load(ctx, at=at, version=version)
-        if json:
-            echo_json(state_data(s))
-            return
-        from affray.cli.tables import render_state
-
-        render_state(s)
+        typer.echo(state_text(_load(ctx, at=at, version=version), json=json), nl=False)
 
     @app.command()
     @handles_errors
@@ -83,20 +60,9 @@ def register(app: typer.Typer) -> None:
 
         Example: affray pending --json
         """
-        from affray.views.data import pending_data
+        from affray.cli.show import pending_text
 
-        s = _load(ctx)
-        if json:
-            echo_json(pending_data(s))
-            return
-        if not s.pending:
-            typer.echo("Nothing is pending." + (" The fight is over." if s.phase == "over" else ""))
-            return
-        for i, step in enumerate(s.pending, 1):
-            typer.echo(f"{i}. {step.prompt}")
-            typer.echo(f"   verb: affray {step.verb}" + (f"   options: {' | '.join(step.options)}" if step.options else ""))
-            for j, d in enumerate(step.dice, 1):
-                typer.echo(f"   die {j}: {d.expr}  {d.purpose}")
+        typer.echo(pending_text(_load(ctx), json=json), nl=False)
 
     @app.command()
     @handles_errors
