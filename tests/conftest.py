@@ -226,3 +226,60 @@ def manual_duel(cli, _templates) -> Cli:
 def manual_fight(cli, _templates) -> Cli:
     """``manual_duel`` in round 1: Vasana's turn."""
     return _from_template(cli, _templates, "manual_fight")
+
+
+# --------------------------------------------------------------------------- #
+# Fuzzing (tests/test_fuzz_*.py): how many examples, and how many were run
+# --------------------------------------------------------------------------- #
+
+#: Cases run per fuzz target in this session (printed at the end of the run).
+FUZZ_CASES: dict[str, int] = {}
+
+
+def fuzz_examples(default: int) -> int:
+    """``max_examples`` for a fuzz test: ``default`` (the quick run), or
+    ``AFFRAY_FUZZ_EXAMPLES`` (e.g. 2000 for a long run)."""
+    import os
+
+    value = os.environ.get("AFFRAY_FUZZ_EXAMPLES", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else default
+
+
+def fuzz_case(target: str, n: int = 1) -> None:
+    """Count ``n`` cases run against ``target`` (cli, sheets, dice, db)."""
+    FUZZ_CASES[target] = FUZZ_CASES.get(target, 0) + n
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line per fuzz target with the number of cases run; with
+    ``AFFRAY_FUZZ_REPORT=path`` the counts are also written there as JSON."""
+    if not FUZZ_CASES:
+        return
+    import os
+
+    for target, n in sorted(FUZZ_CASES.items()):
+        terminalreporter.write_line(f"fuzz {target}: {n:,} cases")
+    report = os.environ.get("AFFRAY_FUZZ_REPORT")
+    if report:
+        Path(report).write_text(json.dumps(FUZZ_CASES, indent=2, sort_keys=True) + "\n")
+
+
+def assert_clean_outcome(result, *, verify: bool = False) -> None:
+    """A fuzzed run either succeeded, or failed as a user error should:
+    no traceback, and exit 2 (3 for a conflict) with ONE ``error:`` line on
+    stderr. ``verify`` also allows ``affray verify``'s exit 1 with its
+    ``FAILED:`` lines (the log does not verify: a finding, not an error)."""
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output
+    if result.exit_code == 0:
+        return
+    if verify and result.exit_code == 1:
+        lines = result.stderr.rstrip("\n").split("\n")
+        assert lines and all(line.startswith("FAILED: ") for line in lines), result.stderr
+        return
+    assert result.exit_code in (2, 3), (
+        f"exit {result.exit_code}\nstdout: {result.stdout[-2000:]}\nstderr: {result.stderr[-2000:]}"
+    )
+    lines = result.stderr.rstrip("\n").split("\n")  # not splitlines(): U+2028 and \x1c are not line ends here
+    assert len(lines) == 1 and lines[0].startswith("error: "), f"expected one error line, got {lines!r}"
+    assert "\r" not in lines[0], f"a carriage return in the error line: {lines[0]!r}"

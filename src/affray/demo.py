@@ -22,7 +22,10 @@ from affray.rules.base import RuleError
 #: Scenario name -> (sheet file, side, display name) for each combatant.
 SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "duel": [("mrq1/vasana.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
+    "mythras-duel": [("mythras/kaelin.toml", "heroes", ""), ("mythras/grusk.toml", "orcs", "")],
 }
+#: System key -> its default scenario (``affray demo --system KEY``).
+SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel"}
 
 
 def examples_dir() -> Path:
@@ -41,13 +44,18 @@ def next_command(state: State) -> cmd.Command | None:
         return cmd.EndRound()
     if step.kind == "turn":
         me = state.combatants[step.who]
+        if "stand" in step.options:
+            return cmd.TakeAction(who=step.who, action="stand")
+        if step.options and "attack" not in step.options:
+            return cmd.TakeAction(who=step.who, action="pass")
         foes = [c for c in state.combatants.values() if c.side != me.side and c.can_fight]
         foes.sort(key=lambda c: (c.handle not in me.engaged, c.handle))
         if not foes:
             return cmd.TakeAction(who=step.who, action="pass")
         return cmd.DeclareAttack(attacker=step.who, target=foes[0].handle)
     if step.kind == "react":
-        return cmd.ChooseReaction(defender=step.who, reaction="parry" if "parry" in step.options else "dodge")
+        reaction = next((r for r in ("parry", "dodge", "evade") if r in step.options), "none")
+        return cmd.ChooseReaction(defender=step.who, reaction=reaction)
     if step.kind == "riposte":
         return cmd.ChooseReaction(defender=step.who, reaction="riposte")
     if step.verb == "choose":
@@ -105,18 +113,24 @@ def _rolls(command: cmd.Command) -> bool:
     return not isinstance(command, cmd.MakeChoice | cmd.TakeAction)
 
 
+def scenario_system(scenario: str) -> str:
+    """The rule system a scenario's sheets belong to (their folder)."""
+    return SCENARIOS[scenario][0][0].split("/", 1)[0]
+
+
 def setup(store, scenario: str = "duel", *, seed: bytes | None = None, manual: bool = False, actor: str = "demo") -> str:
     """Open the scenario's encounter and join its combatants; return its id."""
     from affray.rules import base
 
+    key = scenario_system(scenario)
     out = execute(
         store,
-        cmd.OpenEncounter(name=f"Demo: {scenario}", system="mrq1", manual_dice=manual),
+        cmd.OpenEncounter(name=f"Demo: {scenario}", system=key, manual_dice=manual),
         actor=actor,
         seed=seed,
     )
     eid = out.encounter_id
-    system = base.get("mrq1")
+    system = base.get(key)
     for sheet, side, name in SCENARIOS[scenario]:
         data = system.load_sheet(str(examples_dir() / sheet))
         execute(store, cmd.JoinCombatant(sheet=data, side=side, name=name), encounter_id=eid, actor=actor)

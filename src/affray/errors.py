@@ -16,3 +16,14 @@ class AffrayError(Exception):
 
 class UserError(AffrayError):
     """A bad option value or argument on the command line; exit 2."""
+
+
+def not_utf8(exc: UnicodeEncodeError) -> str:
+    """The one line for text that cannot be stored: bytes that are not UTF-8
+    reach Python's ``sys.argv`` (and the environment) as lone surrogates,
+    which neither JSON nor SQLite can hold."""
+    bad = exc.object[exc.start:exc.end] if isinstance(exc.object, str) else ""
+    start = max(0, exc.start - 20) if isinstance(exc.object, str) else 0
+    shown = exc.object[start:exc.end + 20] if isinstance(exc.object, str) else ""
+    where = f"{bad!r}" if shown == bad else f"{shown!r}: {bad!r}"
+    return f"{where} is not UTF-8 text; type it again in UTF-8"

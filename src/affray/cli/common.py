@@ -61,15 +61,23 @@ def handles_errors(fn):
             fail(text.splitlines()[0] if text else type(exc).__name__, exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted; nothing was recorded for the unfinished command", 130)
+        except UnicodeEncodeError as exc:  # undecodable bytes typed on the command line
+            from affray.errors import not_utf8
+
+            fail(not_utf8(exc))
+        except ValueError as exc:  # open() and sqlite3.connect() of a path with a NUL byte
+            if "embedded null" not in str(exc):
+                raise
+            fail("a file name holds a NUL byte, which no file system allows; remove it and try again")
 
     return wrapper
 
 
 def open_store(opts: Options, *, must_exist: bool = True, readonly: bool = False):
     """Open the event store at ``opts.db``."""
-    from affray.store import EventStore
+    from affray.cli.show import open_event_store
 
-    return EventStore(opts.db, must_exist=must_exist, readonly=readonly)
+    return open_event_store(opts.db, must_exist=must_exist, readonly=readonly)
 
 
 def parse_mods(values: list[str] | None):

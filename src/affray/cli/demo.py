@@ -14,7 +14,8 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def demo(
         ctx: typer.Context,
-        scenario: str = typer.Option("duel", "--scenario", help="Which sample fight (duel)."),
+        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, mythras-duel); default: the system's."),
+        system: str = typer.Option("mrq1", "--system", "-s", help="Rule system of the sample fight (mrq1, mythras)."),
         table_dice: bool = typer.Option(False, "--table-dice", help="Type the dice as a table would (manual-dice encounter)."),
         seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight."),
     ):
@@ -22,15 +23,20 @@ def register(app: typer.Typer) -> None:
 
         The log goes to a new temporary file unless --db (or AFFRAY_DB) names one.
 
-        Example: affray demo --table-dice
+        Example: affray demo --table-dice; affray demo --system mythras
         """
         import random
         import tempfile
         from pathlib import Path
 
-        from affray.demo import SCENARIOS, autoplay, setup
+        from affray.demo import SCENARIOS, SYSTEM_SCENARIOS, autoplay, setup
+        from affray.rules import base
         from affray.store import EventStore
 
+        key = base.resolve_key(system)
+        if key not in SYSTEM_SCENARIOS:
+            raise UserError(f"no sample fight for {key!r} yet; choose one of {', '.join(SYSTEM_SCENARIOS)}")
+        scenario = scenario or SYSTEM_SCENARIOS[key]
         if scenario not in SCENARIOS:
             raise UserError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
         try:

@@ -14,6 +14,30 @@ def _load(ctx: typer.Context, *, at: str = "", version: int = 0):
     return load_for_read(opts.db, opts.encounter, at=at, version=version)
 
 
+def _discard(path: str) -> None:
+    """Remove a partly written export (a regular file only)."""
+    import os
+
+    try:
+        if os.path.isfile(path):
+            os.remove(path)
+    except OSError:
+        pass
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush
+    after a closed pipe prints no second error."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def register(app: typer.Typer) -> None:
     """Add the read verbs to ``app``."""
 
@@ -114,10 +138,15 @@ def register(app: typer.Typer) -> None:
     ):
         """Export the log for play-by-post.
 
+        The log is streamed: written as it is read, so memory stays flat
+        however long the fight. On a terminal, a progress bar shows how far
+        it has got.
+
         Example: affray export --format markdown --out fight.md
         """
         from affray.commands.lookup import resolve_encounter
-        from affray.views.export import FORMATS, export as render
+        from affray.views.export import FORMATS, export_store
+        from affray.views.progress import progress_bar
 
         if fmt not in FORMATS:
             raise UserError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -131,17 +160,30 @@ def register(app: typer.Typer) -> None:
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
             eid = resolve_encounter(store, opts.encounter)
-            records = list(store.read(eid))
-        text = render(records, fmt, rounds=span, show_secret=secret)
+            total = store.version(eid)
+            if out:
+                try:
+                    fh = open(out, "w", encoding="utf-8")
+                except OSError as exc:
+                    raise UserError(f"cannot write {out}: {exc.strerror}") from None
+                try:
+                    with fh, progress_bar(total, text_to_stdout=False) as bar:
+                        export_store(store, eid, fmt, fh, rounds=span, show_secret=secret, progress=bar.tick)
+                except OSError as exc:
+                    _discard(out)
+                    raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+                except BaseException:
+                    _discard(out)
+                    raise
+            else:
+                try:
+                    with progress_bar(total, text_to_stdout=True) as bar:
+                        export_store(store, eid, fmt, bar.sink, rounds=span, show_secret=secret, progress=bar.tick)
+                except BrokenPipeError:
+                    _quiet_stdout()  # the reader went away (| head): not an error
+                    return
         if out:
-            try:
-                with open(out, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except OSError as exc:
-                raise UserError(f"cannot write {out}: {exc.strerror}") from None
             typer.echo(f"Wrote {out} ({fmt}).")
-        else:
-            typer.echo(text, nl=False)
 
     @app.command()
     @handles_errors

@@ -48,6 +48,11 @@ def _fast(argv: list[str]) -> int | None:
         text = str(exc).strip()
         sys.stderr.write(f"error: {text.splitlines()[0] if text else type(exc).__name__}\n")
         return exc.exit_code
+    except UnicodeEncodeError as exc:  # undecodable bytes typed on the command line
+        from affray.errors import not_utf8
+
+        sys.stderr.write(f"error: {not_utf8(exc)}\n")
+        return 2
     return 0
 
 

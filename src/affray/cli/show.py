@@ -12,6 +12,18 @@ import msgspec
 from affray.errors import UserError
 
 
+def open_event_store(db: str, **options):
+    """``EventStore(db, **options)``; a file whose schema text is damaged
+    into bytes that are not UTF-8 makes Python's sqlite3 fail to decode
+    SQLite's own error message, and is reported as the corrupt file it is."""
+    from affray.store import DatabaseCorrupt, EventStore
+
+    try:
+        return EventStore(db, **options)
+    except UnicodeDecodeError:
+        raise DatabaseCorrupt(db, "its schema is damaged: text that is not UTF-8") from None
+
+
 def load_for_read(db: str, encounter: str | None, *, at: str = "", version: int = 0):
     """The state to show: now, at ``at`` (ROUND or ROUND.STEP, from the
     nearest snapshot) or with the log cut at ``version``.
@@ -20,9 +32,8 @@ def load_for_read(db: str, encounter: str | None, *, at: str = "", version: int 
     """
     from affray.commands.lookup import resolve_encounter
     from affray.projections.snapshots import load_state
-    from affray.store import EventStore
 
-    with EventStore(db, must_exist=True, readonly=True) as store:
+    with open_event_store(db, must_exist=True, readonly=True) as store:
         eid = resolve_encounter(store, encounter)
         if at:
             from affray.projections.travel import parse_point, state_at_store

@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         import os
         import sys
 
-        from affray.store import EventStore
+        from affray.cli.show import open_event_store
         from affray.views.formats.jsonl import parse, renamed
 
         try:
@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
         opts = options(ctx)
         existed = os.path.exists(opts.db)
         try:
-            with EventStore(opts.db) as store:
+            with open_event_store(opts.db) as store:
                 count = store.import_records(target, rows)
         except BaseException:
             if not existed:  # refused: leave no new file behind

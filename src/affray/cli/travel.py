@@ -171,18 +171,18 @@ def register(app: typer.Typer) -> None:
         from affray.commands.lookup import resolve_encounter
         from affray.projections.snapshots import load_state
         from affray.rules.base import find_combatant
-        from affray.views.why import why as build, why_lines
+        from affray.views.why import why_lines, why_store
 
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
             eid = resolve_encounter(store, opts.encounter)
             state = load_state(store, eid)
-            records = list(store.read(eid))
-        handle = find_combatant(state, combatant)
-        try:
-            data = build(records, state, handle, subject)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+            handle = find_combatant(state, combatant)
+            try:
+                # reads only the windows of the log the chains go through
+                data = why_store(store, eid, state, handle, subject)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
         if json:
             echo_json(data)
             return

@@ -27,6 +27,7 @@ from affray.projections.state import State
 from affray.projections.timeline import Timeline
 from affray.commands.lookup import resolve_encounter
 from affray.rules import base
+from affray.store.errors import StoreError
 
 
 @dataclass
@@ -83,7 +84,9 @@ def execute(
         from affray.commands.travel import branch
 
         return branch(store, command, origin=eid, actor=actor)
-    state = load_state(store, eid)
+    # cut at one head version: read piecemeal, a newer event could count in
+    # state.version without being folded in, and the append would not conflict
+    state = load_state(store, eid, at_version=store.version(eid))
     if state.phase == "closed":
         raise base.RuleError(f"encounter {eid} is closed; open a new one with 'affray new'")
     values = dicelib.parse_values(dice) if dice.strip() else []
@@ -258,13 +261,15 @@ def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *
     if not events:
         raise base.RuleError("that command changes nothing")
     command_id = f"c{state.version + 1}"
-    if seed is not None:
-        store.put_seed(eid, seed)
-    records = store.append(eid, state.version, events, command_id=command_id, actor=actor or "gm")
-    after = load_state(store, eid) if _has_meta(events) else _fold_tail(state, records)
+    # a new encounter's seed goes in with its first event, in one transaction
+    records = store.append(eid, state.version, events, command_id=command_id, actor=actor or "gm", seed=seed)
+    after = load_state(store, eid, at_version=records[-1].version) if _has_meta(events) else _fold_tail(state, records)
     round_ended = any(isinstance(e, ev.RoundEnded) for e in events)
     if wants_snapshot(state.version, after.version, round_ended):
-        store.save_snapshot(eid, after.version, dump(after))
+        try:
+            store.save_snapshot(eid, after.version, dump(after))
+        except StoreError:
+            pass  # a cache: the command is committed, and must not be reported as failed
     return Outcome(encounter_id=eid, records=records, before=state, state=after)
 
 

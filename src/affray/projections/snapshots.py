@@ -35,7 +35,7 @@ def load(data: bytes) -> State | None:
     """Decode a snapshot; ``None`` when it was written for another schema."""
     try:
         schema, state = _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # damaged: a cache, so replay
         return None
     return state if schema == STATE_SCHEMA else None
 
@@ -54,6 +54,7 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
     case). Raises the store's errors unchanged.
     """
     at_most = at_version if at_version is not None else store.version(encounter_id)
+    at_version = at_most  # every read below stops at the same version, even while others append
     while True:
         base = State()
         base_version = 0
@@ -89,13 +90,13 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
     list, so memory stays flat however long the fight. Falls back to
     :func:`affray.projections.timeline.project` when the log holds a rewind.
     """
-    metas = store.read_meta(encounter_id, to_version=to_version)
-    if any(isinstance(m.event, EncounterRewound) for m in metas):
-        return project(store.read(encounter_id, to_version=to_version))
-    dead = frozenset(Timeline(metas).retracted)
-    state = fold(State(), store.read_live(encounter_id, to_version=to_version, skip=dead))
     head = store.version(encounter_id)
-    last = head if to_version is None else min(head, to_version)
+    last = head if to_version is None else min(head, to_version)  # one cut for every read below
+    metas = store.read_meta(encounter_id, to_version=last)
+    if any(isinstance(m.event, EncounterRewound) for m in metas):
+        return project(store.read(encounter_id, to_version=last))
+    dead = frozenset(Timeline(metas).retracted)
+    state = fold(State(), store.read_live(encounter_id, to_version=last, skip=dead))
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)
     return state

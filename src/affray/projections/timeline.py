@@ -14,6 +14,7 @@ non-meta records in log order; :func:`project` folds them into a state.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Iterable, Iterator
 
 from msgspec.structs import replace
@@ -115,3 +116,62 @@ def project(records: Iterable[Recorded], start: State | None = None) -> State:
     if tl.records and tl.records[-1].version != state.version:
         state = replace(state, version=tl.records[-1].version)
     return state
+
+
+class Liveness:
+    """:class:`Timeline`'s verdict on each command, from the meta events
+    alone, for passes that stream the log instead of holding it.
+
+    Undo and redo depend only on the meta events: ``retracted`` is exactly
+    ``Timeline(whole log).retracted``. A rewind ``EncounterRewound(to_version=t)``
+    recorded at version ``v`` voids every command with a (non-meta) event
+    at a version in the open interval ``(t, v)``: the commands seen before
+    the rewind whose last event is after ``t``. So a command's status needs
+    only the versions of its own events: :meth:`status` gives
+    ``Timeline.status`` for a command whose non-meta events are at
+    ``versions`` (all of them; a command's events are consecutive in the
+    log, so a streaming pass has them all once the command id changes).
+    """
+
+    def __init__(self, metas: Iterable[Recorded]):
+        metas = [m for m in metas if isinstance(m.event, _META)]
+        self.retracted: frozenset[str] = frozenset(Timeline(metas).retracted)
+        spans = sorted((m.event.to_version, m.version) for m in metas if isinstance(m.event, EncounterRewound))
+        merged: list[list[int]] = []
+        for low, high in spans:  # open intervals (low, high), merged where they overlap
+            if merged and low < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], high)
+            else:
+                merged.append([low, high])
+        self._lows = [a for a, _ in merged]
+        self._highs = [b for _, b in merged]
+
+    def voided(self, version: int) -> bool:
+        """Whether a non-meta event at ``version`` lies in a rewound span
+        (which makes its whole command void)."""
+        i = bisect_right(self._lows, version - 1) - 1  # the last span with low < version
+        return i >= 0 and version < self._highs[i]
+
+    def status(self, command_id: str, versions: Iterable[int]) -> str:
+        """``live``, ``retracted``, ``void`` or ``meta``, as
+        :meth:`Timeline.status` says for the whole log, for the command
+        ``command_id`` whose non-meta events are at ``versions``."""
+        seen = False
+        for v in versions:
+            seen = True
+            if self.voided(v):
+                return "void"
+        if command_id in self.retracted:
+            return "retracted"
+        return "live" if seen else "meta"
+
+    def is_live(self, command_id: str, version: int) -> bool:
+        """Whether the non-meta event of ``command_id`` at ``version`` is
+        live (its command's other events lie on the same side of every
+        rewound span when rewinds cut at command boundaries, as they do)."""
+        return command_id not in self.retracted and not self.voided(version)
+
+
+def is_meta(event) -> bool:
+    """Whether ``event`` is an undo, a redo or a rewind."""
+    return isinstance(event, _META)

@@ -57,9 +57,13 @@ class RuleSystem(Protocol):
 # key -> (module, aliases, title); modules are imported on first use.
 _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
     "mrq1": ("affray.rules.mrq1", ("mrq", "mongoose-runequest", "mrq1e"), "Mongoose RuneQuest (1st ed.)"),
+    "mythras": (
+        "affray.rules.mythras",
+        ("cfi", "mythras-imperative", "classic-fantasy-imperative"),
+        "Mythras / Classic Fantasy Imperative",
+    ),
 }
 _PLANNED = {
-    "mythras": "Mythras / Classic Fantasy Imperative",
     "rq3": "RuneQuest III house rules",
     "rolemaster": "Rolemaster-style sheet",
     "uesrpg": "UESRPG 3e",

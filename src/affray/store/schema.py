@@ -1,7 +1,8 @@
 """The SQLite schema, created and migrated with sqlite-utils migrations.
 
 ``PRAGMA user_version`` holds :data:`SCHEMA_VERSION` once every migration has
-run, so opening an up-to-date file costs one pragma and never imports
+run, so opening an up-to-date file costs one pragma (two for writing: the
+store also checks that the file is in WAL mode) and never imports
 sqlite-utils (about 80 ms). :func:`migrate` imports it only when needed.
 sqlite-utils also records each applied migration in ``_sqlite_migrations``.
 """

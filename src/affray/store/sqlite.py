@@ -56,6 +56,7 @@ _SELECT_TYPE = (
 _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_PUT_SEED = "INSERT OR REPLACE INTO dice_seeds (encounter_id, seed) VALUES (?, ?)"
 _SET_HEAD = (
     "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
     "ON CONFLICT (encounter_id) DO UPDATE SET version = excluded.version, hash = excluded.hash"
@@ -178,6 +179,12 @@ class EventStore:
         conn.execute("PRAGMA cache_size = -16384")  # 16 MiB: repeated replays stay in memory
         found = user_version(conn)  # reads the header: "file is not a database"
         if found == SCHEMA_VERSION:
+            if not (memory or self.readonly) and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                # migrate() was killed between its COMMIT and the switch to WAL
+                try:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                except sqlite3.OperationalError:
+                    pass  # another connection is busy with the file: the next open tries again
             return
         if found > SCHEMA_VERSION:
             raise StoreError(
@@ -209,6 +216,7 @@ class EventStore:
         command_id: str,
         actor: str,
         recorded_at: str | None = None,
+        seed: bytes | None = None,
     ) -> list[Recorded]:
         """Append ``events`` to ``encounter_id`` in one transaction; all or nothing.
 
@@ -216,7 +224,10 @@ class EventStore:
         encounter). The events get versions ``expected_version + 1 ...``, all
         share ``command_id``, ``actor`` and ``recorded_at`` (default: UTC now,
         ISO-8601 with ``Z``), and each is hash-chained to the one before.
-        Returns the stored envelopes, in order.
+        Returns the stored envelopes, in order. ``seed`` (a new encounter's
+        secret dice seed, see :meth:`put_seed`) is kept in the same
+        transaction, so a writer that loses the race for an encounter id
+        cannot replace the winner's seed.
 
         Errors: :class:`ConflictError` when the head is not ``expected_version``
         (nothing written); :class:`DatabaseLocked`; :class:`DatabaseCorrupt`;
@@ -243,6 +254,8 @@ class EventStore:
             version, prev = head if head else (0, "")
             if version != expected_version:
                 raise ConflictError(encounter_id, expected_version, version)
+            if seed is not None:
+                conn.execute(_PUT_SEED, (encounter_id, seed))
             out = []
             for event, tag, schema, data in prepared:
                 version += 1
@@ -544,9 +557,7 @@ class EventStore:
         the log holds only its SHA-256 until the encounter is closed)."""
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; the dice seed was not saved")
-        self._conn.execute(
-            "INSERT OR REPLACE INTO dice_seeds (encounter_id, seed) VALUES (?, ?)", (encounter_id, seed)
-        )
+        self._conn.execute(_PUT_SEED, (encounter_id, seed))
 
     @_guarded
     def get_seed(self, encounter_id: str) -> bytes | None:

@@ -4,7 +4,11 @@
 bookkeeping events nobody needs to read); :func:`entries` walks a log and
 pairs every line with its version, round, exchange, command, actor, status
 (live, retracted or void) and the dice behind it, which the CLI log and every
-export format build on. :func:`rounds_by_version`, :func:`is_secret` and
+export format build on. :func:`iter_entries` does the same as a stream, one
+command at a time (:func:`command_batches`), with each command's status
+worked out from the meta events alone
+(:class:`~affray.projections.timeline.Liveness`): the exports use it so as
+never to hold the log. :func:`rounds_by_version`, :func:`is_secret` and
 :func:`in_rounds` are the one definition of "which round" and "which events
 an export leaves out" that every format shares.
 """
@@ -12,12 +16,12 @@ an export leaves out" that every format shares.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.events.envelope import Recorded
-from affray.projections.timeline import Timeline
+from affray.projections.timeline import Liveness, Timeline, is_meta
 
 
 @dataclass
@@ -46,8 +50,16 @@ def _mods(mods: Iterable[ev.Modifier]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+#: Bookkeeping events that :func:`narrate` has nothing to say about (no case
+#: below, or an explicit ``""``): answered before the ``match``, since a long
+#: log is mostly these.
+SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackResolved, ev.EngagementChanged, ev.ExchangeEnded})
+
+
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
     """The readable text of ``e``; ``names`` maps handles to display names."""
+    if type(e) in SILENT:
+        return ""
 
     def n(handle: str) -> str:
         return names.get(handle, handle)
@@ -178,67 +190,92 @@ def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = Fals
     ``exchange`` is the number of the exchange in progress: set by any event
     that names one (``AttackDeclared`` ... ``WoundInflicted``), cleared by a
     live ``ExchangeEnded`` or ``RoundStarted``.
-    """
-    tl = Timeline(records)
-    in_round = rounds_by_version(records, tl)
-    out: list[Entry] = []
-    exchange = 0
-    held: list[str] = []  # rolls of command ``held_by`` not yet shown with an entry
-    held_by = ""
 
-    def flush() -> None:
-        if held and out and out[-1].command_id == held_by:
+    The list form of :func:`iter_entries`.
+    """
+    records = list(records)
+    return list(iter_entries(records, names, Liveness(r for r in records if is_meta(r.event)), dice=dice))
+
+
+def command_batches(records: Iterable[Recorded], liveness: Liveness) -> Iterator[tuple[str, list[Recorded]]]:
+    """``(status, records)`` per command, in log order, from a stream of one
+    encounter's records: each command's events are consecutive, so a batch
+    ends where the command id changes, and its status (``live``,
+    ``retracted``, ``void``, ``meta``) is then known from ``liveness`` (the
+    encounter's meta events) and the batch alone. Holds one command at a time."""
+    batch: list[Recorded] = []
+    for rec in records:
+        if batch and rec.command_id != batch[0].command_id:
+            yield _status(batch, liveness), batch
+            batch = []
+        batch.append(rec)
+    if batch:
+        yield _status(batch, liveness), batch
+
+
+def _status(batch: list[Recorded], liveness: Liveness) -> str:
+    return liveness.status(batch[0].command_id, (r.version for r in batch if not is_meta(r.event)))
+
+
+def iter_entries(
+    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False
+) -> Iterator[Entry]:
+    """:func:`entries` as a stream: ``records`` is walked once, in version
+    order, and at most one command's entries are held at a time.
+    ``liveness`` comes from the encounter's meta events (``store.read_meta``),
+    ``names`` from its ``CombatantJoined`` events. Each entry's round is that
+    of the newest live ``RoundStarted`` at or before it, as the stream goes."""
+    current_round = 0
+    exchange = 0
+    for status, batch in command_batches(records, liveness):
+        live = status == "live"
+        out: list[Entry] = []
+        held: list[str] = []  # rolls of this command not yet shown with an entry
+        for rec in batch:
+            e = rec.event
+            if isinstance(e, ev.RoundStarted) and live:
+                current_round = e.round
+                exchange = 0
+            number = getattr(e, "exchange", 0)
+            if number:
+                exchange = number
+            if isinstance(e, ev.ExchangeEnded) and live:
+                exchange = 0
+            rolls: tuple[str, ...] = ()
+            if isinstance(e, ev.DiceRolled):
+                described = describe_roll(e)
+                if not dice:
+                    held.append(described)
+                    continue
+                text = "roll: " + described
+                rolls = (described,)
+            else:
+                text = narrate(e, names)
+            if not text:
+                continue
+            if held:
+                rolls = tuple(held) + rolls
+                held.clear()
+            out.append(
+                Entry(
+                    version=rec.version,
+                    round=current_round,
+                    command_id=rec.command_id,
+                    actor=rec.actor,
+                    status=status,
+                    text=text,
+                    kind=rec.type,
+                    secret=is_secret(e),
+                    source="; ".join(rolls),
+                    exchange=exchange,
+                    rolls=rolls,
+                )
+            )
+        if held and out:
             last = out[-1]
             last.rolls += tuple(held)
             last.source = "; ".join(last.rolls)
-        held.clear()
-
-    for rec in records:
-        e = rec.event
-        status = tl.status(rec.command_id)
-        if rec.command_id != held_by:
-            flush()
-            held_by = rec.command_id
-        live = status == "live"
-        if isinstance(e, ev.RoundStarted) and live:
-            exchange = 0
-        number = getattr(e, "exchange", 0)
-        if number:
-            exchange = number
-        if isinstance(e, ev.ExchangeEnded) and live:
-            exchange = 0
-        rolls: tuple[str, ...] = ()
-        if isinstance(e, ev.DiceRolled):
-            described = describe_roll(e)
-            if not dice:
-                held.append(described)
-                continue
-            text = "roll: " + described
-            rolls = (described,)
-        else:
-            text = narrate(e, names)
-        if not text:
-            continue
-        if held:
-            rolls = tuple(held) + rolls
-            held.clear()
-        out.append(
-            Entry(
-                version=rec.version,
-                round=in_round[rec.version],
-                command_id=rec.command_id,
-                actor=rec.actor,
-                status=status,
-                text=text,
-                kind=rec.type,
-                secret=is_secret(e),
-                source="; ".join(rolls),
-                exchange=exchange,
-                rolls=rolls,
-            )
-        )
-    flush()
-    return out
+        yield from out
 
 
 def names_of(records: Iterable[Recorded]) -> dict[str, str]:

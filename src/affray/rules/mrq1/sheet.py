@@ -402,6 +402,36 @@ def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
     return validate_sheet(sheet, label)
 
 
+#: Largest sheet file read (a real sheet is a few KiB).
+MAX_SHEET_BYTES = 1024 * 1024
+#: Deepest nesting of tables and arrays in a sheet (a real one nests 3 deep).
+MAX_SHEET_DEPTH = 32
+
+
+def _too_deep(label: str) -> SheetError:
+    return SheetError(f"{label}: tables or arrays nested more than {MAX_SHEET_DEPTH} deep; {_DO}")
+
+
+def _check_yaml_depth(label: str, data: bytes) -> None:
+    """Refuse YAML nested deeper than :data:`MAX_SHEET_DEPTH` before it is
+    composed: libyaml's composer recurses in C (a deep enough file crashes
+    the interpreter) and its scanner is quadratic in the flow depth. The
+    event stream is read only up to the first level too deep."""
+    import yaml
+
+    depth = 0
+    try:
+        for ev in yaml.parse(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_SHEET_DEPTH:
+                    raise _too_deep(label)
+            elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # the decoder reports it, with its position
+
+
 def load_sheet(path: str | Path) -> Sheet:
     """Load an MRQ1 sheet from a ``.toml``, ``.yaml``/``.yml`` or ``.json``
     file (``msgspec.toml``, ``msgspec.yaml`` with the safe loader,
@@ -417,21 +447,29 @@ def load_sheet(path: str | Path) -> Sheet:
     if fmt is None:
         raise SheetError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
     try:
-        data = p.read_bytes()
+        with p.open("rb") as fh:
+            data = fh.read(MAX_SHEET_BYTES + 1)
     except FileNotFoundError:
         raise SheetError(f"{label}: no such file; check the path") from None
     except OSError as err:
         raise SheetError(f"{label}: cannot read ({err.strerror or err}); check the path") from None
+    except ValueError as err:  # a NUL byte in the path
+        raise SheetError(f"{label}: cannot read ({err}); check the path") from None
+    if len(data) > MAX_SHEET_BYTES:
+        raise SheetError(f"{label}: larger than {MAX_SHEET_BYTES // 1024} KiB, too big for a sheet; check the path")
     try:
         if fmt == "TOML":
             raw = msgspec.toml.decode(data)
         elif fmt == "YAML":
+            _check_yaml_depth(label, data)
             raw = msgspec.yaml.decode(data)
         else:
             raw = msgspec.json.decode(data)
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
         detail = " ".join(str(err).split())
         raise SheetError(f"{label}: not valid {fmt} ({detail}); {_DO}") from None
+    except RecursionError:  # the JSON and TOML decoders stop at Python's recursion limit
+        raise _too_deep(label) from None
     return parse_sheet(raw, label)
 
 

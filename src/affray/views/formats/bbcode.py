@@ -16,8 +16,10 @@ inside a note become `` / ``.
 
 from __future__ import annotations
 
+import io
+
 from affray.events.envelope import Recorded
-from affray.views.formats.common import STRUCK, first_of_command, one_line, prepare, segments
+from affray.views.formats.common import STRUCK, Source, one_line, round_title, segments, source_of
 from affray.views.narrate import Entry
 
 _ZWSP = "\u200b"
@@ -28,31 +30,36 @@ def bb_escape(text: str) -> str:
     return text.replace("[", "[" + _ZWSP)
 
 
-def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+def render(
+    records: list[Recorded] | Source, *, rounds: tuple[int, int] | None = None, show_secret: bool = False
+) -> str:
     """The encounter as one forum post in BBCode (see the module docstring).
 
     ``rounds`` limits it to an inclusive (first, last) range; secret notes
     are left out unless ``show_secret``.
     """
-    if not records:
-        return ""
-    log = prepare(records, rounds=rounds, show_secret=show_secret)
-    names = list(log.names.values())
-    out = [f"[b]{bb_escape(log.title)}[/b]"]
-    if log.roster:
+    buf = io.StringIO()
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret)
+    return buf.getvalue()
+
+
+def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> None:
+    """:func:`render` streamed to ``out`` (anything with ``write(str)``),
+    block by block; nothing for an empty log."""
+    if src.empty:
+        return
+    names = list(src.names.values())
+    out.write(f"[b]{bb_escape(src.title)}[/b]\n")
+    if src.roster:
         cells = "".join(
             f"[tr][td]{bb_escape(one_line(name))}[/td][td]{bb_escape(one_line(side))}[/td][/tr]"
-            for name, side in log.roster
+            for name, side in src.roster
         )
-        out.append(f"[table][tr][th]Combatant[/th][th]Side[/th][/tr]{cells}[/table]")
-    firsts = iter(first_of_command(log.entries()))
-    for rnd in log.rounds:
-        out += ["", f"[b]{rnd.title}[/b]"]
-        for i, block in enumerate(rnd.blocks):
-            if i:
-                out.append("")
-            out += [_line(item, names, show_actor=next(firsts)) for item in block.entries]
-    return "\n".join(out) + "\n"
+        out.write(f"[table][tr][th]Combatant[/th][th]Side[/th][/tr]{cells}[/table]\n")
+    for block in src.blocks(rounds=rounds, show_secret=show_secret):
+        out.write(f"\n[b]{round_title(block.round)}[/b]\n" if block.opens_round else "\n")
+        for item, first in zip(block.entries, block.firsts):
+            out.write(_line(item, names, show_actor=first) + "\n")
 
 
 def _line(item: Entry, names: list[str], *, show_actor: bool) -> str:

@@ -39,10 +39,12 @@ units, as Discord counts them, so an emoji counts 2.
 
 from __future__ import annotations
 
+import io
 import re
+from typing import Iterable, Iterator
 
 from affray.events.envelope import Recorded
-from affray.views.formats.common import STRUCK, Log, first_of_command, one_line, prepare, segments
+from affray.views.formats.common import STRUCK, Log, Source, one_line, round_title, segments, source_of
 from affray.views.narrate import Entry
 
 #: Discord's limit for one message.
@@ -76,62 +78,83 @@ def split(text: str) -> list[str]:
 
 
 def render(
-    records: list[Recorded],
+    records: list[Recorded] | Source,
     *,
     rounds: tuple[int, int] | None = None,
     show_secret: bool = False,
     limit: int = LIMIT,
 ) -> str:
     """The encounter as Discord messages of at most ``limit`` characters,
-    each after a ``--- message N ---`` line (see the module docstring).
-
-    ``rounds`` limits it to an inclusive (first, last) range; secret notes
-    are left out unless ``show_secret``.
+    each after its separator line (see the module docstring). ``rounds``
+    limits it to an inclusive (first, last) range; secret notes are left out
+    unless ``show_secret``.
     """
-    if not records:
-        return ""
-    messages = pack(blocks(prepare(records, rounds=rounds, show_secret=show_secret), limit), limit)
-    return "".join(SEPARATOR.format(n=i) + "\n" + m + "\n" for i, m in enumerate(messages, 1))
+    buf = io.StringIO()
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret, limit=limit)
+    return buf.getvalue()
+
+
+def write(
+    src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False, limit: int = LIMIT
+) -> None:
+    """:func:`render` streamed to ``out`` (anything with ``write(str)``),
+    message by message; nothing for an empty log."""
+    if src.empty:
+        return
+    blocks_ = _block_lines(
+        src.title,
+        list(src.names.values()),
+        ((b.opens_round, b) for b in src.blocks(rounds=rounds, show_secret=show_secret)),
+        limit,
+    )
+    for n, message in enumerate(_pack(blocks_, limit), 1):
+        out.write(SEPARATOR.format(n=n) + "\n" + message + "\n")
 
 
 def blocks(log: Log, limit: int = LIMIT) -> list[list[str]]:
     """The lines of ``log`` in blocks that should stay in one message when
     they can: a round's heading goes with its first block, the title with
     the first block of all. Every line is at most ``limit`` long."""
-    names = list(log.names.values())
-    firsts = iter(first_of_command(log.entries()))
-    out: list[list[str]] = []
-    head = [_start(f"**{dc_escape(_short(one_line(log.title), 200))}**"), ""]
-    for rnd in log.rounds:
-        head += [f"**{rnd.title}**"]
-        for block in rnd.blocks:
-            lines: list[str] = []
-            for item in block.entries:
-                lines += _lines(item, names, show_actor=next(firsts), limit=limit)
-            out.append(head + lines)
-            head = []
-        if head:  # a round without blocks cannot happen, but keep the heading
-            out.append(head)
-            head = []
-    if head:
-        out.append(head[:1])
-    return out
+    pairs = ((i == 0, b) for rnd in log.rounds for i, b in enumerate(rnd.blocks))
+    return list(_block_lines(log.title, list(log.names.values()), pairs, limit))
+
+
+def _block_lines(title: str, names: list[str], pairs, limit: int) -> Iterator[list[str]]:
+    """:func:`blocks` as a stream, from ``(opens_round, block)`` pairs."""
+    head = [_start(f"**{dc_escape(_short(one_line(title), 200))}**"), ""]
+    shown = False
+    for opens, block in pairs:
+        if opens:
+            head += [f"**{round_title(block.round)}**"]
+        lines: list[str] = []
+        for item, first in zip(block.entries, block.firsts):
+            lines += _lines(item, names, show_actor=first, limit=limit)
+        yield head + lines
+        head = []
+        shown = True
+    if not shown:
+        yield head[:1]
 
 
 def pack(blocks_: list[list[str]], limit: int = LIMIT) -> list[str]:
     """Fill messages of at most ``limit`` with ``blocks_`` (lists of lines,
     each line at most ``limit``), a blank line between blocks; a block goes
     whole into a message when it fits, else it is split between lines."""
-    messages: list[list[str]] = []
+    return list(_pack(blocks_, limit))
+
+
+def _pack(blocks_: Iterable[list[str]], limit: int = LIMIT) -> Iterator[str]:
+    """:func:`pack` as a stream: each message as soon as it is full."""
     cur: list[str] = []
     size = 0  # units of "\n".join(cur)
+    done: list[str] = []
 
     def close() -> None:
         nonlocal cur, size
         while cur and not cur[-1]:
             cur.pop()
         if cur:
-            messages.append(cur)
+            done.append("\n".join(cur))
         cur, size = [], 0
 
     def add(line: str, *, gap: bool) -> None:
@@ -154,8 +177,10 @@ def pack(blocks_: list[list[str]], limit: int = LIMIT) -> list[str]:
             close()
         for i, line in enumerate(block):
             add(line, gap=i == 0)
+        yield from done
+        done.clear()
     close()
-    return ["\n".join(m) for m in messages]
+    yield from done
 
 
 def _start(line: str) -> str:

@@ -20,10 +20,13 @@ combatant named ``<script>alert(1)</script>`` is shown as that text.
 
 from __future__ import annotations
 
+import io
+import shutil
+import tempfile
 from html import escape
 
 from affray.events.envelope import Recorded
-from affray.views.formats.common import STRUCK, Block, first_of_command, prepare, segments
+from affray.views.formats.common import STRUCK, Block, Source, round_title, segments, source_of
 from affray.views.narrate import Entry
 
 _CSS = """
@@ -60,57 +63,86 @@ footer { margin-top: 3rem; font-size: .8rem; color: var(--muted); }
 """
 
 
-def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+def render(
+    records: list[Recorded] | Source, *, rounds: tuple[int, int] | None = None, show_secret: bool = False
+) -> str:
     """The encounter as one self-contained HTML page (see the module
     docstring). ``rounds`` limits it to an inclusive (first, last) range;
     secret notes are left out unless ``show_secret``."""
-    if not records:
-        return ""
-    log = prepare(records, rounds=rounds, show_secret=show_secret)
-    title = escape(log.title)
+    buf = io.StringIO()
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret)
+    return buf.getvalue()
+
+
+def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> None:
+    """:func:`render` streamed to ``out`` (anything with ``write(str)``);
+    nothing for an empty log.
+
+    The table of contents comes before the rounds it lists, so the body is
+    written first, in the same single walk of the log, to a temporary file
+    (in memory up to 1 MiB), and copied to ``out`` after the head and
+    the table of contents."""
+    if src.empty:
+        return
     ids = _Ids()
-    anchors = [ids.new("setup" if r.number == 0 else f"round-{r.number}") for r in log.rounds]
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
-        "<header>",
-        f"<h1>{title}</h1>",
-        f'<p class="subtitle">Encounter <code>{escape(log.encounter_id)}</code>'
-        + (f" ({escape(log.system)})" if log.system else "")
-        + (f", rounds {rounds[0]}–{rounds[1]}" if rounds and rounds[0] != rounds[1] else f", round {rounds[0]}" if rounds else "")
-        + "</p>",
-        "</header>",
-    ]
-    if log.roster:
-        out.append('<table class="roster"><thead><tr><th>Combatant</th><th>Side</th></tr></thead><tbody>')
-        out += [f"<tr><td>{escape(n)}</td><td>{escape(s)}</td></tr>" for n, s in log.roster]
-        out.append("</tbody></table>")
-    if log.rounds:
-        out.append('<nav aria-label="Rounds"><h2 id="contents">Contents</h2><ol>')
-        out += [f'<li><a href="#{a}">{escape(r.title)}</a></li>' for r, a in zip(log.rounds, anchors)]
-        out.append("</ol></nav>")
-    else:
-        out.append('<p class="subtitle">No entries in this range.</p>')
-    names = list(log.names.values())
-    firsts = iter(first_of_command(log.entries()))
-    for rnd, anchor in zip(log.rounds, anchors):
-        out.append(f'<section class="round" id="{anchor}">')
-        out.append(f'<h2><a class="self" href="#{anchor}">{escape(rnd.title)}</a></h2>')
-        for block in rnd.blocks:
-            out += _block(block, anchor, ids, names, firsts)
-        out.append("</section>")
-    out += ["<footer>Exported by affray.</footer>", "</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    toc: list[tuple[str, str]] = []  # (anchor, title) per round, in order
+    names = list(src.names.values())
+    with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8", newline="") as body:
+        anchor = ""
+        for block in src.blocks(rounds=rounds, show_secret=show_secret):
+            if block.opens_round:
+                if toc:
+                    body.write("</section>\n")
+                title = round_title(block.round)
+                anchor = ids.new("setup" if block.round == 0 else f"round-{block.round}")
+                toc.append((anchor, title))
+                body.write(f'<section class="round" id="{anchor}">\n')
+                body.write(f'<h2><a class="self" href="#{anchor}">{escape(title)}</a></h2>\n')
+            body.write("\n".join(_block(block, anchor, ids, names)) + "\n")
+        if toc:
+            body.write("</section>\n")
+        title = escape(src.title)
+        head = [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{title}</title>",
+            f"<style>{_CSS}</style>",
+            "</head>",
+            "<body>",
+            "<header>",
+            f"<h1>{title}</h1>",
+            f'<p class="subtitle">Encounter <code>{escape(src.encounter_id)}</code>'
+            + (f" ({escape(src.system)})" if src.system else "")
+            + (f", rounds {rounds[0]}–{rounds[1]}" if rounds and rounds[0] != rounds[1] else f", round {rounds[0]}" if rounds else "")
+            + "</p>",
+            "</header>",
+        ]
+        if src.roster:
+            head.append('<table class="roster"><thead><tr><th>Combatant</th><th>Side</th></tr></thead><tbody>')
+            head += [f"<tr><td>{escape(n)}</td><td>{escape(s)}</td></tr>" for n, s in src.roster]
+            head.append("</tbody></table>")
+        if toc:
+            head.append('<nav aria-label="Rounds"><h2 id="contents">Contents</h2><ol>')
+            head += [f'<li><a href="#{a}">{escape(t)}</a></li>' for a, t in toc]
+            head.append("</ol></nav>")
+        else:
+            head.append('<p class="subtitle">No entries in this range.</p>')
+        out.write("\n".join(head) + "\n")
+        body.seek(0)
+        shutil.copyfileobj(body, out, _COPY)
+    out.write("\n".join(["<footer>Exported by affray.</footer>", "</body>", "</html>"]) + "\n")
 
 
-def _block(block: Block, anchor: str, ids: "_Ids", names: list[str], firsts) -> list[str]:
+#: Characters of body kept in memory before the temporary file goes to disk.
+_SPOOL = 1 << 20
+#: Characters copied at a time from the temporary file to the output.
+_COPY = 1 << 18
+
+
+def _block(block: Block, anchor: str, ids: "_Ids", names: list[str]) -> list[str]:
     lines = []
     if block.exchange:
         bid = ids.new(f"{anchor}-exchange-{block.exchange}")
@@ -118,7 +150,7 @@ def _block(block: Block, anchor: str, ids: "_Ids", names: list[str], firsts) -> 
         lines.append(f'<ol class="exchange" data-exchange="{block.exchange}">')
     else:
         lines.append('<ol class="step">')
-    lines += [_entry(item, names, show_actor=next(firsts)) for item in block.entries]
+    lines += [_entry(item, names, show_actor=first) for item, first in zip(block.entries, block.firsts)]
     lines.append("</ol>")
     return lines
 

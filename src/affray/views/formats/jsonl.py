@@ -15,15 +15,22 @@ imported encounter that was still open reports the seed missing.
 
 from __future__ import annotations
 
+import io
+
 import msgspec
 
 from affray.errors import AffrayError
 from affray.events import codec
 from affray.events.envelope import Recorded
-from affray.views.narrate import in_rounds, is_secret, rounds_by_version
+from affray.events import core as ev
+from affray.projections.timeline import Liveness
+from affray.views.formats.common import Source, source_of
+from affray.views.narrate import command_batches, in_rounds, is_secret
 
 
-def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+def render(
+    records: list[Recorded] | Source, *, rounds: tuple[int, int] | None = None, show_secret: bool = False
+) -> str:
     """One JSON object per event: the envelope with the event as ``data``.
 
     Lossless when neither ``rounds`` nor hidden secret notes leave events
@@ -31,31 +38,88 @@ def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, sh
     verified. ``data`` is the event encoded by the one codec, byte for byte
     what the store wrote for an event at its current schema.
     """
-    enc = msgspec.json.Encoder()
-    lines = []
-    in_round = rounds_by_version(records) if rounds else {}
-    for r in records:
-        if not show_secret and is_secret(r.event):
-            continue
-        if rounds and not in_rounds(in_round[r.version], rounds):
-            continue
-        lines.append(
-            enc.encode(
-                {
-                    "seq": r.seq,
-                    "encounter_id": r.encounter_id,
-                    "version": r.version,
-                    "command_id": r.command_id,
-                    "type": r.type,
-                    "schema": r.schema,
-                    "recorded_at": r.recorded_at,
-                    "actor": r.actor,
-                    "hash": r.hash,
-                    "data": r.event,
-                }
-            ).decode()
-        )
-    return "\n".join(lines) + ("\n" if lines else "")
+    buf = io.StringIO()
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret)
+    return buf.getvalue()
+
+
+def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> None:
+    """:func:`render` streamed to ``out`` (anything with ``write(str)``),
+    line by line. From a store (``Source.from_store``) the rows are not
+    decoded at all, but for the round-started events that set the round
+    (with ``rounds``) and the notes (whose secrecy is in their data): each
+    line's ``data`` is the stored JSON text itself, so an event stored at an
+    older schema keeps the bytes its hash covers."""
+    rows = src.raw_rows()
+    if rows is None:
+        _write_records(src.records(), src.liveness, out, rounds, show_secret)
+    else:
+        _write_rows(rows, src.liveness, out, rounds, show_secret)
+
+
+_ENCODER = msgspec.json.Encoder()
+_META_TAGS = frozenset(cls.__struct_config__.tag for cls in ev.META_EVENTS)
+
+
+def _line(seq, eid, version, command_id, type_, schema, recorded_at, actor, hash_, data) -> str:
+    return _ENCODER.encode(
+        {
+            "seq": seq,
+            "encounter_id": eid,
+            "version": version,
+            "command_id": command_id,
+            "type": type_,
+            "schema": schema,
+            "recorded_at": recorded_at,
+            "actor": actor,
+            "hash": hash_,
+            "data": data,
+        }
+    ).decode()
+
+
+def _write_records(records, liveness: Liveness, out, rounds, show_secret) -> None:
+    current = 0
+    for status, batch in command_batches(records, liveness):
+        for r in batch:
+            if isinstance(r.event, ev.RoundStarted) and status == "live":
+                current = r.event.round
+            if not show_secret and is_secret(r.event):
+                continue
+            if rounds and not in_rounds(current, rounds):
+                continue
+            out.write(
+                _line(r.seq, r.encounter_id, r.version, r.command_id, r.type, r.schema, r.recorded_at, r.actor, r.hash, r.event)
+                + "\n"
+            )
+
+
+def _write_rows(rows, liveness: Liveness, out, rounds, show_secret) -> None:
+    current = 0
+    batch: list[tuple] = []
+
+    def flush() -> None:
+        nonlocal current
+        status = liveness.status(batch[0][3], (row[2] for row in batch if row[4] not in _META_TAGS))
+        for seq, eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in batch:
+            if type_ == "round-started" and status == "live" and rounds:
+                current = codec.decode(type_, schema, data).round
+            if type_ == "note-added" and not show_secret and is_secret(codec.decode(type_, schema, data)):
+                continue
+            if rounds and not in_rounds(current, rounds):
+                continue
+            out.write(
+                _line(seq, eid, version, command_id, type_, schema, recorded_at, actor, hash_, msgspec.Raw(data))
+                + "\n"
+            )
+        batch.clear()
+
+    for row in rows:
+        if batch and row[3] != batch[0][3]:
+            flush()
+        batch.append(row)
+    if batch:
+        flush()
 
 
 # --------------------------------------------------------------------------- #

@@ -9,8 +9,10 @@ inside a note becomes `` / `` so that one entry stays one bullet.
 
 from __future__ import annotations
 
+import io
+
 from affray.events.envelope import Recorded
-from affray.views.formats.common import STRUCK, first_of_command, one_line, prepare
+from affray.views.formats.common import STRUCK, Source, TrimEnd, one_line, round_title, source_of
 from affray.views.narrate import Entry
 
 
@@ -21,22 +23,33 @@ def md_escape(text: str) -> str:
     return text
 
 
-def render(records: list[Recorded], *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> str:
+def render(
+    records: list[Recorded] | Source, *, rounds: tuple[int, int] | None = None, show_secret: bool = False
+) -> str:
     """GitHub-flavoured markdown: a heading per round, a bullet per line,
     retracted entries struck through, the actor on each command's first line.
 
     ``rounds`` limits the output to an inclusive (first, last) range; secret
     notes are left out unless ``show_secret``.
     """
-    if not records:
-        return ""
-    log = prepare(records, rounds=rounds, show_secret=show_secret)
-    out = [f"# {md_escape(log.title)}", ""]
-    firsts = iter(first_of_command(log.entries()))
-    for rnd in log.rounds:
-        out += ["", f"## {rnd.title}", ""]
-        out += [_line(item, show_actor=next(firsts)) for item in rnd.entries]
-    return "\n".join(out).strip() + "\n"
+    buf = io.StringIO()
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret)
+    return buf.getvalue()
+
+
+def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> None:
+    """:func:`render` streamed to ``out`` (anything with ``write(str)``),
+    block by block; nothing for an empty log."""
+    if src.empty:
+        return
+    w = TrimEnd(out)
+    w.write(f"# {md_escape(src.title)}\n")
+    for block in src.blocks(rounds=rounds, show_secret=show_secret):
+        if block.opens_round:
+            w.write(f"\n\n## {round_title(block.round)}\n")
+        for item, first in zip(block.entries, block.firsts):
+            w.write("\n" + _line(item, show_actor=first))
+    w.close()
 
 
 def _line(item: Entry, *, show_actor: bool) -> str:

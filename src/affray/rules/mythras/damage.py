@@ -1,0 +1,311 @@
+"""Damage, hit locations, wounds and the opposed rolls that follow a blow.
+
+Source: seed 001 "Attacks and Parries" steps 5-7, "Damage Reduction",
+"Armor", Special Effect Descriptions ("Maximize Damage", "Bypass Armor",
+"Enhance Parry", "Circumvent Parry", "Choose Location", "Impale" with the
+Impale Effects Table,
+"Bleed", "Stun Location", "Trip Opponent"); rules-reference.md B6 (opposed
+rolls), B10 (order of adjustments), B11-B16.
+"""
+
+from __future__ import annotations
+
+from affray import dice as dicelib
+from affray.events import core as ev
+from affray.projections.state import State
+from affray.rules.base import Draft, RuleError
+from affray.rules.d100 import is_success
+from affray.rules.mythras import conditions as cat
+from affray.rules.mythras import tables
+from affray.rules.mythras.attack import end_exchange
+from affray.rules.mythras.common import TORSO, find_weapon, grade_modifiers, rulings_of, sheet_of, test
+from affray.rules.mythras.sheet import derive
+
+_BLOCKS = {0: "none", 1: "half", 2: "all"}
+
+
+def split_maximized(expr: str, k: int) -> tuple[str, int]:
+    """(dice still to roll, fixed points) when ``k`` of the weapon's dice
+    are taken at full value (seed 001 "Maximize Damage": a great club's 2d6
+    becomes 1d6+6)."""
+    e = dicelib.parse(expr)
+    fixed, terms = e.constant, []
+    for sign, count, sides in e.terms:
+        if sign > 0 and k > 0:
+            n = min(k, count)
+            k -= n
+            fixed += n * sides
+            count -= n
+        if count:
+            terms.append((sign, count, sides))
+    rest = dicelib.Expr(tuple(terms), 0)
+    return (str(rest) if terms else ""), fixed
+
+
+def _plan(state: State, chosen: list[str]):
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    weapon = find_weapon(a, x.weapon, ready_only=False)
+    rolled, fixed = split_maximized(weapon.damage, chosen.count("maximize-damage"))
+    dm = derive(sheet_of(a), rulings_of(state)).damage_modifier
+    return weapon, rolled, fixed, dm
+
+
+def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingStep:
+    """The attacker's damage roll: weapon dice (twice for Impale), damage
+    modifier, and the d20 location unless it was chosen (seed 001 step 5)."""
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    weapon, rolled, fixed, dm = _plan(state, chosen)
+    needs = []
+    if rolled:
+        times = 2 if "impale" in chosen else 1
+        for i in range(times):
+            needs.append(ev.DiceNeed(f"{weapon.name} damage" + (f" (impale {i + 1})" if times > 1 else ""), rolled, by=a.handle))
+    if dm and dicelib.count_dice(dm):
+        needs.append(ev.DiceNeed("damage modifier", str(dicelib.parse(dm.lstrip("+-"))), by=a.handle))
+    if not location:
+        needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
+    shown = dicelib.combine(*(p for p in (rolled, str(fixed) if fixed else "", dm) if p))
+    return ev.PendingStep(
+        who=a.handle, verb="roll", kind="damage",
+        prompt=f"{a.name}: roll damage {shown} against {t.name}" + (f"'s {location}" if location else " and hit location 1D20"),
+        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location},
+    )
+
+
+def trip_step(state: State, data: dict) -> ev.PendingStep:
+    """Trip Opponent: the loser's opposed roll of Brawn, Evade or Acrobatics
+    (the best) against the winner's original roll (seed 001)."""
+    loser = state.combatants[str(data["loser"])]
+    return ev.PendingStep(
+        who=loser.handle, verb="roll", kind="trip",
+        prompt=f"{loser.name}: opposed roll against Trip Opponent ({data['roll']} vs {data['skill']}%) or fall prone",
+        dice=(ev.DiceNeed("Brawn/Evade/Acrobatics (trip)", "1D100", by=loser.handle),), exchange=state.exchange.id,
+        data={"roll": data["roll"], "skill": data["skill"]},
+    )
+
+
+def roll_step(draft: Draft, who: str) -> None:
+    """Perform the first pending roll step (or the first that is ``who``'s)."""
+    state = draft.state
+    steps = [s for s in state.pending if s.verb == "roll" and (not who or s.who == who)]
+    if not steps:
+        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
+        raise RuleError(f"no roll is pending{' for ' + who if who else ''} (waiting for: {waiting})")
+    step = steps[0]
+    rest = tuple(s for s in state.pending if s is not step)
+    from affray.rules.mythras.turns import roll_footing
+
+    handlers = {"damage": _roll_damage, "trip": _roll_trip, "wound": _roll_endurance, "footing": roll_footing}
+    handlers[step.kind](draft, step, rest)
+
+
+def _continue(draft: Draft, steps: tuple[ev.PendingStep, ...], summary: str) -> None:
+    if steps:
+        draft.emit(ev.StepsAwaited(steps=steps))
+    else:
+        end_exchange(draft, summary)
+
+
+def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
+    """An opposed roll against an original roll (B6): the resister fails
+    unless it wins; both failing follows ruling ``opposed_both_fail``."""
+    other = tables.skill_test(roll, skill) if skill else "failure"
+    winner = tables.opposed_winner(resister_level, resister_roll, other, roll)
+    if winner == "none":
+        both_fail = not is_success(resister_level) and not is_success(other)
+        if both_fail and rulings_of(draft.state).opposed_both_fail == "resister-holds":
+            return False
+        return True
+    return winner != "a"
+
+
+def _roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
+    c = draft.state.combatants[step.who]
+    s = sheet_of(c)
+    name, skill = max((("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))),
+                      key=lambda p: p[1])
+    tested = test(draft, c, name, skill, "resist Trip Opponent",
+                  grade_modifiers(draft.state, c, skill, (), "both", combat=False))
+    tripped = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    if tripped and c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="Trip Opponent"))
+    _continue(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
+
+
+def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """Damage in the order of B10: weapon + damage modifier (no damage when
+    a negative modifier takes it to 0, B16), parry by comparative Size (B11;
+    Enhance Parry deflects all), armour last (B12; Bypass Armor), then the
+    location's HP and the wound (B15)."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    chosen = [k for k in str(step.data.get("chosen", "")).split(",") if k]
+    weapon, rolled, fixed, dm = _plan(state, chosen)
+    weapon_part = fixed
+    note = []
+    if rolled:
+        first = draft.roll(rolled, f"{weapon.name} damage", by=a.handle).total
+        if "impale" in chosen:
+            second = draft.roll(rolled, f"{weapon.name} damage (impale 2)", by=a.handle).total
+            note.append(f"impale {first}/{second}")
+            first = max(first, second)  # ruling impale_pick = higher
+        weapon_part += first
+    mod = 0
+    if dm:
+        if dicelib.count_dice(dm):
+            mag = draft.roll(str(dicelib.parse(dm.lstrip("+-"))), "damage modifier", by=a.handle).total
+            mod = -mag if dm.startswith("-") else mag
+        else:
+            mod = dicelib.parse(dm).total(())
+    location = str(step.data.get("location", ""))
+    if not location:
+        d20 = draft.roll("1D20", "hit location", by=a.handle).total
+        location = tables.hit_location(d20)
+        note.append(f"d20={d20}")
+    else:
+        note.append("location chosen")
+    total = max(0, weapon_part + mod)
+    block = _BLOCKS[int(x.effects.get("block", 0))]
+    if x.effects.get("parried") and "enhance-parry" in chosen:
+        block = "all"  # seed 001 "Enhance Parry": no matter the Size of the weapon
+    if "circumvent-parry" in chosen:
+        block = "none"  # seed 001 "Circumvent Parry": an otherwise successful parry is bypassed
+    after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
+    sheet = sheet_of(t)
+    worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
+    bypass = chosen.count("bypass-armor")
+    if bypass >= 2:
+        armour_ap = 0
+    elif bypass == 1:
+        armour_ap = natural if worn else 0  # the worn armour is bypassed first (our reading)
+    else:
+        armour_ap = worn + natural
+    armour = min(after, armour_ap)
+    final = after - armour
+    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=total, reduced=total - after,
+                              armour=armour, final=final, critical=bool(x.effects.get("critical")),
+                              note=f"{weapon_part}{mod:+d}" + (f"; parry {block}" if block != "none" else "") + "; " + "; ".join(note)))
+    follow: list[ev.PendingStep] = []
+    if final > 0:
+        base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
+        for key, reason in (("bleed", "bleed"), ("stun-location", "stun")):
+            if key not in chosen:
+                continue
+            if "force-failure" in chosen:  # seed 001 "Force Failure": the resistance roll fails by default
+                draft.emit(ev.NoteAdded(text=f"Force Failure: {t.name} fails the Endurance roll ({reason})"))
+                _take_hold(draft, t.handle, reason, location, final)
+            else:
+                follow.append(_endurance(draft.state, t.handle, reason, base))
+        if "impale" in chosen:
+            grade = tables.impale_grade(sheet.characteristics.SIZ, weapon.size)
+            if grade == "incapacitated":
+                effects = {"helpless": 1}
+            elif grade in tables.GRADES:
+                effects = {"grade": tables.GRADE_ORDER.index(grade)}
+            else:
+                effects = {}
+            draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
+                "impaled", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
+                location=location, effects=effects, note=f"impaled by {a.name}'s {weapon.name}: {grade} (Impale Effects Table)")))
+        follow.extend(_wound(draft, t.handle, location, base))
+    _continue(draft, rest + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
+
+
+def _endurance(state: State, handle: str, reason: str, base: dict, dice: tuple = ()) -> ev.PendingStep:
+    c = state.combatants[handle]
+    what = {"bleed": "or bleed (Bleed)", "stun": "or the location is stunned (Stun Location)",
+            "serious": "or lose the location's use", "major": "or worse (Major Wound)"}[reason]
+    return ev.PendingStep(
+        who=handle, verb="roll", kind="wound",
+        prompt=f"{c.name}: opposed Endurance against the attack ({base['roll']} vs {base['skill']}%) {what}",
+        dice=tuple(dice) + (ev.DiceNeed(f"Endurance ({reason})", "1D100", by=handle),),
+        exchange=state.exchange.id, data={**base, "reason": reason},
+    )
+
+
+def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.PendingStep]:
+    """Minor, Serious or Major Wound (rules-reference.md B15; ruling
+    ``major_wound_boundary``). A Major Wound incapacitates at once."""
+    state = draft.state
+    c = state.combatants[handle]
+    loc = c.location(location)
+    severity = tables.wound_severity(loc.hp, loc.max_hp, rulings_of(state).major_wound_boundary)
+    draft.emit(ev.WoundInflicted(target=handle, location=location, severity=severity, exchange=state.exchange.id))
+    if severity == "minor":
+        return []
+    if severity == "major" and not c.effect("helpless"):
+        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+            "incapacitated", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
+            effects={"helpless": 1}, location=location, note=f"Major Wound to the {location}")))
+    dice = (ev.DiceNeed("turns unable to attack", "1D3", by=handle),) if severity == "serious" else ()
+    return [_endurance(draft.state, handle, severity, base, dice)]
+
+
+def _drop_from_arm(draft: Draft, handle: str, location: str) -> None:
+    """A useless arm lets go of what it holds (B15 "lose the limb's use").
+    Our reading of which hand holds what: a shield in the left hand, other
+    weapons in the right; a two-handed weapon falls from either."""
+    c = draft.state.combatants[handle]
+    weapons = {w.name: w for w in sheet_of(c).weapons}
+    held = [weapons[n] for n in c.ready if n in weapons]
+    shields = [w for w in held if w.kind == "shield"]
+    others = [w for w in held if w.kind != "shield"]
+    hand = others[:1] if location.startswith("right") else (shields[:1] or others[1:2])
+    hand += [w for w in held if w.hands >= 2 and w not in hand]
+    for w in hand:
+        draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=f"useless {location}"))
+
+
+def _roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """Opposed Endurance against the original attack roll (seed 001 "Bleed",
+    "Stun Location"; B15 wounds): on a failure the effect takes hold."""
+    state = draft.state
+    c = state.combatants[step.who]
+    reason, location = str(step.data["reason"]), str(step.data["location"])
+    at = dict(cause=draft.next_version, round=state.round, step=state.step)
+    if reason == "serious":
+        turns = draft.roll("1D3", "turns unable to attack", by=c.handle).total
+        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+            "cannot-attack", ends="actions", count=turns, effects={"cannot-attack": 1},
+            note=f"Serious Wound to the {location}", **at)))
+    endurance = sheet_of(c).skill("Endurance")
+    tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack",
+                  grade_modifiers(draft.state, c, endurance, (), "both", combat=False))
+    failed = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    at = dict(cause=draft.next_version, round=state.round, step=draft.state.step)
+    if failed and c.status != "dead":
+        _take_hold(draft, c.handle, reason, location, int(step.data["damage"]))
+    _continue(draft, rest, f"{c.name}: Endurance ({reason}) {'failed' if failed else 'held'}")
+
+
+def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: int) -> None:
+    """What a failed opposed Endurance roll brings (seed 001 "Bleed", "Stun
+    Location"; B15 Serious and Major Wounds)."""
+    state = draft.state
+    c = state.combatants[handle]
+    at = dict(cause=draft.next_version, round=state.round, step=state.step)
+    limb = c.location(location).limb
+    if reason == "bleed":
+        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+            "bleeding", ends="event", effects={"bleeding": 1}, location=location, note="Bleed", **at)))
+    elif reason == "stun":
+        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+            "stunned-location", ends="actions", count=damage, location=location,
+            effects={"cannot-attack": 1} if not limb or limb == "arm" else {},
+            note=f"Stun Location ({location})", **at)))
+    elif reason == "serious" and limb:
+        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+            "useless-limb", ends="event", location=location, note="Serious Wound", **at)))
+        if limb == "leg" and c.stance != "prone":
+            draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=f"useless {location}"))
+        if limb == "arm":
+            _drop_from_arm(draft, c.handle, location)
+    elif reason == "major" and location in TORSO:
+        draft.emit(ev.StatusChanged(handle=c.handle, status="dead", reason=f"Major Wound to the {location}"))
+    else:  # serious to torso or head; major to a limb
+        draft.emit(ev.StatusChanged(handle=c.handle, status="unconscious", reason=f"{reason.capitalize()} Wound to the {location}"))
+        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+            "unconscious", ends="event", effects={"helpless": 1}, **at)))

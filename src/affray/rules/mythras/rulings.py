@@ -1,0 +1,98 @@
+"""Named, configurable rulings for Mythras / Classic Fantasy Imperative.
+
+Where seed 001 (``001_0613c1b7f6517492.txt``, CFI Chapter 8: Combat) and
+rules-reference.md section B leave something open, the choice is a named
+setting here, never a silent guess (DESIGN.md, "Rule systems"). Names are the
+field names; kebab-case is accepted on input.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+__all__ = ["DEFAULT_RULINGS", "RULINGS_DOC", "Rulings", "from_mapping"]
+
+
+class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The mythras rulings in force for an encounter (every field defaulted)."""
+
+    action_points: Literal["flat-2", "int-dex"] = "flat-2"
+    """``flat-2``: every character has 2 AP plus the sheet's ``extra_ap``
+    (seed 001 "Actions in Combat": "All beginning characters get 2 Action
+    Points per Round"); ``int-dex``: the full-Mythras INT+DEX table (B18).
+    Source: rules-reference.md B "NOT FOUND / our ruling (B)"."""
+
+    major_wound_boundary: Literal["inclusive", "strict"] = "inclusive"
+    """Major Wound at HP <= -(starting HP) (``inclusive``, Mythras) or only
+    below it (``strict``). Source: rules-reference.md B15 and "Seed
+    ambiguities", Major Wound boundary."""
+
+    half_parry_rounding: Literal["down", "up"] = "down"
+    """A parry with a weapon one Size smaller deflects half the damage; the
+    damage that gets through is rounded ``down`` (defender's favour) or
+    ``up``. Source: seed 001 "Damage Reduction" (no rounding given); ours."""
+
+    opposed_both_fail: Literal["resister-fails", "resister-holds"] = "resister-fails"
+    """In an opposed resistance roll (Endurance against Bleed, Stun Location
+    or a wound; Brawn/Evade against Trip Opponent) where both sides fail:
+    the resister counts as failing (``resister-fails``) or holds. B6 says
+    "re-roll or let the GM narrate"; the engine needs one answer."""
+
+    over_100_in_opposed: Literal["shared-penalty", "none"] = "shared-penalty"
+    """Skills over 100 in a differential or opposed roll: the highest skill's
+    excess over 100 is taken off everyone (B8), or ignored (``none``)."""
+
+    grade_style: Literal["multiplier", "simplified"] = "multiplier"
+    """Difficulty Grades multiply the skill, rounded up (``multiplier``,
+    MI/MF) or add the simplified values (+40 ... -80). Source:
+    rules-reference.md B4."""
+
+    impale_pick: Literal["higher"] = "higher"
+    """Impale rolls weapon damage twice and the attacker picks one (seed 001
+    "Impale"); the engine records the higher. Named so it is on record."""
+
+
+DEFAULT_RULINGS = Rulings()
+
+SEED = "seed 001_0613c1b7f6517492.txt"
+REF = "rules-reference.md"
+
+#: name -> (default, text, source), as ``affray rulings`` shows them.
+RULINGS_DOC: dict[str, tuple[str, str, str]] = {
+    "action_points": ("flat-2", "2 AP plus the sheet's extra_ap (flat-2), or the INT+DEX table (int-dex)",
+                      f"{SEED} 'Actions in Combat'; {REF} B18 and ruling (B)"),
+    "major_wound_boundary": ("inclusive", "Major Wound at HP <= -start (inclusive) or < -start (strict)",
+                             f"{REF} B15; Seed ambiguities"),
+    "half_parry_rounding": ("down", "damage left after a half-deflecting parry rounds down or up",
+                            f"{SEED} 'Damage Reduction' (silent); our ruling"),
+    "opposed_both_fail": ("resister-fails", "both fail an opposed resistance roll: the resister fails or holds",
+                          f"{REF} B6 (GM's call); our ruling"),
+    "over_100_in_opposed": ("shared-penalty", "skills over 100: everyone subtracts the highest excess, or none",
+                            f"{REF} B8"),
+    "grade_style": ("multiplier", "Difficulty Grades multiply (rounded up) or add the simplified values",
+                    f"{REF} B4"),
+    "impale_pick": ("higher", "which of Impale's two damage rolls is kept", f"{SEED} 'Impale'"),
+}
+
+
+def from_mapping(mapping: dict[str, str] | None) -> Rulings:
+    """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
+    (one line) naming the ruling and its allowed values."""
+    out: dict[str, object] = {}
+    fields = Rulings.__struct_fields__
+    for raw, value in (mapping or {}).items():
+        key = raw.strip().replace("-", "_")
+        if key not in fields:
+            raise ValueError(f"unknown mythras ruling {raw!r}; known: {', '.join(fields)}")
+        out[key] = str(value).strip().lower()
+    try:
+        return msgspec.convert(out, Rulings)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"mythras ruling: {exc}; see 'affray rulings'") from None
+
+
+def as_mapping(r: Rulings) -> dict[str, str]:
+    """Every ruling with its value, as stored on the encounter."""
+    return {k: str(getattr(r, k)) for k in r.__struct_fields__}

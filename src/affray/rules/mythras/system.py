@@ -1,0 +1,110 @@
+"""The mythras rule system: Mythras / Classic Fantasy Imperative combat,
+seed 001 (CFI Chapter 8: Combat) and rules-reference.md section B.
+
+``SYSTEM.decide(state, command, dice)`` turns a command into events. It
+reads the projected state and never touches the store.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from affray.commands import types as cmd
+from affray.events import core as ev
+from affray.projections.state import State
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.mythras import attack, damage, turns
+from affray.rules.mythras.common import rulings_of
+from affray.rules.mythras.conditions import CATALOGUE
+from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
+from affray.rules.mythras.sheet import SheetError, derive, load_sheet, parse_sheet
+
+
+class Mythras:
+    """Mythras / CFI: Initiative rolled once, turns cycling while anyone has
+    Action Points, attack and parry as a differential roll with Special
+    Effects chosen before damage."""
+
+    key = "mythras"
+    aliases = ("cfi", "mythras-imperative", "classic-fantasy-imperative")
+    title = "Mythras / Classic Fantasy Imperative"
+    source = "seed 001_0613c1b7f6517492.txt (Classic Fantasy Imperative, Chapter 8: Combat); rules-reference.md B"
+    conditions = CATALOGUE
+    rulings_doc = RULINGS_DOC
+
+    def rulings(self, mapping: dict[str, str]) -> dict[str, str]:
+        """Validate named rulings; return every ruling with its value."""
+        try:
+            return as_mapping(from_mapping(mapping))
+        except ValueError as exc:
+            raise RuleError(str(exc)) from None
+
+    def load_sheet(self, path: str) -> dict:
+        """Load and validate a sheet file; plain data for ``CombatantJoined``."""
+        try:
+            return msgspec.to_builtins(load_sheet(path))
+        except SheetError as exc:
+            raise RuleError(str(exc)) from None
+
+    def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
+        """The events ``command`` produces in ``state``; :class:`RuleError`
+        (one line) when the rules refuse it."""
+        draft = Draft(state, dice)
+        match command:
+            case cmd.JoinCombatant():
+                self._join(draft, command)
+            case cmd.StartRound():
+                if state.phase == "over":
+                    raise RuleError("the fight is over; 'affray close' ends the encounter")
+                turns.start(draft)
+            case cmd.DeclareAttack():
+                attack.declare_attack(draft, find_combatant(state, command.attacker),
+                                      find_combatant(state, command.target), command.weapon,
+                                      command.modifiers, command.situations)
+            case cmd.ChooseReaction():
+                attack.react(draft, find_combatant(state, command.defender), command.reaction,
+                             command.with_item, command.modifiers, command.situations)
+            case cmd.MakeChoice():
+                attack.choose(draft, find_combatant(state, command.who), command.option)
+            case cmd.RollPending():
+                damage.roll_step(draft, find_combatant(state, command.who) if command.who else "")
+            case cmd.TakeAction():
+                who = find_combatant(state, command.who)
+                attack._require_turn(state, who)
+                turns.delay(draft, who, command.action)
+            case cmd.EndRound():
+                turns.end_round(draft)
+            case _:
+                raise RuleError(f"mythras does not handle {type(command).__name__}")
+        return draft.events
+
+    def _join(self, draft: Draft, command: cmd.JoinCombatant) -> None:
+        state = draft.state
+        if state.phase != "setup":
+            raise RuleError("mythras rolls Initiative once, so combatants join before 'affray start'")
+        try:
+            sheet = parse_sheet(command.sheet)
+        except SheetError as exc:
+            raise RuleError(str(exc)) from None
+        name = command.name or sheet.name
+        handle = command.handle.strip().lower() or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", handle):
+            raise RuleError(f"handle {command.handle!r} must be 1–32 letters, digits, '-' or '_'; pass another --handle")
+        if handle in state.combatants:
+            raise RuleError(f"handle {handle!r} is already taken; pass --name or --handle to tell them apart")
+        side = command.side.strip()
+        if not side:
+            raise RuleError("a combatant needs a side; pass --side NAME")
+        d = derive(sheet, rulings_of(state))
+        draft.emit(ev.CombatantJoined(
+            handle=handle, name=name, side=side, sheet=msgspec.to_builtins(sheet), locations=d.locations,
+            combat_actions=d.action_points, reactions=0, weapons_ready=d.ready, surprised=command.surprised,
+        ))
+        s = draft.state
+        steps = (turns.start_step(s),) if len({c.side for c in s.combatants.values()}) >= 2 else ()
+        draft.emit(ev.StepsAwaited(steps=steps))
+
+
+SYSTEM = Mythras()

@@ -1,0 +1,261 @@
+"""Round structure of mythras: Initiative once, turns cycling while anyone
+has Action Points.
+
+Source: seed 001 "Running Combat" (Initiative, Turns), "Actions in Combat",
+"Combat Actions", "Delay"; rules-reference.md B12 (armour penalty), B17
+(Initiative), B18 (Action Points).
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.projections.state import Combatant, State
+from affray.rules.base import Draft, RuleError
+from affray.rules.mythras import conditions as cat
+from affray.rules.mythras.common import fighters, rulings_of, sheet_of
+from affray.rules.mythras.sheet import derive
+
+
+def initiative_dice(state: State) -> tuple[ev.DiceNeed, ...]:
+    """The d10s the Initiative roll needs, in join order."""
+    return tuple(ev.DiceNeed(f"initiative: {c.name}", "1D10", by=c.handle) for c in fighters(state))
+
+
+def start_step(state: State) -> ev.PendingStep:
+    """The GM's step that rolls Initiative and opens round 1."""
+    return ev.PendingStep(who="GM", verb="start", kind="start",
+                          prompt="GM: roll Initiative and start round 1, or join more combatants",
+                          dice=initiative_dice(state))
+
+
+def roll_initiative(draft: Draft) -> tuple[ev.InitiativeEntry, ...]:
+    """1d10 + Initiative − highest worn AP (−10 when surprised), highest
+    first; ties to the higher DEX, then a roll-off, which the engine reads
+    as join order (seed 001 "Initiative"; B12, B17)."""
+    rulings = rulings_of(draft.state)
+    rows = []
+    for i, c in enumerate(fighters(draft.state)):
+        sheet = sheet_of(c)
+        d = derive(sheet, rulings)
+        d10 = draft.roll("1D10", f"initiative: {c.name}", by=c.handle).total
+        surprise = -10 if c.surprised else 0
+        total = d10 + d.initiative - d.armour_penalty + surprise
+        detail = f"d10={d10} +{d.initiative} −{d.armour_penalty} armour" + (" −10 surprised" if surprise else "") + f" = {total}"
+        rows.append((total, sheet.characteristics.DEX, -i, c.handle, detail))
+    rows.sort(reverse=True)
+    return tuple(ev.InitiativeEntry(handle=h, rank=t, tiebreak=dex, tier=n, detail=det)
+                 for n, (t, dex, _, h, det) in enumerate(rows))
+
+
+def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
+    """Open the next round with fresh Action Points (unused points do not
+    carry over; seed 001 "Actions in Combat") and the kept order."""
+    number = draft.state.round + 1
+    if number > 1:
+        for c in fighters(draft.state):
+            if c.effect("bleeding"):
+                add_fatigue(draft, c.handle, "Bleed")
+    active = [c for c in fighters(draft.state) if c.can_fight]
+    draft.emit(ev.RoundStarted(round=number, order=order, reactions={}, combat_actions={
+        c.handle: max(0, c.max_combat_actions + c.effect("fatigue-ap")) for c in active}))
+    if number == 1:
+        for c in active:
+            if c.surprised:
+                draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+                    "surprised", cause=draft.next_version, round=1, step=draft.state.step, ends="round-end",
+                    effects={"no-defence": 1, "cannot-attack": 1, "bonus-effect": 1})))
+    advance(draft)
+
+
+def add_fatigue(draft: Draft, handle: str, why: str) -> None:
+    """One more Fatigue level (rules-reference.md B19): the hardest grade of
+    its level on every roll, its AP penalty from the next round on; at
+    Incapacitated the bearer can no longer fight. Source for the trigger:
+    seed 001 "Bleed" (one level at the start of each round)."""
+    from affray.rules.mythras import tables
+
+    state = draft.state
+    c = state.combatants[handle]
+    old = next((x for x in c.conditions if x.name == "fatigue"), None)
+    level = min(len(tables.FATIGUE), (old.effects.get("level", 0) if old else 0) + 1)
+    row = tables.FATIGUE[level - 1]
+    effects = {"level": level, "grade": tables.GRADE_ORDER.index(row.grade), "fatigue-ap": row.ap}
+    if level == len(tables.FATIGUE):
+        effects["helpless"] = 1
+    cond = cat.make("fatigue", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+                    effects=effects, note=f"{row.key} ({why})")
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
+
+
+def start(draft: Draft) -> None:
+    """``affray start``: roll Initiative once for the fight and open round 1."""
+    state = draft.state
+    if state.phase != "setup":
+        raise RuleError("Initiative is rolled once, at the start of the fight; use 'affray end-round' to go on")
+    if len({c.side for c in state.combatants.values()}) < 2:
+        raise RuleError("a fight needs combatants on at least two sides; add one with 'affray join SHEET --side NAME'")
+    start_round(draft, roll_initiative(draft))
+
+
+def _sides_standing(state: State) -> set[str]:
+    return {c.side for c in state.combatants.values() if c.can_fight}
+
+
+def _may_take_turn(c: Combatant) -> bool:
+    return c.can_fight and c.combat_actions > 0 and not c.effect("holding")
+
+
+def next_actor(state: State) -> tuple[str, int] | None:
+    """Who takes the next turn, and the turn cycle number: the next in
+    Initiative order after the current actor with Action Points left,
+    wrapping to a new cycle (seed 001 "Turns"). None when nobody can."""
+    order = [e.handle for e in state.order if e.handle in state.combatants]
+    n = len(order)
+    if state.turn and state.turn[0] in order:
+        cur, cycle = order.index(state.turn[0]), max(1, state.action_no)
+    else:
+        cur, cycle = -1, 1
+    for k in range(1, n + 1):
+        idx = cur + k
+        h = order[idx % n]
+        if _may_take_turn(state.combatants[h]):
+            return h, cycle + (1 if idx >= n else 0)
+    return None
+
+
+def fight_over(draft: Draft) -> bool:
+    """End the fight when fewer than two sides can fight."""
+    standing = _sides_standing(draft.state)
+    if len(standing) >= 2:
+        return False
+    winner = next(iter(standing)) if standing else ""
+    draft.emit(ev.TurnBegan(handles=(), action_no=0),
+               ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
+               ev.StepsAwaited(steps=()))
+    return True
+
+
+def advance(draft: Draft) -> None:
+    """Decide the next turn, or ask the GM to end the round when nobody has
+    Action Points for a turn (seed 001 "Turns")."""
+    if draft.state.phase != "round" or fight_over(draft):
+        return
+    nxt = next_actor(draft.state)
+    if nxt is None:
+        draft.emit(ev.TurnBegan(handles=(), action_no=0),
+                   ev.StepsAwaited(steps=(ev.PendingStep(who="GM", verb="end-round", kind="end-round",
+                                                          prompt=f"GM: end round {draft.state.round}"),)))
+        return
+    handle, cycle = nxt
+    _tick_turn_conditions(draft, handle)
+    c = draft.state.combatants[handle]
+    draft.emit(ev.TurnBegan(handles=(handle,), action_no=cycle))
+    options = ("attack", "delay", "pass") if not c.effect("cannot-attack") else ("delay", "pass")
+    if c.stance == "prone":
+        options = ("stand",) + options
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=handle, verb="attack" if "attack" in options else "act", kind="turn",
+        prompt=f"{c.name} (turn {cycle}, {c.combat_actions} AP): {' | '.join(options)}",
+        options=options,
+        dice=(ev.DiceNeed("attack roll (if attacking)", "1D100", by=handle),) if "attack" in options else (),
+    ),)))
+
+
+def _tick_turn_conditions(draft: Draft, handle: str) -> None:
+    """Conditions counted in the bearer's own turns ("cannot attack for 1d3
+    turns", B15) count down as a turn begins; a surprised bearer may defend
+    again from its own turn on (seed 001 "Surprise")."""
+    from msgspec.structs import replace
+
+    for cond in draft.state.combatants[handle].conditions:
+        if cond.effects.get("no-defence"):  # surprise: defence returns when its Initiative arrives
+            effects = {k: v for k, v in cond.effects.items() if k != "no-defence"}
+            draft.emit(ev.ConditionApplied(handle=handle, condition=replace(cond, effects=effects)))
+        if cond.ends.kind != "actions":
+            continue
+        if cond.ends.count <= 1:
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="its turns are over"))
+        else:
+            draft.emit(ev.ConditionApplied(handle=handle, condition=replace(
+                cond, ends=ev.ConditionEnd(kind="actions", count=cond.ends.count - 1))))
+
+
+def end_round(draft: Draft) -> None:
+    """End the round: what ends with the round expires, then the next round
+    starts with the same order (seed 001 "Initiative": it "remains in play
+    until it is forced to be re-rolled")."""
+    state = draft.state
+    if state.phase != "round":
+        raise RuleError("there is no round in progress to end; use 'affray start' to begin the fight")
+    if state.exchange is not None or any(s.kind not in ("end-round", "turn") for s in state.pending):
+        raise RuleError("an exchange is still open; finish it first (see 'affray pending')")
+    order = state.order
+    draft.emit(ev.RoundEnded(round=state.round))
+    for c in list(draft.state.combatants.values()):
+        for cond in c.conditions:
+            if cond.ends.kind == "round-end":
+                draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=cond.id, reason=f"end of round {state.round}"))
+    if fight_over(draft):
+        return
+    start_round(draft, order)
+
+
+def delay(draft: Draft, handle: str, action: str) -> None:
+    """A turn spent otherwise than attacking: ``pass`` (Dither: the turn is
+    wasted, 1 AP), ``delay`` (the remaining AP are held for reactions; no
+    more turns this round) or ``stand`` (Regain Footing, 1 AP: automatic if
+    unengaged, else an opposed Brawn or Athletics roll). Seed 001 "Dither",
+    "Delay", "Regain Footing"."""
+    state = draft.state
+    c = state.combatants[handle]
+    action = action.lower()
+    if action in ("dither", "pass"):
+        draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", reason="dither"))
+    elif action in ("stand", "regain-footing"):
+        if c.stance != "prone":
+            raise RuleError(f"{c.name} is not prone; attack, delay or pass")
+        draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", reason="regain footing"))
+        foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
+        if not foes:
+            draft.emit(ev.StanceChanged(handle=handle, stance="standing", reason="regains footing (unengaged)"))
+        else:
+            foe = state.combatants[foes[0]]
+            draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+                who=handle, verb="roll", kind="footing",
+                prompt=f"{c.name}: opposed Brawn or Athletics against {foe.name} to stand up",
+                dice=(ev.DiceNeed(f"{c.name}: Brawn/Athletics", "1D100", by=handle),
+                      ev.DiceNeed(f"{foe.name}: Brawn/Athletics", "1D100", by=foe.handle)),
+                data={"foe": foe.handle}),)))
+            return
+    elif action in ("delay", "defend"):
+        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+            "holding", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
+            effects={"holding": 1}, note=f"{c.combat_actions} AP held")))
+    else:
+        raise RuleError(f"unknown action {action!r}; use attack, stand, delay or pass")
+    draft.emit(ev.StepsAwaited(steps=()))
+    advance(draft)
+
+
+def roll_footing(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """Regain Footing while engaged: win an opposed test of Brawn or
+    Athletics (each side its better) to stand (seed 001; B6)."""
+    from affray.rules.mythras import tables
+    from affray.rules.mythras.attack import end_exchange
+    from affray.rules.mythras.common import grade_modifiers, test
+
+    state = draft.state
+    c, foe = state.combatants[step.who], state.combatants[str(step.data["foe"])]
+    results = []
+    for who in (c, foe):
+        s = sheet_of(who)
+        name, skill = max((("Brawn", s.skill("Brawn")), ("Athletics", s.skill("Athletics"))), key=lambda p: p[1])
+        results.append(test(draft, who, name, skill, "Regain Footing (opposed)",
+                            grade_modifiers(state, who, skill, (), "both", combat=False)))
+    mine, theirs = results
+    if tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a":
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="standing", reason="regains footing"))
+    if rest:
+        draft.emit(ev.StepsAwaited(steps=tuple(rest)))
+    else:
+        end_exchange(draft, "")
