@@ -168,6 +168,10 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
             text = f"the recorded dice no longer fit: {why}"
         except RuleError as exc:
             text = f"the rules now refuse it: {exc}"
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            # the state before it does not fit the command (a log edited by hand)
+            detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+            text = f"the rules cannot re-run it on the state before it ({detail}); run 'affray verify'"
         else:
             recorded = _decision(batch)
             if [_norm(e) for e in recorded] == [_norm(e) for e in derived]:

@@ -18,6 +18,20 @@ class UserError(AffrayError):
     """A bad option value or argument on the command line; exit 2."""
 
 
+class LogInconsistent(AffrayError):
+    """A stored event that decodes but cannot be folded into the state
+    before it (an event of a combatant who never joined...): the log was
+    edited behind affray's back, or written by a buggy affray."""
+
+    def __init__(self, version: int, event_type: str, exc: BaseException) -> None:
+        self.version, self.event_type = version, event_type
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        super().__init__(
+            f"the log does not replay at version {version} ({event_type}: {detail}); "
+            "it may have been edited: run 'affray verify'"
+        )
+
+
 def not_utf8(exc: UnicodeEncodeError) -> str:
     """The one line for text that cannot be stored: bytes that are not UTF-8
     reach Python's ``sys.argv`` (and the environment) as lone surrogates,

@@ -211,7 +211,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(line)
         if problems:
             for p in problems:
-                typer.echo(f"FAILED: {p}", err=True)
+                typer.echo(f"FAILED: {' '.join(p.split())}", err=True)  # one line each (quick_check's can hold several)
             raise typer.Exit(1)
         typer.echo("OK: the log is intact.")
 

@@ -32,6 +32,18 @@ def _on(cls: type) -> Callable[[Handler], Handler]:
     return register
 
 
+#: What a handler raises on an event that does not fit the state before it
+#: (a combatant, location or exchange that is not there): a log edited by hand.
+_INCONSISTENT = (KeyError, IndexError, LookupError, TypeError, ValueError, AttributeError)
+
+
+def _inconsistent(rec, exc: BaseException) -> Exception:
+    from affray.errors import LogInconsistent  # a leaf module: it imports nothing of affray's
+
+    tag = getattr(type(rec.event), "__struct_config__", None)
+    return LogInconsistent(rec.version, getattr(tag, "tag", None) or type(rec.event).__name__, exc)
+
+
 def evolve(state: State, rec: Recorded) -> State:
     """Fold one live recorded event into ``state`` and return the new state."""
     if rec.command_id != state.last_command:
@@ -41,7 +53,10 @@ def evolve(state: State, rec: Recorded) -> State:
     handler = _HANDLERS.get(type(rec.event))
     if handler is None:
         return state
-    return handler(state, rec.event, rec)
+    try:
+        return handler(state, rec.event, rec)
+    except _INCONSISTENT as exc:
+        raise _inconsistent(rec, exc) from exc
 
 
 def fold_fast(state: State, records) -> State:
@@ -60,7 +75,10 @@ def fold_fast(state: State, records) -> State:
         event = rec.event
         handler = handlers.get(type(event))
         if handler is not None:
-            state = handler(state, event, rec)
+            try:
+                state = handler(state, event, rec)
+            except _INCONSISTENT as exc:
+                raise _inconsistent(rec, exc) from exc
             if type(event) in resets:
                 step = 0
     if (step, last, version) != (state.step, state.last_command, state.version):

@@ -96,7 +96,11 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
     if any(isinstance(m.event, EncounterRewound) for m in metas):
         return project(store.read(encounter_id, to_version=last))
     dead = frozenset(Timeline(metas).retracted)
-    state = fold(State(), store.read_live(encounter_id, to_version=last, skip=dead))
+    live = store.read_live(encounter_id, to_version=last, skip=dead)
+    try:
+        state = fold(State(), live)
+    finally:
+        live.close()  # now, while the store is open: a fold that fails leaves its cursor behind
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)
     return state

@@ -165,6 +165,7 @@ class Source:
         first = opening[0] if opening else None
         tag = "combatant-joined"
         joined = [codec.decode(tag, schema, data) for _, _, schema, data in store.versions_of_type(encounter_id, tag)]
+        joined = [e for e in joined if codec.tag_of(e) == tag]  # a row whose data was swapped by hand says otherwise
         return cls(
             encounter_id=encounter_id,
             title=(getattr(first.event, "name", "") or encounter_id) if first else "",
