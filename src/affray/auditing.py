@@ -168,7 +168,7 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
             text = f"the recorded dice no longer fit: {why}"
         except RuleError as exc:
             text = f"the rules now refuse it: {exc}"
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, AssertionError) as exc:
             # the state before it does not fit the command (a log edited by hand)
             detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
             text = f"the rules cannot re-run it on the state before it ({detail}); run 'affray verify'"
@@ -191,7 +191,16 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
 
 
 def audit_encounter(store, encounter_id: str) -> AuditReport:
-    """:func:`audit_records` for an encounter of ``store`` (read only)."""
+    """:func:`audit_records` for an encounter of ``store`` (read only).
+
+    Raises :class:`affray.errors.UserError` when the hash chain is broken:
+    re-deciding an edited log would compare against events that never were.
+    """
+    problems = store.verify(encounter_id)
+    if problems:
+        from affray.errors import UserError
+
+        raise UserError(f"{problems[0]}; the log fails 'affray verify', so it cannot be audited")
     return audit_records(list(store.read(encounter_id)), encounter_id)
 
 

@@ -300,6 +300,16 @@ class EventStore:
     # reading
     # ------------------------------------------------------------------ #
 
+    def _undecodable(self, encounter_id: str, version: int, exc: Exception) -> StoreError:
+        """The user-facing error for a stored event that does not decode: an
+        unknown type (written by a newer affray) or malformed data."""
+        if isinstance(exc, codec.UnknownEvent):
+            return StoreError(
+                f"encounter {encounter_id} version {version} in {self.path}: {exc}; "
+                "it was probably written by a newer affray, upgrade affray"
+            )
+        return DatabaseCorrupt(self.path, f"encounter {encounter_id} version {version} does not decode: {exc}")
+
     def read(
         self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None
     ) -> Iterator[Recorded]:
@@ -327,15 +337,8 @@ class EventStore:
                 )
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
-        except codec.UnknownEvent as exc:
-            raise StoreError(
-                f"encounter {encounter_id} version {version} in {self.path}: {exc}; "
-                "it was probably written by a newer affray, upgrade affray"
-            ) from exc
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise DatabaseCorrupt(
-                self.path, f"encounter {encounter_id} version {version} does not decode: {exc}"
-            ) from exc
+        except (codec.UnknownEvent, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise self._undecodable(encounter_id, version, exc) from exc
         finally:
             if cur is not None:
                 cur.close()
@@ -408,15 +411,8 @@ class EventStore:
                     yield Live(version, command_id, decode(type_, schema, data))
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
-        except codec.UnknownEvent as exc:
-            raise StoreError(
-                f"encounter {encounter_id} version {version} in {self.path}: {exc}; "
-                "it was probably written by a newer affray, upgrade affray"
-            ) from exc
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise DatabaseCorrupt(
-                self.path, f"encounter {encounter_id} version {version} does not decode: {exc}"
-            ) from exc
+        except (codec.UnknownEvent, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise self._undecodable(encounter_id, version, exc) from exc
         finally:
             if cur is not None:
                 cur.close()

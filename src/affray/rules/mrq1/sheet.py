@@ -193,7 +193,13 @@ _FIELD_RE = re.compile(r"`([^`]*)`")
 
 def _fail(label: str, path: str, what: str, todo: str = _DO) -> SheetError:
     where = f"{label}: {path}: " if path else f"{label}: "
-    return SheetError(f"{where}{what}; {todo}")
+    return SheetError(_one_line(f"{where}{what}; {todo}"))
+
+
+def _one_line(text: str) -> str:
+    """Escape newlines and other control characters (a key or file name may
+    hold them), so an error stays one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _type_name(v: Any) -> str:

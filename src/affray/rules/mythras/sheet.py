@@ -30,6 +30,9 @@ TRAITS = ("cutting", "impaling", "bludgeoning", "entangling", "two-handed", "shi
 _DO = "fix the sheet and try again"
 
 
+from affray.rules.mrq1.sheet import _one_line  # noqa: E402  (one escaping rule for both systems)
+
+
 class SheetError(ValueError):
     """A sheet could not be loaded; ``str(err)`` is one line."""
 
@@ -136,7 +139,7 @@ class Derived(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _fail(label: str, path: str, what: str) -> SheetError:
-    return SheetError(f"{label}: {path}: {what}; {_DO}" if path else f"{label}: {what}; {_DO}")
+    return SheetError(_one_line(f"{label}: {path}: {what}; {_DO}" if path else f"{label}: {what}; {_DO}"))
 
 
 def _norm_loc(label: str, path: str, name: str) -> str:
