@@ -5,6 +5,15 @@ file, not against affray's own view of it)."""
 
 from __future__ import annotations
 
+# CI must not fail on a fresh random draw: examples are derived from each test
+# (derandomize), and no deadline (a shared 2-core machine is slow at times).
+# HYPOTHESIS_PROFILE=explore gives random draws for a local hunt.
+from hypothesis import settings as _hsettings
+
+_hsettings.register_profile("affray", derandomize=True, deadline=None)
+_hsettings.register_profile("explore", deadline=None)
+_hsettings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "affray"))
+
 import json
 import shutil
 import sqlite3

@@ -45,9 +45,14 @@ FUZZ = dict(
 READS = [
     ["state"], ["state", "--json"], ["pending", "--json"], ["log", "--json"], ["export"], ["export", "-f", "html"],
     ["export", "-f", "jsonl", "--secret"], ["verify"], ["verify", "--dice"], ["list"], ["why", "broo1", "right leg"],
-    ["replay", "--round", "1"], ["audit"], ["state", "--version", "5"], ["state", "--at", "1"],
+    ["replay", "--round", "1"], ["audit"], ["state", "--version", "5"], ["state", "--at", "1"], ["state", "--at", "1.2"],
+    ["why", "broo1"],
 ]
-WRITES = [["note", "hello"], ["attack", "broo1", "vasana", "--dice", "34"], ["undo"], ["new", "Bridge"], ["end-round"]]
+WRITES = [
+    ["note", "hello"], ["attack", "broo1", "vasana", "--dice", "34"], ["attack", "vasana", "broo1"], ["undo"],
+    ["redo"], ["new", "Bridge"], ["end-round"], ["start"], ["react", "broo1", "parry"], ["roll"],
+    ["act", "vasana", "pass"], ["choose", "vasana", "follow"], ["close"],
+]
 verbs = st.sampled_from(READS + WRITES)
 
 
