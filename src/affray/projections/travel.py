@@ -143,12 +143,22 @@ def state_at_store(store, encounter_id: str, round_no: int, step: int | None = N
     if start is None or _touched_after(store, encounter_id, metas, start):
         # round 0 (setup), or a past that later undos or redos rewrote:
         # walk the live log from the beginning, streamed
-        return _walk(State(), store.read_live(encounter_id, skip=dead), round_no, step)
+        return _closing_walk(State(), store.read_live(encounter_id, skip=dead), round_no, step)
     base = load_state(store, encounter_id, at_version=start)
     # _walk's search has seen the records up to the round-started one: base
     # is the state after it, in round ``round_no`` at step 0
     found = base if step is None or base.step == step else None
-    return _walk(base, store.read_live(encounter_id, from_version=start + 1, skip=dead), round_no, step, found)
+    return _closing_walk(base, store.read_live(encounter_id, from_version=start + 1, skip=dead), round_no, step, found)
+
+
+def _closing_walk(state, live, *args):
+    """:func:`_walk` over the ``read_live`` generator ``live``, closed before
+    returning: a walk that stops early, or fails on an edited log, must not
+    leave its cursor to be closed after the store is."""
+    try:
+        return _walk(state, live, *args)
+    finally:
+        live.close()
 
 
 def _dead(metas: list[Recorded]) -> frozenset | None:
