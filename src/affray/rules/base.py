@@ -95,6 +95,38 @@ def available() -> dict[str, str]:
     return {key: title for key, (_, _, title) in _REGISTRY.items()}
 
 
+class SystemBase:
+    """Shared plumbing for a rule system's ``rulings`` and ``load_sheet``.
+
+    A subclass sets ``_rulings_from`` (mapping -> rulings object, raising
+    ``ValueError``), ``_rulings_as`` (rulings object -> ``dict[str, str]``),
+    ``_sheet_loader`` (path -> sheet struct) and ``_sheet_error`` (the
+    loader's one-line error type). Both methods turn those errors into
+    :class:`RuleError`.
+    """
+
+    _rulings_from = None
+    _rulings_as = None
+    _sheet_loader = None
+    _sheet_error: type[Exception] = ValueError
+
+    def rulings(self, mapping: dict[str, str]) -> dict[str, str]:
+        """Validate named rulings; return every ruling with its value."""
+        try:
+            return type(self)._rulings_as(type(self)._rulings_from(mapping))
+        except ValueError as exc:
+            raise RuleError(str(exc)) from None
+
+    def load_sheet(self, path: str) -> dict:
+        """Load and validate a sheet file; plain data for ``CombatantJoined``."""
+        import msgspec
+
+        try:
+            return msgspec.to_builtins(type(self)._sheet_loader(path))
+        except self._sheet_error as exc:
+            raise RuleError(str(exc)) from None
+
+
 class Draft:
     """The events a command is producing, and the state they lead to.
 

@@ -13,14 +13,14 @@ import msgspec
 from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules.mrq1 import attack, damage, turns
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, derive, load_sheet
 
 
-class Mrq1:
+class Mrq1(SystemBase):
     """Mongoose RuneQuest (1st ed.): strike ranks rolled each round, combat
     actions in passes, reactions against each successful attack."""
 
@@ -31,20 +31,12 @@ class Mrq1:
     conditions = CATALOGUE
     rulings_doc = RULINGS_DOC
 
-    def rulings(self, mapping: dict[str, str]) -> dict[str, str]:
-        """Validate named rulings; return every ruling with its value."""
-        try:
-            r = from_mapping(mapping)
-        except ValueError as exc:
-            raise RuleError(str(exc)) from None
-        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r.as_mapping().items()}
+    _rulings_from = from_mapping
+    _sheet_loader = load_sheet
+    _sheet_error = SheetError
 
-    def load_sheet(self, path: str) -> dict:
-        """Load and validate a sheet file; plain data for ``CombatantJoined``."""
-        try:
-            return msgspec.to_builtins(load_sheet(path))
-        except SheetError as exc:
-            raise RuleError(str(exc)) from None
+    def _rulings_as(r) -> dict[str, str]:
+        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r.as_mapping().items()}
 
     def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
         """The events ``command`` produces in ``state``.

@@ -14,7 +14,7 @@ import msgspec
 from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules.mythras import attack, damage, turns
 from affray.rules.mythras.common import rulings_of
 from affray.rules.mythras.conditions import CATALOGUE
@@ -22,7 +22,7 @@ from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.mythras.sheet import SheetError, derive, load_sheet, parse_sheet
 
 
-class Mythras:
+class Mythras(SystemBase):
     """Mythras / CFI: Initiative rolled once, turns cycling while anyone has
     Action Points, attack and parry as a differential roll with Special
     Effects chosen before damage."""
@@ -34,19 +34,10 @@ class Mythras:
     conditions = CATALOGUE
     rulings_doc = RULINGS_DOC
 
-    def rulings(self, mapping: dict[str, str]) -> dict[str, str]:
-        """Validate named rulings; return every ruling with its value."""
-        try:
-            return as_mapping(from_mapping(mapping))
-        except ValueError as exc:
-            raise RuleError(str(exc)) from None
-
-    def load_sheet(self, path: str) -> dict:
-        """Load and validate a sheet file; plain data for ``CombatantJoined``."""
-        try:
-            return msgspec.to_builtins(load_sheet(path))
-        except SheetError as exc:
-            raise RuleError(str(exc)) from None
+    _rulings_from = from_mapping
+    _rulings_as = as_mapping
+    _sheet_loader = load_sheet
+    _sheet_error = SheetError
 
     def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
         """The events ``command`` produces in ``state``; :class:`RuleError`
