@@ -184,7 +184,7 @@ OTHER_SQLITE = {
     ],
     "foreign": ["CREATE TABLE recipes (name TEXT)", "INSERT INTO recipes VALUES ('stew')"],
 }
-#: Another program's files that set a user_version, as many do (see the xfail below).
+#: Another program's files that set a user_version, as many do.
 FOREIGN_WITH_USER_VERSION = {
     "user-version-1": ["PRAGMA user_version = 1", "CREATE TABLE recipes (name TEXT)"],
     "user-version-negative": ["PRAGMA user_version = -5"],
@@ -225,12 +225,11 @@ def test_wrong_file_type(cli, log_db, tmp_path, wrong, argv):
     result = run_on(cli, db, argv, "db")
     if result.exit_code == 0:
         # only 'new' may lay out a log: in an empty file, in one laid out as
-        # affray's already, or (see the xfail below) one with a user_version
+        # affray's already
         laid_out = kind == "empty" or not data or (kind == "sqlite" and data.startswith(b"SQLite") and argv[0] == "new")
         assert argv[0] == "new" and laid_out, f"{kind}: {argv} succeeded on a file that is not an affray log"
 
 
-@pytest.mark.xfail(strict=True, reason="store: EventStore migrates any SQLite file whose user_version is not 0")
 @pytest.mark.parametrize("argv", [["new", "Bridge"], ["note", "hello"]], ids=lambda a: a[0])
 @pytest.mark.parametrize("kind", sorted(FOREIGN_WITH_USER_VERSION))
 def test_a_foreign_sqlite_file_with_a_user_version_is_left_alone(cli, tmp_path, kind, argv):
@@ -318,8 +317,7 @@ def _tamper(db: Path, edit: str, pick: float, text: str) -> None:
     edit=st.sampled_from(EDITS),
     pick=st.floats(0, 1),
     text=st.one_of(st.text(max_size=20), st.sampled_from(["'; DROP TABLE events; --", "<script>", "\x00"])),
-    # not undo: on an edited log it appends, then fails (the xfail below)
-    argv=st.sampled_from([a for a in READS + WRITES if a != ["undo"]]),
+    argv=st.sampled_from(READS + WRITES),
 )
 def test_edited_hash_chain(cli, log_db, tmp_path, edit, pick, text, argv):
     db = _place(tmp_path / "tampered.db", log_db.read_bytes())
@@ -335,11 +333,10 @@ def test_edited_hash_chain(cli, log_db, tmp_path, edit, pick, text, argv):
     run_on(cli, db, argv, "db")
 
 
-@pytest.mark.xfail(strict=True, reason="commands/handler.py: an undo appends its retraction, then replays the log")
 def test_undo_on_an_edited_log_appends_nothing(cli, log_db, tmp_path):
     """An event moved out of place by hand (its version + 1000): 'undo' must
-    be refused without appending. Today the retraction is committed first,
-    and the replay of the state after it then fails on the edited log."""
+    be refused without appending: the state after the retraction is
+    projected inside the append's transaction, which rolls back on failure."""
     db = _place(tmp_path / "tampered.db", log_db.read_bytes())
     _tamper(db, "version", 0.05, "x")
     before = _footprint(db)

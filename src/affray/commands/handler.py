@@ -262,8 +262,19 @@ def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *
         raise base.RuleError("that command changes nothing")
     command_id = f"c{state.version + 1}"
     # a new encounter's seed goes in with its first event, in one transaction
-    records = store.append(eid, state.version, events, command_id=command_id, actor=actor or "gm", seed=seed)
-    after = load_state(store, eid, at_version=records[-1].version) if _has_meta(events) else _fold_tail(state, records)
+    projected: list[State] = []
+    check = None
+    if _has_meta(events):
+        # an undo, redo or rewind changes history: project the state it leads
+        # to inside the append's transaction, so a log that no longer replays
+        # (edited by hand) refuses the command with nothing written
+        def check(records: list) -> None:
+            projected.append(load_state(store, eid, at_version=records[-1].version))
+
+    records = store.append(
+        eid, state.version, events, command_id=command_id, actor=actor or "gm", seed=seed, check=check
+    )
+    after = projected[0] if projected else _fold_tail(state, records)
     round_ended = any(isinstance(e, ev.RoundEnded) for e in events)
     if wants_snapshot(state.version, after.version, round_ended):
         try:

@@ -108,6 +108,27 @@ def _migrations(sqlite_utils):  # noqa: ANN001 - the lazily imported module
     return migrations
 
 
+#: ``PRAGMA application_id`` of an affray log: "AFRY" as a big-endian int32.
+APPLICATION_ID = int.from_bytes(b"AFRY", "big")
+
+
+def is_affray(conn: sqlite3.Connection) -> bool:
+    """Whether the open file is an affray log (at any schema version).
+
+    True when the header carries :data:`APPLICATION_ID`, or, for logs written
+    before affray set it, when sqlite-utils' ``_sqlite_migrations`` table
+    records the ``affray`` migration set. Another program's SQLite file (one
+    that sets ``user_version`` too, as many do) is not.
+    """
+    if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+        return True
+    try:
+        row = conn.execute("SELECT 1 FROM _sqlite_migrations WHERE migration_set = 'affray' LIMIT 1").fetchone()
+    except sqlite3.OperationalError:  # no such table
+        return False
+    return row is not None
+
+
 def user_version(conn: sqlite3.Connection) -> int:
     """The file's ``PRAGMA user_version`` (reads the header: fails on non-SQLite)."""
     return conn.execute("PRAGMA user_version").fetchone()[0]
@@ -125,14 +146,17 @@ def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True) -> None:
     try:
         current = user_version(conn)
         if current < SCHEMA_VERSION:
-            if current == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] and not is_affray(conn):
                 raise DatabaseCorrupt(path, "it is a SQLite database, but not an affray one")
+            if current != 0 and not is_affray(conn):
+                raise DatabaseCorrupt(path, f"it is a SQLite database (user_version {current}), but not an affray one")
             import sqlite_utils
 
             db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
             migrations = _migrations(sqlite_utils)
             migrations.apply(db)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

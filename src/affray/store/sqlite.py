@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from affray.store.errors import (
     UnknownEncounter,
     translate,
 )
-from affray.store.schema import SCHEMA_VERSION, migrate, user_version
+from affray.store.schema import SCHEMA_VERSION, is_affray, migrate, user_version
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 _MAX_VERSION = 2**63 - 1
@@ -178,6 +178,8 @@ class EventStore:
         conn.execute(f"PRAGMA synchronous = {synchronous}")
         conn.execute("PRAGMA cache_size = -16384")  # 16 MiB: repeated replays stay in memory
         found = user_version(conn)  # reads the header: "file is not a database"
+        if found != 0 and not is_affray(conn):
+            raise DatabaseCorrupt(self.path, f"it is a SQLite database (user_version {found}), but not an affray one")
         if found == SCHEMA_VERSION:
             if not (memory or self.readonly) and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 # migrate() was killed between its COMMIT and the switch to WAL
@@ -217,6 +219,7 @@ class EventStore:
         actor: str,
         recorded_at: str | None = None,
         seed: bytes | None = None,
+        check: Callable[[list[Recorded]], object] | None = None,
     ) -> list[Recorded]:
         """Append ``events`` to ``encounter_id`` in one transaction; all or nothing.
 
@@ -227,7 +230,11 @@ class EventStore:
         Returns the stored envelopes, in order. ``seed`` (a new encounter's
         secret dice seed, see :meth:`put_seed`) is kept in the same
         transaction, so a writer that loses the race for an encounter id
-        cannot replace the winner's seed.
+        cannot replace the winner's seed. ``check``, when given, is called
+        with the new envelopes inside the transaction, before it commits; the
+        store's reads see the new events there. If it raises, nothing is
+        written and its error propagates (how an undo refuses a log that no
+        longer replays).
 
         Errors: :class:`ConflictError` when the head is not ``expected_version``
         (nothing written); :class:`DatabaseLocked`; :class:`DatabaseCorrupt`;
@@ -275,6 +282,8 @@ class EventStore:
                 )
             if out:
                 conn.execute(_SET_HEAD, (encounter_id, version, prev))
+            if check is not None:
+                check(out)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
