@@ -66,6 +66,10 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
                     base, base_version = loaded, snap[0]
         if not base_version:
             return replay(store, encounter_id, to_version=at_version)
+        if not store.read_meta(encounter_id, from_version=base_version + 1, to_version=at_version):
+            # the usual case: no undo, redo or rewind since the snapshot, so the
+            # tail is folded from the lean read (no envelopes, no hashes)
+            return _fold_live(base, store.read_live(encounter_id, from_version=base_version + 1, to_version=at_version))
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
@@ -74,6 +78,16 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         if tail.records and tail.records[-1].version != state.version:
             state = msgspec.structs.replace(state, version=tail.records[-1].version)
         return state
+
+
+def _fold_live(base: State, live) -> State:
+    """Fold a :meth:`read_live` generator, closing it even when the fold
+    fails (now, while the store is open: else its cursor stays behind)."""
+    try:
+        state = fold(base, live)
+    finally:
+        live.close()
+    return state
 
 
 def wants_snapshot(before_version: int, after_version: int, round_ended: bool) -> bool:
@@ -97,10 +111,7 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
         return project(store.read(encounter_id, to_version=last))
     dead = frozenset(Timeline(metas).retracted)
     live = store.read_live(encounter_id, to_version=last, skip=dead)
-    try:
-        state = fold(State(), live)
-    finally:
-        live.close()  # now, while the store is open: a fold that fails leaves its cursor behind
+    state = _fold_live(State(), live)
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)
     return state
