@@ -419,6 +419,7 @@ SQL_INTERPOLATIONS = {
     "op.lower()",  # schema.py: the trigger names, from the tuple ("UPDATE", "DELETE")
     "op",
     "SCHEMA_VERSION",  # an int constant
+    "APPLICATION_ID",  # schema.py: an int constant ("AFRY")
     "synchronous",  # sqlite.py: checked against ("FULL", "NORMAL", "EXTRA") first
     "', '.join('?' * len(chunk))",  # placeholders: the values are parameters
     "_COLUMNS",

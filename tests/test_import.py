@@ -306,3 +306,30 @@ def test_parse_refuses_with_one_line():
     with pytest.raises(NotAffrayJsonl) as info:
         parse(b"not json at all\n", name="x.jsonl")
     assert "\n" not in str(info.value) and "x.jsonl" in str(info.value)
+
+
+def test_stream_checks_lazily_and_a_late_bad_line_rolls_the_import_back():
+    """``stream`` reads one line at a time (the import of a 1,000,000-event
+    file keeps flat memory); a bad line found while the rows are stored
+    raises there, and the one transaction leaves nothing behind."""
+    from affray.views.formats.jsonl import stream
+
+    src, eid = _golden_store()
+    lines = _whole(src, eid).encode().splitlines(keepends=True)
+    taken = []
+
+    def feed(bad_at: int | None):
+        for i, line in enumerate(lines):
+            taken.append(i)
+            yield b"{not json\n" if i == bad_at else line
+
+    got, rows = stream(feed(None))
+    assert got == eid and taken == [0]  # only the opening has been read
+    assert next(rows)[2] == "encounter-opened" and taken == [0]
+    dest = EventStore(":memory:")
+    _, rows = stream(feed(len(lines) - 2))
+    with pytest.raises(NotAffrayJsonl, match=f"line {len(lines) - 1}"):
+        dest.import_records(eid, rows)
+    assert dest.encounter_ids() == [] and dest.version(eid) == 0
+    _, rows = stream(feed(None))
+    assert dest.import_records(eid, rows) == len(lines) == src.version(eid)

@@ -33,30 +33,40 @@ def register(app: typer.Typer) -> None:
         import sys
 
         from affray.cli.show import open_event_store
-        from affray.views.formats.jsonl import parse, renamed
+        from affray.views.formats.jsonl import stream, renamed
 
+        name = "stdin" if file == "-" else file
         try:
-            if file == "-":
-                data = sys.stdin.buffer.read()
-            else:
-                with open(file, "rb") as fh:
-                    data = fh.read()
+            fh = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise UserError(f"cannot read {file}: {exc.strerror or exc}; check the path") from None
-        name = "stdin" if file == "-" else file
-        eid, rows = parse(data, name=name)
-        target = eid
-        if as_id:
-            target = as_id.strip()
-            if not target or any(ch.isspace() or not ch.isprintable() for ch in target):
-                raise UserError(f"--as-id takes an id without spaces, got {as_id!r}")
-            if target != eid:
-                rows = renamed(rows, eid, target)
+        seen = {"closed": False}
+
+        def lines():
+            try:
+                yield from fh
+            except OSError as exc:
+                raise UserError(f"cannot read {file}: {exc.strerror or exc}; check the path") from None
+
+        def watched(rows):
+            for row in rows:
+                if row[2] == "encounter-closed":
+                    seen["closed"] = True
+                yield row
+
         opts = options(ctx)
         existed = os.path.exists(opts.db)
         try:
+            eid, rows = stream(lines(), name=name)
+            target = eid
+            if as_id:
+                target = as_id.strip()
+                if not target or any(ch.isspace() or not ch.isprintable() for ch in target):
+                    raise UserError(f"--as-id takes an id without spaces, got {as_id!r}")
+                if target != eid:
+                    rows = renamed(rows, eid, target)
             with open_event_store(opts.db) as store:
-                count = store.import_records(target, rows)
+                count = store.import_records(target, watched(rows))
         except BaseException:
             if not existed:  # refused: leave no new file behind
                 for suffix in ("", "-wal", "-shm"):
@@ -65,7 +75,10 @@ def register(app: typer.Typer) -> None:
                     except OSError:
                         pass
             raise
-        closed = any(r[2] == "encounter-closed" for r in rows)
+        finally:
+            if fh is not sys.stdin.buffer:
+                fh.close()
+        closed = seen["closed"]
         moved = f" as {target}" if target != eid else ""
         typer.echo(f"Imported encounter {eid}{moved} ({count} events, {'closed' if closed else 'open'}) into {opts.db}.")
         if target != eid:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -612,7 +612,7 @@ class EventStore:
 
     @_guarded
     def import_records(
-        self, encounter_id: str, rows: Sequence[tuple[int, str, str, int, str, str, str, str]]
+        self, encounter_id: str, rows: Iterable[tuple[int, str, str, int, str, str, str, str]]
     ) -> int:
         """Store a whole, already hash-chained log as encounter ``encounter_id``
         in one transaction; all or nothing. Returns the number of events.
@@ -625,7 +625,8 @@ class EventStore:
         chain is checked again here, inside the transaction: versions must run
         1, 2, 3 ... and each hash must be ``sha256(previous hash ‖ canonical
         bytes)`` for ``encounter_id``. No dice seed is stored (see
-        ``affray import``).
+        ``affray import``). ``rows`` may be a lazy iterator (memory stays
+        flat); an error it raises while being read rolls the import back.
 
         Errors (nothing written): :class:`StoreError` when the encounter
         already has events, when ``rows`` is empty, or when the versions or
@@ -636,8 +637,6 @@ class EventStore:
 
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; nothing was imported")
-        if not rows:
-            raise StoreError(f"nothing to import for encounter {encounter_id}: the log is empty")
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -652,6 +651,7 @@ class EventStore:
                     "import it under another id with --as-id NEW_ID"
                 )
             prev = ""
+            expected = 0
             for expected, (version, command_id, type_, schema, data, recorded_at, actor, hash_) in enumerate(rows, 1):
                 if version != expected:
                     raise StoreError(
@@ -669,10 +669,12 @@ class EventStore:
                     _INSERT, (encounter_id, version, command_id, type_, schema, data, recorded_at, actor, hash_)
                 )
                 prev = hash_
-            conn.execute(_SET_HEAD, (encounter_id, len(rows), prev))
+            if not expected:
+                raise StoreError(f"nothing to import for encounter {encounter_id}: the log is empty")
+            conn.execute(_SET_HEAD, (encounter_id, expected, prev))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        return len(rows)
+        return expected

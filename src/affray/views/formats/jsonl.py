@@ -16,6 +16,7 @@ imported encounter that was still open reports the seed missing.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
@@ -159,17 +160,51 @@ def parse(text: str | bytes, *, name: str = "the file") -> tuple[str, list[Row]]
     versions run 1, 2, 3 ... without a gap, that every ``data`` decodes as
     the event its ``type`` names (at its ``schema``, through the upcasters),
     and that the hash chain holds. Raises :class:`NotAffrayJsonl` with one
-    line naming ``name``, the line number and what to do.
+    line naming ``name``, the line number and what to do. The whole list is
+    built; :func:`stream` is the same check one line at a time.
     """
+    raw = text.encode() if isinstance(text, str) else text
+    eid, rows = stream(raw.splitlines(), name=name)
+    return eid, list(rows)
+
+
+def stream(lines: Iterable[bytes], *, name: str = "the file") -> tuple[str, Iterator[Row]]:
+    """``(encounter_id, rows)`` read lazily from the lines of an export.
+
+    The first event is read and checked at once (so the encounter id is
+    known, and an empty file or one not starting with the opening is refused
+    before anything is written); every later row is checked as it is taken
+    from the iterator, and a bad one raises :class:`NotAffrayJsonl` there,
+    so a caller that stores rows inside one transaction rolls it back. Memory
+    stays flat however long the log (``affray import`` of 1,000,000 events).
+    """
+    rows = _rows(iter(lines), name)
+    first = next(rows, None)
+    if first is None:
+        raise NotAffrayJsonl(f"{name} holds no events; make one with 'affray export --format jsonl --secret'")
+    head, eid = first
+    if head[2] != "encounter-opened":
+        raise NotAffrayJsonl(f"{name} line 1 is a {head[2]!r} event, not the encounter's opening; {_WHOLE}")
+
+    def all_rows() -> Iterator[Row]:
+        yield head
+        for row, _ in rows:
+            yield row
+
+    return eid, all_rows()
+
+
+_WHOLE = "export the whole log with 'affray export --format jsonl --secret' (no --round)"
+
+
+def _rows(lines: Iterator[bytes], name: str) -> Iterator[tuple[Row, str]]:
     from affray.store.chain import canonical, chain_hash
 
-    raw = text.encode() if isinstance(text, str) else text
     decoder = msgspec.json.Decoder(Line)
-    rows: list[Row] = []
     eid = ""
     prev = ""
-    whole = "export the whole log with 'affray export --format jsonl --secret' (no --round)"
-    for n, chunk in enumerate(raw.splitlines(), 1):
+    expected = 0
+    for n, chunk in enumerate(lines, 1):
         if not chunk.strip():
             continue
         try:
@@ -183,16 +218,16 @@ def parse(text: str | bytes, *, name: str = "the file") -> tuple[str, list[Row]]
         if not eid:
             eid = ln.encounter_id
             if not eid:
-                raise NotAffrayJsonl(f"{where}: the encounter id is empty; {whole}")
+                raise NotAffrayJsonl(f"{where}: the encounter id is empty; {_WHOLE}")
         elif ln.encounter_id != eid:
             raise NotAffrayJsonl(
                 f"{where} is from encounter {ln.encounter_id!r}, not {eid!r}; import one encounter per file"
             )
-        expected = len(rows) + 1
+        expected += 1
         if ln.version != expected:
             raise NotAffrayJsonl(
                 f"{where}: expected version {expected}, found {ln.version} (events are missing or out of "
-                f"order); an export with --round, or without --secret, leaves events out: {whole}"
+                f"order); an export with --round, or without --secret, leaves events out: {_WHOLE}"
             )
         data = bytes(ln.data)
         try:
@@ -212,22 +247,17 @@ def parse(text: str | bytes, *, name: str = "the file") -> tuple[str, list[Row]]
                 f"{where}: the hash chain does not verify at version {ln.version} "
                 "(the event or one before it was changed); nothing was imported"
             )
-        rows.append((ln.version, ln.command_id, ln.type, ln.schema, text_data, ln.recorded_at, ln.actor, ln.hash))
-    if not rows:
-        raise NotAffrayJsonl(f"{name} holds no events; make one with 'affray export --format jsonl --secret'")
-    if rows[0][2] != "encounter-opened":
-        raise NotAffrayJsonl(f"{name} line 1 is a {rows[0][2]!r} event, not the encounter's opening; {whole}")
-    return eid, rows
+        yield (ln.version, ln.command_id, ln.type, ln.schema, text_data, ln.recorded_at, ln.actor, ln.hash), eid
 
 
-def renamed(rows: list[Row], old_id: str, new_id: str) -> list[Row]:
+def renamed(rows: Iterable[Row], old_id: str, new_id: str) -> Iterator[Row]:
     """``rows`` moved to encounter ``new_id``: the ``encounter_id`` of the
     opening event's data is changed, and since the id is part of every
     hash, the chain is computed anew (check the old chain first). Every
-    other field, and every other event's data, is kept as it was."""
+    other field, and every other event's data, is kept as it was. Lazy:
+    rows are renamed as they are taken."""
     from affray.store.chain import canonical, chain_hash
 
-    out: list[Row] = []
     prev = ""
     for version, command_id, type_, schema, data, recorded_at, actor, _ in rows:
         if type_ == "encounter-opened":
@@ -236,8 +266,7 @@ def renamed(rows: list[Row], old_id: str, new_id: str) -> list[Row]:
                 fields["encounter_id"] = new_id
                 data = msgspec.json.encode(fields).decode()
         prev = chain_hash(prev, canonical(new_id, version, command_id, type_, schema, recorded_at, actor, data))
-        out.append((version, command_id, type_, schema, data, recorded_at, actor, prev))
-    return out
+        yield (version, command_id, type_, schema, data, recorded_at, actor, prev)
 
 
 def _first_line(exc: Exception) -> str:
