@@ -1,5 +1,10 @@
 """Old logs still replay (DESIGN.md invariant 3, "Events": upcasters).
 
+Every ``tests/fixtures/NAME.jsonl`` is a frozen log with its final state in
+``NAME_state.json``; each is replayed and compared. There is one per
+implemented system at least (a test checks), and a new one is added when an
+event's schema changes (README, "Changing an event safely").
+
 ``tests/fixtures/schema1.jsonl`` is a whole fight written at schema 1 by
 affray and exported with the jsonl export (one event per line with its
 envelope); ``tests/fixtures/schema1_state.json`` is ``state_data`` of its final
@@ -36,6 +41,8 @@ from affray.views.data import state_data
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LOG = FIXTURES / "schema1.jsonl"
 STATE = FIXTURES / "schema1_state.json"
+#: Every frozen log, ``NAME.jsonl`` with its final state in ``NAME_state.json``.
+ALL_LOGS = sorted(FIXTURES.glob("*.jsonl"))
 
 
 class Line(msgspec.Struct):
@@ -53,9 +60,9 @@ class Line(msgspec.Struct):
     data: msgspec.Raw
 
 
-def read_fixture() -> list[Line]:
+def read_fixture(log: Path = LOG) -> list[Line]:
     decoder = msgspec.json.Decoder(Line)
-    return [decoder.decode(line) for line in LOG.read_bytes().splitlines() if line.strip()]
+    return [decoder.decode(line) for line in log.read_bytes().splitlines() if line.strip()]
 
 
 def load_into_store(path: Path, lines: list[Line]) -> EventStore:
@@ -116,14 +123,17 @@ def test_fixture_is_a_schema_1_log_of_a_whole_fight():
     assert [ln.version for ln in lines] == list(range(1, len(lines) + 1))
 
 
-def test_schema_1_log_replays_to_its_recorded_state(tmp_path):
-    lines = read_fixture()
+@pytest.mark.parametrize("log", ALL_LOGS, ids=lambda p: p.stem)
+def test_every_fixture_log_replays_to_its_recorded_state(tmp_path, log):
+    """Schema evolution (issue 6): each frozen log, written by an earlier
+    affray, replays with today's code to the final state recorded then."""
+    lines = read_fixture(log)
     store = load_into_store(tmp_path / "old.db", lines)
     eid = lines[0].encounter_id
     assert store.verify() == []  # the hash chain written then still holds
     records = list(store.read(eid))  # decoding runs any upcasters
     assert [r.version for r in records] == [ln.version for ln in lines]
-    expected = json.loads(STATE.read_text(encoding="utf-8"))
+    expected = json.loads(log.with_name(log.stem + "_state.json").read_text(encoding="utf-8"))
     state = project(records)
     # every field recorded then has the same value now (fields added to the
     # documented shape since are ignored; a field that went missing fails)
@@ -133,10 +143,18 @@ def test_schema_1_log_replays_to_its_recorded_state(tmp_path):
     store.close()
 
 
-def test_schema_1_events_decode_without_the_store():
+def test_the_fixtures_cover_every_implemented_system():
+    from affray.rules import base
+
+    systems = {json.loads(log.read_text(encoding="utf-8").splitlines()[0])["data"]["system"] for log in ALL_LOGS}
+    assert set(base.available()) <= systems
+
+
+@pytest.mark.parametrize("log", ALL_LOGS, ids=lambda p: p.stem)
+def test_fixture_events_decode_without_the_store(log):
     """Each stored ``data`` still decodes through the one codec (upcast if
     need be), and the decoded event round-trips at today's schema."""
-    for ln in read_fixture():
+    for ln in read_fixture(log):
         event = codec.decode(ln.type, ln.schema, bytes(ln.data))
         assert codec.tag_of(event) == ln.type
         assert codec.decode(ln.type, codec.schema_of(ln.type), codec.encode(event)) == event
@@ -181,6 +199,22 @@ def build_fixture() -> tuple[str, dict]:
     run(cmd.CloseEncounter(reason="fixture"))
     records = list(store.read(eid))
     return jsonl(records), state_data(load_state(store, eid))
+
+
+def build_scenario_fixture(scenario: str, seed: bytes) -> tuple[str, dict]:
+    """A demo scenario autoplayed with engine dice from ``seed`` to its end,
+    then closed: (jsonl text, final state). For a system's own fixture."""
+    from affray.commands import types as cmd
+    from affray.commands.handler import execute
+    from affray.demo import autoplay, setup
+    from affray.views.export import jsonl
+
+    store = EventStore(":memory:")
+    eid = setup(store, scenario, seed=seed, actor="fixture")
+    state = autoplay(store, eid, actor="fixture")
+    assert state.phase == "over"
+    execute(store, cmd.CloseEncounter(reason="fixture"), encounter_id=eid, actor="fixture")
+    return jsonl(list(store.read(eid))), state_data(load_state(store, eid))
 
 
 # --------------------------------------------------------------------------- #
@@ -277,11 +311,17 @@ def test_the_store_upcasts_old_rows_on_read(tmp_path, clean_registry):
     store.close()
 
 
-if __name__ == "__main__":  # pragma: no cover - writes the frozen fixture
-    if LOG.exists() and "--force" not in sys.argv:
-        sys.exit(f"{LOG} exists; it is frozen on purpose (pass --force to overwrite)")
+if __name__ == "__main__":  # pragma: no cover - writes a frozen fixture
+    # python tests/test_upcasting.py                      the schema-1 mrq1 fight
+    # python tests/test_upcasting.py NAME SCENARIO SEED   a demo scenario, autoplayed
+    if len(sys.argv) >= 4:
+        log, text_data = FIXTURES / f"{sys.argv[1]}.jsonl", build_scenario_fixture(sys.argv[2], sys.argv[3].encode())
+    else:
+        log, text_data = LOG, None
+    if log.exists() and "--force" not in sys.argv:
+        sys.exit(f"{log} exists; it is frozen on purpose (pass --force to overwrite)")
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    text, data = build_fixture()
-    LOG.write_text(text, encoding="utf-8")
-    STATE.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {LOG} and {STATE}")
+    text, data = text_data or build_fixture()
+    log.write_text(text, encoding="utf-8")
+    log.with_name(log.stem + "_state.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {log} and its final state")
