@@ -678,3 +678,44 @@ def test_cli_rewind_of_a_closed_encounter_is_refused(manual_duel):
     assert cli.events() == n
     out = cli.ok("-e", "ford", "branch", "reopened", "--at", "1.3").stdout
     assert "Branch reopened opened" in out
+
+
+def test_a_branch_that_fails_half_way_leaves_nothing(monkeypatch):
+    """A branch is written in one transaction (EventStore.transaction): when
+    an append fails after some commands were copied (a crash, a full disk),
+    the new encounter, its seed and its snapshot are all gone."""
+    store, eid = _played()
+    before_ids = store.encounter_ids()
+    real = EventStore.append
+    calls = {"n": 0}
+
+    def failing(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise OSError("disk full")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(EventStore, "append", failing)
+    with pytest.raises(OSError, match="disk full"):
+        run(store, eid, cmd.BranchEncounter(name="Half"))
+    monkeypatch.setattr(EventStore, "append", real)
+    assert calls["n"] == 4
+    assert store.encounter_ids() == before_ids and store.get_seed("half") is None
+    assert store.version("half") == 0 and store.snapshots("half") == []
+    assert store.verify() == []
+    out = run(store, eid, cmd.BranchEncounter(name="Half"))  # nothing was left to collide with
+    assert out.encounter_id == "half"
+
+
+def test_inside_a_transaction_a_failed_append_is_undone_alone():
+    """EventStore.transaction: each append is a savepoint, so a conflict
+    inside it undoes that append only, and the rest commits."""
+    store = EventStore(":memory:")
+    opened = ev.EncounterOpened(encounter_id="t", name="T", system="mrq1", seed_sha256="00" * 32)
+    with store.transaction():
+        store.append("t", 0, [opened], command_id="c1", actor="gm")
+        with pytest.raises(Exception, match="expected version 0"):
+            store.append("t", 0, [ev.NoteAdded(text="late")], command_id="c2", actor="gm")
+        store.append("t", 1, [ev.NoteAdded(text="on time")], command_id="c2", actor="gm")
+    assert [r.event for r in store.read("t")][1:] == [ev.NoteAdded(text="on time")]
+    assert store.verify() == []

@@ -351,7 +351,6 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     :class:`RuleError` before anything is written when the point or the name
     is wrong."""
     from affray.commands.handler import Outcome
-    from affray.projections.snapshots import dump, load_state
 
     records = list(store.read(origin))
     head = records[-1].version if records else 0
@@ -408,9 +407,23 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         rulings=dict(opened.rulings),
         dice_stream=stream,
     )
+    with store.transaction():  # the whole branch or none of it
+        first, state = _write_branch(store, new_id, seed, [opening, issued, note], batches, actor)
+    return Outcome(
+        encounter_id=new_id,
+        records=first,
+        before=State(),
+        state=state,
+        notes=[note.text],
+    )
+
+
+def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, actor: str):
+    from affray.projections.snapshots import dump, load_state
+
     if seed is not None:
         store.put_seed(new_id, seed)
-    first = store.append(new_id, 0, [opening, issued, note], command_id="c1", actor=actor or "gm")
+    first = store.append(new_id, 0, opening, command_id="c1", actor=actor or "gm")
     at_version = len(first)
     vmap: dict[int, int] = {}
     for batch in batches:
@@ -428,13 +441,7 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         at_version += len(events)
     state = load_state(store, new_id, use_snapshots=False)
     store.save_snapshot(new_id, state.version, dump(state))
-    return Outcome(
-        encounter_id=new_id,
-        records=first,
-        before=State(),
-        state=state,
-        notes=[note.text],
-    )
+    return first, state
 
 
 # --------------------------------------------------------------------------- #
@@ -634,46 +641,47 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
 
     later = [q for q in points if q.first_version > p.last_version]
     report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
-    if command.on_branch:
-        out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut), origin=eid, actor=actor)
-        work = report.branch = out.encounter_id
-    else:
-        out = execute(store, cmd.Rewind(to_version=cut), encounter_id=eid, actor=actor)
-        report.outcomes.append(out)
-        report.rewound_to = cut
-        work = eid
-    reroll = command.reroll
-    note = f"amend: {p.command_id} (step {p.label}) issued again: {changes}" + (f" (re-roll: {reroll})" if reroll else "")
-    out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note)
-    report.outcomes.append(out)
-    report.amended = out.records[0].command_id
-    state = out.state
-    if command.replay:
-        for i, q in enumerate(later):
-            try:
-                if q.issued is None:
-                    notes = [r.event for r in q.records if isinstance(r.event, ev.NoteAdded)]
-                    if q.kind != "note" or not notes:
-                        raise RuleError(f"it has no recorded command ({q.kind or 'meta'} entry)")
-                    again = cmd.AddNote(text=f"{notes[0].text} (replayed from {q.command_id})", secret=notes[0].secret)
-                    out = execute(store, again, encounter_id=work, actor=actor)
-                else:
-                    again = to_command(q.issued.command)
-                    dice = faces_of(q.records)
-                    decide_only(state, again, dice, actor=actor)  # no new dice, no refusal
-                    out = execute(
-                        store, again, encounter_id=work, dice=",".join(dice), actor=actor,
-                        note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
-                    )
-            except (RuleError, dicelib.DiceError) as exc:
-                report.stopped = _stop_line(q, exc)
-                report.left = [x.command_id for x in later[i:]]
-                break
+    with store.transaction():  # the rewind or branch, the amended command and the replays: all or none
+        if command.on_branch:
+            out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut), origin=eid, actor=actor)
+            work = report.branch = out.encounter_id
+        else:
+            out = execute(store, cmd.Rewind(to_version=cut), encounter_id=eid, actor=actor)
             report.outcomes.append(out)
-            report.replayed.append((q.command_id, out.records[0].command_id))
-            state = out.state
-    else:
-        report.left = [q.command_id for q in later]
+            report.rewound_to = cut
+            work = eid
+        reroll = command.reroll
+        note = f"amend: {p.command_id} (step {p.label}) issued again: {changes}" + (f" (re-roll: {reroll})" if reroll else "")
+        out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note)
+        report.outcomes.append(out)
+        report.amended = out.records[0].command_id
+        state = out.state
+        if command.replay:
+            for i, q in enumerate(later):
+                try:
+                    if q.issued is None:
+                        notes = [r.event for r in q.records if isinstance(r.event, ev.NoteAdded)]
+                        if q.kind != "note" or not notes:
+                            raise RuleError(f"it has no recorded command ({q.kind or 'meta'} entry)")
+                        again = cmd.AddNote(text=f"{notes[0].text} (replayed from {q.command_id})", secret=notes[0].secret)
+                        out = execute(store, again, encounter_id=work, actor=actor)
+                    else:
+                        again = to_command(q.issued.command)
+                        dice = faces_of(q.records)
+                        decide_only(state, again, dice, actor=actor)  # no new dice, no refusal
+                        out = execute(
+                            store, again, encounter_id=work, dice=",".join(dice), actor=actor,
+                            note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
+                        )
+                except (RuleError, dicelib.DiceError) as exc:
+                    report.stopped = _stop_line(q, exc)
+                    report.left = [x.command_id for x in later[i:]]
+                    break
+                report.outcomes.append(out)
+                report.replayed.append((q.command_id, out.records[0].command_id))
+                state = out.state
+        else:
+            report.left = [q.command_id for q in later]
     report.encounter_id = work
     report.state = state
     return report

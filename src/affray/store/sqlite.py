@@ -12,6 +12,7 @@ verifier (:mod:`affray.store.verify`) are imported on first use, by
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
@@ -143,6 +144,7 @@ class EventStore:
     ) -> None:
         self.path = os.fspath(path)
         self.readonly = readonly
+        self._batch = False  # inside transaction(): appends are savepoints
         synchronous = synchronous.upper()
         if synchronous not in _SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {_SYNCHRONOUS}, not {synchronous!r}")
@@ -253,7 +255,8 @@ class EventStore:
         if recorded_at is None:
             recorded_at = utc_now()
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
+        nested = self._batch and conn.in_transaction
+        conn.execute("SAVEPOINT affray_append" if nested else "BEGIN IMMEDIATE")
         try:
             head = conn.execute(
                 "SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)
@@ -284,12 +287,46 @@ class EventStore:
                 conn.execute(_SET_HEAD, (encounter_id, version, prev))
             if check is not None:
                 check(out)
-            conn.execute("COMMIT")
+            conn.execute("RELEASE affray_append" if nested else "COMMIT")
         except BaseException:
-            if conn.in_transaction:
+            if nested:
+                conn.execute("ROLLBACK TO affray_append")
+                conn.execute("RELEASE affray_append")
+            elif conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
         return out
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[EventStore]:
+        """Group several appends (and seed and snapshot writes) into one
+        ``BEGIN IMMEDIATE`` transaction: all of them or none, even if the
+        process dies half-way. Inside it, each :meth:`append` is a savepoint:
+        one that fails is undone alone, and the caller may go on. Holds the
+        write lock throughout (others wait up to the busy timeout). Used by
+        ``branch`` and ``amend``; nested, it joins the outer one."""
+        if self.readonly:
+            raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
+        if self._batch:  # nested: the outer transaction commits
+            yield self
+            return
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        self._batch = True
+        try:
+            yield self
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc, self.path) from exc
+            raise
+        finally:
+            self._batch = False
 
     @_guarded
     def save_snapshot(self, encounter_id: str, version: int, data: bytes) -> None:
