@@ -460,3 +460,26 @@ def test_undo_of_the_round_end_that_took_the_snapshot():
     assert same_but_version(undone.state, before_end)
     assert load_state(store, eid) == project(store.read(eid)) == undone.state
     assert undone.state.round == before_end.round and undone.state.pending[0].kind == "end-round"
+
+
+def test_replay_skips_decoding_only_the_events_the_fold_ignores():
+    """``read_live(only=folded_tags())``: the events with no fold handler
+    (command records, skill tests) come through undecoded (``event`` is
+    None) with their version and command id, the rest decoded; folding that
+    stream gives the same state as folding every decoded event."""
+    from affray.projections.evolve import folded_tags
+    from affray.projections.snapshots import replay
+
+    store, eid = new_fight(b"skip-undecoded")
+    state = play(store, eid, 40)
+    only = folded_tags()
+    assert "command-issued" not in only and "damage-dealt" in only
+    lean = list(store.read_live(eid, only=only))
+    full = list(store.read_live(eid))
+    assert [(x.version, x.command_id) for x in lean] == [(x.version, x.command_id) for x in full]
+    for a, b in zip(lean, full):
+        assert a.event is None or a.event == b.event
+        assert (a.event is None) == (type(b.event).__struct_config__.tag not in only)
+    assert any(a.event is None for a in lean)
+    assert fold(State(), lean) == fold(State(), full) == project(store.read(eid))
+    assert same_but_version(replay(store, eid), state)

@@ -59,6 +59,12 @@ def evolve(state: State, rec: Recorded) -> State:
         raise _inconsistent(rec, exc) from exc
 
 
+def folded_tags() -> frozenset[str]:
+    """The type tags of the events the fold acts on; any other event only
+    moves the version and step (``read_live(only=...)`` skips decoding it)."""
+    return frozenset(cls.__struct_config__.tag for cls in _HANDLERS)
+
+
 def fold_fast(state: State, records) -> State:
     """The same as folding :func:`evolve` over ``records``, with the
     bookkeeping (version, step, last command) kept in locals and written

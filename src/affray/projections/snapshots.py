@@ -17,7 +17,12 @@ import msgspec
 
 from affray.events.core import EncounterRewound
 from affray.projections.state import STATE_SCHEMA, State
+from affray.projections.evolve import folded_tags
 from affray.projections.timeline import Timeline, fold, project
+
+#: The events a replay decodes: the rest (the command records, skill tests)
+#: only move the version and step, and are skipped undecoded.
+_FOLDED = folded_tags()
 
 #: Take a snapshot whenever the log crosses a multiple of this many events.
 SNAPSHOT_EVERY = 1000
@@ -69,7 +74,8 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         if not store.read_meta(encounter_id, from_version=base_version + 1, to_version=at_version):
             # the usual case: no undo, redo or rewind since the snapshot, so the
             # tail is folded from the lean read (no envelopes, no hashes)
-            return _fold_live(base, store.read_live(encounter_id, from_version=base_version + 1, to_version=at_version))
+            live = store.read_live(encounter_id, from_version=base_version + 1, to_version=at_version, only=_FOLDED)
+            return _fold_live(base, live)
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
@@ -110,7 +116,7 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
     if any(isinstance(m.event, EncounterRewound) for m in metas):
         return project(store.read(encounter_id, to_version=last))
     dead = frozenset(Timeline(metas).retracted)
-    live = store.read_live(encounter_id, to_version=last, skip=dead)
+    live = store.read_live(encounter_id, to_version=last, skip=dead, only=_FOLDED)
     state = _fold_live(State(), live)
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)

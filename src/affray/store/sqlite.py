@@ -432,11 +432,20 @@ class EventStore:
         return row is not None
 
     def read_live(
-        self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None, skip: frozenset = frozenset()
+        self,
+        encounter_id: str,
+        *,
+        from_version: int = 1,
+        to_version: int | None = None,
+        skip: frozenset = frozenset(),
+        only: frozenset[str] | None = None,
     ) -> Iterator[Live]:
         """The lean read a replay needs: :class:`Live` (version, command_id,
         event) in version order, leaving out the commands in ``skip`` and the
-        meta events (undo, redo, rewind). Same errors as :meth:`read`."""
+        meta events (undo, redo, rewind). With ``only`` (a set of type tags),
+        an event of any other type is not decoded: its ``Live.event`` is
+        ``None`` (a fold that has no handler for it needs only its version and
+        command id). Same errors as :meth:`read`."""
         decode = codec.decode
         fast = codec.fast_decoder()
         current = codec.CURRENT_SCHEMA
@@ -451,7 +460,9 @@ class EventStore:
             for version, command_id, type_, schema, data in cur:
                 if type_ in meta or command_id in skip:
                     continue
-                if current.get(type_) == schema:
+                if only is not None and type_ not in only:
+                    yield Live(version, command_id, None)
+                elif current.get(type_) == schema:
                     yield Live(version, command_id, fast(data))
                 else:
                     yield Live(version, command_id, decode(type_, schema, data))
