@@ -37,6 +37,7 @@ def _fast(argv: list[str]) -> int | None:
     rest = argv[i:]
     if not rest or rest[0] not in _FAST_VERBS or any(a != "--json" for a in rest[1:]):
         return None
+    _without_typing_extensions()
     from affray.cli import show
     from affray.errors import AffrayError
 
@@ -54,6 +55,27 @@ def _fast(argv: list[str]) -> int | None:
         sys.stderr.write(f"error: {not_utf8(exc)}\n")
         return 2
     return 0
+
+
+def _without_typing_extensions() -> None:
+    """Let msgspec load without ``typing_extensions``.
+
+    msgspec imports it, if installed (typer needs it), only to read that
+    module's ``Required``/``NotRequired`` and ``get_type_hints``; affray's
+    structs use neither, and the import drags in ``inspect``, ``ast`` and
+    ``dis``: about 10 ms of the fast path. A ``None`` entry in
+    ``sys.modules`` makes msgspec fall back to :mod:`typing`. Only when
+    msgspec is not loaded yet; the entry is removed again at once, so a later
+    import of ``typing_extensions`` (by typer) works as usual.
+    """
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        if sys.modules.get("typing_extensions", 0) is None:
+            del sys.modules["typing_extensions"]
 
 
 def main() -> None:
