@@ -256,7 +256,10 @@ class EventStore:
             recorded_at = utc_now()
         conn = self._conn
         nested = self._batch and conn.in_transaction
-        conn.execute("SAVEPOINT affray_append" if nested else "BEGIN IMMEDIATE")
+        if nested:
+            conn.execute("SAVEPOINT affray_append")
+        else:
+            conn.execute("BEGIN IMMEDIATE")
         try:
             head = conn.execute(
                 "SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)
@@ -287,7 +290,10 @@ class EventStore:
                 conn.execute(_SET_HEAD, (encounter_id, version, prev))
             if check is not None:
                 check(out)
-            conn.execute("RELEASE affray_append" if nested else "COMMIT")
+            if nested:
+                conn.execute("RELEASE affray_append")
+            else:
+                conn.execute("COMMIT")
         except BaseException:
             if nested:
                 conn.execute("ROLLBACK TO affray_append")
