@@ -58,6 +58,14 @@ def next_command(state: State) -> cmd.Command | None:
         return cmd.ChooseReaction(defender=step.who, reaction=reaction)
     if step.kind == "riposte":
         return cmd.ChooseReaction(defender=step.who, reaction="riposte")
+    if step.kind == "free-attack":  # mrq1: a free attack on an enemy who moves, shoots, readies...
+        return cmd.ChooseReaction(defender=step.who, reaction="attack")
+    if step.kind == "dive":  # mrq1: dive for cover from an area effect
+        return cmd.ChooseReaction(defender=step.who, reaction="dive")
+    if step.kind == "flurry":  # mrq1: the next blow of a flurry, at an adjacent enemy still standing
+        me = state.combatants[step.who]
+        foes = [h for h in me.engaged if state.combatants[h].can_fight]
+        return cmd.DeclareAttack(attacker=step.who, target=foes[0]) if foes else cmd.TakeAction(who=step.who, action="pass")
     if step.verb == "choose":
         prefer = {"impale": "yank", "give-ground": "follow"}.get(step.kind, step.options[0])
         return cmd.MakeChoice(who=step.who, option=prefer)
