@@ -166,6 +166,8 @@ def from_situations(word: str, target: str, weapon: str, modifiers, situations) 
         if key in ("charge", "range", "precise", "cover", "crowd", "past", "metres"):
             if not sep:
                 raise RuleError(f"--situation {s!r}: write {key}=VALUE")
+            if key == "precise" and "precise" in spec.opts:
+                raise RuleError("precise attacks cannot be combined in a single strike (seed 004 'Precise Attack')")
             spec.opts[key] = value.strip()
             special = True
         elif key in ("flurry", "off-hand") and not sep:

@@ -56,8 +56,8 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
     if spec is None and not ranged:
         return False
     if spec is None:
-        spec = actions.Spec("attack", [target], {}, list(modifiers), [])
-    if weapon is not None:
+        spec = actions.Spec("attack", [target], {}, list(modifiers), list(situations))
+    if weapon is not None and (weapon_name or ranged):
         spec.opts["weapon"] = weapon.name
     if ranged or spec.get("range") or spec.get("crowd"):
         if not ranged:
