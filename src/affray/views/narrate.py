@@ -56,6 +56,12 @@ def _mods(mods: Iterable[ev.Modifier]) -> str:
 SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackResolved, ev.EngagementChanged, ev.ExchangeEnded})
 
 
+#: Conditions that are bookkeeping for the table's flow, told by other lines
+#: (mrq1 ``acting``: an action waiting for free attacks, which the
+#: ``mrq1-action-taken`` lines tell).
+QUIET_CONDITIONS = frozenset({"acting"})
+
+
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
     """The readable text of ``e``; ``names`` maps handles to display names."""
     if type(e) in SILENT:
@@ -110,6 +116,10 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{e.rolled}{crit} damage to {n(e.target)}'s {e.location}{after} → {e.final} HP lost{how}"
         case ev.WoundInflicted():
             return f"{n(e.target)}: {e.severity.capitalize()} Wound to the {e.location}"
+        case ev.ConditionApplied() if e.condition.name in QUIET_CONDITIONS:
+            return ""
+        case ev.ConditionExpired() if e.condition_id.split(":", 1)[0] in QUIET_CONDITIONS:
+            return ""
         case ev.ConditionApplied():
             c = e.condition
             where = f" ({c.location})" if c.location else ""

@@ -399,7 +399,8 @@ def with_free_attacks(draft: Draft, who: str, spec: Spec, enemies: list[str], tr
             condition=cat.make("acting", ends="event", effects=effects, note=spec.text(), **_at(draft)),
         )
     )
-    note(draft, who, "free-attacks", f"{', '.join(state.combatants[h].name for h in asked)} may make a free attack ({trigger})")
+    names = " and ".join(state.combatants[h].name for h in asked)
+    note(draft, who, "free-attacks", f"{names} may make a free attack on {state.combatants[who].name} ({trigger})")
     _offer_next(draft, who)
 
 

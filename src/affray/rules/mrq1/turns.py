@@ -14,7 +14,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1.sheet import derive
-from affray.rules.mrq1.common import TORSO, ordinal, rulings_of, sheet_of
+from affray.rules.mrq1.common import TORSO, ordinal, rulings_of, sheet_of, useless_limbs
 
 
 def sr_dice(state: State) -> tuple[ev.DiceNeed, ...]:
@@ -175,14 +175,15 @@ def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev
     steps = []
     for h in handles:
         c = state.combatants[h]
-        options = ("attack", "defend", "pass") + (("stand",) if c.stance == "prone" else ())
+        can_stand = c.stance == "prone" and len(useless_limbs(c, "leg")) < 2
+        options = ("attack", "defend", "pass") + (("stand",) if can_stand else ())
         steps.append(
             ev.PendingStep(
                 who=h,
                 verb="attack",
                 kind="turn",
                 prompt=f"{c.name} ({ordinal(pass_no)} combat action): attack, defend or pass"
-                + (" (prone: act stand to get up)" if c.stance == "prone" else ""),
+                + (" (prone: act stand to get up)" if can_stand else ""),
                 options=options,
                 dice=(ev.DiceNeed("attack roll (if attacking)", "1D100", by=h),),
             )
