@@ -468,3 +468,22 @@ def test_a_prone_character_may_not_dive():
     act(t, "vasana", "stance prone")
     act(t, "gm", "area 1D6 on=vasana")
     assert not any(s.kind == "dive" for s in t.state.pending)
+
+
+@pytest.mark.parametrize("dodge,slammed", [("10", False), ("90", True)])
+def test_knocked_back_into_a_wall_dodge_or_1d4(dodge, slammed):
+    """Seed 004 "Knockback": knocked into a wall or other solid object, a
+    Dodge test or 1D4 damage to a random hit location."""
+    t = three(gorp=sheet("gorp", location_hp=TOUGH))
+    attack(t, "vasana", "gorp", "40", situations=("wall",))
+    react(t, "gorp", "none")
+    t(ROLL, "8,4,11")  # 12 vs SIZ 8: knocked back 1 m
+    assert "into a wall" in t.step().prompt
+    t(ROLL, f"10,{dodge}")  # Acrobatics 10: stays up; then the Dodge
+    if slammed:
+        assert t.step().kind == "wall-damage"
+        t(ROLL, "3,19")
+        dealt = t.one(ev.DamageDealt)
+        assert (dealt.location, dealt.rolled, dealt.final) == ("head", 3, 2)
+    else:
+        assert t.new(ev.DamageDealt) == []

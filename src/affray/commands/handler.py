@@ -47,7 +47,7 @@ _STEP_VERBS = {
     cmd.ChooseReaction: ("react", "riposte", "free-attack", "dive"),
     cmd.TakeAction: ("turn",),
     cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest")
-    + ("free-attack-test", "action-roll", "area-damage", "disarm", "item-damage"),  # mrq1 actions
+    + ("free-attack-test", "action-roll", "area-damage", "disarm", "item-damage", "wall-damage"),  # mrq1 actions
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }

@@ -43,6 +43,7 @@ from affray.rules.mrq1.common import (
     ALWAYS_READY,
     break_aim,
     condition_modifiers,
+    make_kind,
     default_weapon,
     find_weapon,
     hands_used,
@@ -170,7 +171,7 @@ def from_situations(word: str, target: str, weapon: str, modifiers, situations) 
                 raise RuleError("precise attacks cannot be combined in a single strike (seed 004 'Precise Attack')")
             spec.opts[key] = value.strip()
             special = True
-        elif key in ("flurry", "off-hand") and not sep:
+        elif key in ("flurry", "off-hand", "wall") and not sep:
             spec.opts[key] = "1"
             special = True
         else:
@@ -734,8 +735,8 @@ def charge(draft: Draft, who: str, spec: Spec) -> None:
     if c.effect("cannot-attack"):
         raise RuleError(f"{c.name} cannot attack now (see 'affray state')")
     past = [find_combatant(state, p) for p in split(spec.get("past"))]
-    spec = Spec("charge", [target, str(metres)], {"weapon": weapon.name, **({"past": ",".join(past)} if past else {})},
-                spec.mods, spec.sits)
+    spec = Spec("charge", [target, str(metres)], {"weapon": weapon.name, **({"past": ",".join(past)} if past else {}),
+                                                  **({"wall": "1"} if spec.get("wall") else {})}, spec.mods, spec.sits)
     begin(draft, who, spec, reason=f"charge at {t.name}")
     drawn = [h for h in adjacent_enemies(draft.state, who) if h != target] + [p for p in past if p != target]
     with_free_attacks(draft, who, spec, drawn, "charge")
@@ -757,7 +758,7 @@ def _finish_charge(draft: Draft, who: str, spec: Spec, damaged: bool, passed) ->
         return
     weapon = find_weapon(c, spec.get("weapon"))
     mods = _attack_modifiers(draft.state, who, target, tuple(spec.mods), tuple(spec.sits))
-    _open_exchange(draft, who, target, weapon, "charge", mods)
+    _open_exchange(draft, who, target, weapon, make_kind("charge", wall=spec.get("wall")), mods)
 
 
 # --------------------------------------------------------------------------- #

@@ -205,9 +205,12 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
                 who=t.handle,
                 verb="roll",
                 kind="knockback",
-                prompt=f"{t.name}: knocked back {metres} m; Acrobatics test or fall prone",
-                dice=(ev.DiceNeed("Acrobatics (knockback)", "1D100", by=t.handle),),
+                prompt=f"{t.name}: knocked back {metres} m; Acrobatics test or fall prone"
+                + ("; into a wall: Dodge test or 1D4 damage" if opts.get("wall") else ""),
+                dice=(ev.DiceNeed("Acrobatics (knockback)", "1D100", by=t.handle),)
+                + ((ev.DiceNeed("Dodge (knocked into a wall)", "1D100", by=t.handle),) if opts.get("wall") else ()),
                 exchange=x.id,
+                data={"wall": 1} if opts.get("wall") else {},
             )
         )
     if final > 0:
@@ -439,7 +442,38 @@ def _roll_knockback(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingSt
     tested = test(draft, c, "Acrobatics", skill(c, "Acrobatics"), condition_modifiers(c), "Acrobatics against knockback")
     if tested.result not in ("success", "critical") and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason="knockback"))
+    if step.data.get("wall"):
+        # Seed 004 "Knockback": knocked back into a wall or other solid
+        # object, a Dodge test or 1D4 damage to a random hit location.
+        dodged = test(draft, c, "Dodge", skill(c, "Dodge"), condition_modifiers(c, mobility=True), "Dodge: knocked into a wall")
+        if dodged.result not in ("success", "critical"):
+            slam = ev.PendingStep(
+                who=handle, verb="roll", kind="wall-damage",
+                prompt=f"{c.name} slams into the wall: roll 1D4 damage and a random hit location 1D20",
+                dice=(ev.DiceNeed("slam into the wall", "1D4", by=handle), ev.DiceNeed("hit location", "1D20", by=handle)),
+                exchange=step.exchange,
+            )
+            rest = (slam,) + tuple(rest)
     _continue(draft, rest, f"{c.name} is knocked back")
+
+
+def _roll_wall(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """1D4 damage to a random location from a wall (seed 004 "Knockback");
+    armour absorbs it as any other damage."""
+    handle = step.who
+    c = draft.state.combatants[handle]
+    amount = draft.roll("1D4", "slam into the wall", by=handle).total
+    d20 = draft.roll("1D20", "hit location", by=handle).total
+    location = _location_for(c, d20)
+    armour = min(amount, c.location(location).ap)
+    draft.emit(
+        ev.DamageDealt(
+            exchange=step.exchange, target=handle, location=location, rolled=amount, reduced=0, armour=armour,
+            final=amount - armour, note=f"slammed into a wall; d20={d20}",
+        )
+    )
+    follow = _wound(draft, handle, location, step.exchange) if amount - armour > 0 else []
+    _continue(draft, tuple(rest) + tuple(follow), f"{c.name} slams into the wall")
 
 
 def _roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
@@ -576,4 +610,5 @@ _ROLLS = {
     "yank": _roll_yank,
     "yank-damage": _roll_yank_damage,
     "retest": _roll_retest,
+    "wall-damage": _roll_wall,
 }

@@ -178,7 +178,7 @@ def close(draft: Draft, attacker: str, spec, *, base: str = "close", cost: int =
     if precise:
         m = tables.COMBAT_MODIFIERS["precise-attack"]
         mods.append(ev.Modifier(m.value, f"precise attack ({precise})"))
-    _open_exchange(draft, attacker, target, weapon, make_kind(base, precise=precise, cover=cover), mods)
+    _open_exchange(draft, attacker, target, weapon, make_kind(base, precise=precise, cover=cover, wall=spec.get("wall")), mods)
 
 
 # --------------------------------------------------------------------------- #

@@ -75,7 +75,8 @@ def shoot(draft: Draft, who: str, spec) -> None:
             raise RuleError(f"unknown ranged situation {s!r}; known: {known}")
     metres = spec.number("range", None)
     opts = {"weapon": weapon.name}
-    for key, value in (("range", "" if metres is None else str(metres)), ("cover", cover), ("crowd", crowd), ("precise", precise)):
+    for key, value in (("range", "" if metres is None else str(metres)), ("cover", cover), ("crowd", crowd), ("precise", precise),
+                       ("wall", spec.get("wall"))):
         if value:
             opts[key] = value
     spec = actions.Spec("shoot", [target], opts, spec.mods, spec.sits)
@@ -106,7 +107,7 @@ def finish(draft: Draft, who: str, spec, damaged: bool) -> None:
     base, mods, auto = modifiers(draft.state, c, t, weapon, spec)
     mods = actions.aim_bonus(draft, who, target, weapon) + mods
     _spend_ammunition(draft, who, weapon)
-    kind = make_kind("ranged", precise=spec.get("precise"), cover=spec.get("cover"), crowd=spec.get("crowd"))
+    kind = make_kind("ranged", precise=spec.get("precise"), cover=spec.get("cover"), crowd=spec.get("crowd"), wall=spec.get("wall"))
     if spec.get("precise"):
         m = tables.COMBAT_MODIFIERS["precise-attack"]
         mods.append(ev.Modifier(m.value, f"precise attack ({spec.get('precise')})"))
