@@ -232,8 +232,12 @@ def test_weapon_not_held_ready(cli, tmp_path):
 
 def test_reaction_when_the_defender_has_none_left(cli, tmp_path):
     """A broo with one combat action (so one reaction) spends it on a parry;
-    Vasana's next attack is unopposed and no reaction can be forced in."""
-    sheet = copy_sheet(BROO, tmp_path / "broo-one-action.toml", ('name = "Broo"', 'name = "Broo"\ncombat_actions = 1'))
+    Vasana's next attack is unopposed and no reaction can be forced in. (He
+    holds the spear alone: with a shield too, Two Weapon Use would give him
+    one more parry.)"""
+    sheet = copy_sheet(
+        BROO, tmp_path / "broo-one-action.toml", ('name = "Broo"', 'name = "Broo"\ncombat_actions = 1\nready = ["Shortspear"]')
+    )
     cli.ok("new", "Ford")
     cli.ok("join", VASANA, "--side", "heroes")
     cli.ok("join", sheet, "--name", "Broo 1", "--side", "broo")

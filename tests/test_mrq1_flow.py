@@ -918,8 +918,10 @@ def test_unconscious_target_is_hit_critically_even_on_a_miss():
 
 
 def test_reactions_are_limited_per_round():
-    """A character has as many Reactions as Combat Actions (here 1)."""
-    t = duel(broo=sheet("broo", location_hp=TOUGH, combat_actions=1))
+    """A character has as many Reactions as Combat Actions (here 1). (The
+    broo holds the spear alone: with spear and shield, Two Weapon Use would
+    give him an extra parry, see test_mrq1_twoweapon.py.)"""
+    t = duel(broo=sheet("broo", location_hp=TOUGH, combat_actions=1, ready=["Shortspear"]))
     assert t.c("broo").reactions == 1
     attack(t, "vasana", "broo", "40")
     react(t, "broo", "parry", "80,80")

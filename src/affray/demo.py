@@ -23,7 +23,15 @@ from affray.rules.base import RuleError
 SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "duel": [("mrq1/vasana.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
     "mythras-duel": [("mythras/kaelin.toml", "heroes", ""), ("mythras/grusk.toml", "orcs", "")],
+    # mrq1: an archer against a raider who charges her (ranged attack, charge, free attacks)
+    "skirmish": [("mrq1/yara.toml", "heroes", ""), ("mrq1/ghorak.toml", "raiders", "")],
 }
+#: Scenarios played with the mrq1 tactics of :func:`tactic` (shoot, reload,
+#: charge, draw a close weapon when engaged) instead of plain attacks.
+TACTICAL: frozenset[str] = frozenset({"skirmish"})
+#: Metres between the sides at the start of a tactical scenario (no map: the
+#: first shot is at this range, the first charge covers it).
+OPENING_RANGE = 12
 #: System key -> its default scenario (``affray demo --system KEY``).
 SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel"}
 
@@ -33,8 +41,9 @@ def examples_dir() -> Path:
     return Path(__file__).resolve().parent / "examples"
 
 
-def next_command(state: State) -> cmd.Command | None:
-    """A sensible command for the first pending step (None when done)."""
+def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
+    """A sensible command for the first pending step (None when done).
+    ``tactics``: mrq1 turns use :func:`tactic`."""
     if state.phase in ("over", "closed") or not state.pending:
         return None
     step = state.pending[0]
@@ -52,18 +61,56 @@ def next_command(state: State) -> cmd.Command | None:
         foes.sort(key=lambda c: (c.handle not in me.engaged, c.handle))
         if not foes:
             return cmd.TakeAction(who=step.who, action="pass")
+        if tactics and state.system == "mrq1":
+            return tactic(state, me, foes[0])
         return cmd.DeclareAttack(attacker=step.who, target=foes[0].handle)
     if step.kind == "react":
         reaction = next((r for r in ("parry", "dodge", "evade") if r in step.options), "none")
         return cmd.ChooseReaction(defender=step.who, reaction=reaction)
     if step.kind == "riposte":
         return cmd.ChooseReaction(defender=step.who, reaction="riposte")
+    if step.kind == "free-attack":  # mrq1: a free attack on an enemy who moves, shoots, readies...
+        return cmd.ChooseReaction(defender=step.who, reaction="attack")
+    if step.kind == "dive":  # mrq1: dive for cover from an area effect
+        return cmd.ChooseReaction(defender=step.who, reaction="dive")
+    if step.kind == "flurry":  # mrq1: the next blow of a flurry, at an adjacent enemy still standing
+        me = state.combatants[step.who]
+        foes = [h for h in me.engaged if state.combatants[h].can_fight]
+        return cmd.DeclareAttack(attacker=step.who, target=foes[0]) if foes else cmd.TakeAction(who=step.who, action="pass")
     if step.verb == "choose":
         prefer = {"impale": "yank", "give-ground": "follow"}.get(step.kind, step.options[0])
         return cmd.MakeChoice(who=step.who, option=prefer)
     if step.verb == "roll":
         return cmd.RollPending(who=step.who)
     return None
+
+
+def tactic(state: State, me, foe) -> cmd.Command:
+    """An mrq1 turn for the tactical scenarios (seed 004 "Combat Actions"):
+    an archer shoots while free, reloads after each shot and, once engaged,
+    drops the bow for a close weapon; a fighter with no enemy next to him
+    charges; otherwise he attacks."""
+    import shlex
+
+    from affray.rules.mrq1.actions import loaded
+    from affray.rules.mrq1.common import held, movement, sheet_of
+
+    hold = held(me)
+    bow = next((w for w in hold if w.kind == "ranged"), None)
+    engaged = [h for h in me.engaged if state.combatants[h].can_fight]
+    if bow is not None:
+        if engaged:
+            close = next((w for w in sheet_of(me).weapons if w.kind == "melee" and w.name not in me.ready), None)
+            if close is not None:
+                return cmd.TakeAction(who=me.handle, action=f"ready {shlex.quote(close.name)} drop={shlex.quote(bow.name)}")
+        if not loaded(me, bow):
+            return cmd.TakeAction(who=me.handle, action=f"reload {shlex.quote(bow.name)}")
+        return cmd.DeclareAttack(attacker=me.handle, target=foe.handle, weapon=bow.name,
+                                 situations=(f"range={min(OPENING_RANGE, bow.range) if bow.range else OPENING_RANGE}",))
+    if not engaged and me.stance == "standing" and 5 <= 2 * movement(me):
+        return cmd.DeclareAttack(attacker=me.handle, target=foe.handle,
+                                 situations=(f"charge={min(OPENING_RANGE, 2 * movement(me))}",))
+    return cmd.DeclareAttack(attacker=me.handle, target=foe.handle)
 
 
 def table_dice(state: State, rng: random.Random) -> str:
@@ -86,13 +133,15 @@ def autoplay(
     table_rng: random.Random | None = None,
     echo: Callable[[Outcome], None] | None = None,
     max_commands: int = 5000,
+    tactics: bool = False,
 ) -> State:
-    """Play the encounter until the fight is over (or ``max_commands``)."""
+    """Play the encounter until the fight is over (or ``max_commands``).
+    ``tactics``: mrq1 turns shoot, reload and charge (:func:`tactic`)."""
     from affray.projections.snapshots import load_state
 
     state = load_state(store, encounter_id)
     for _ in range(max_commands):
-        command = next_command(state)
+        command = next_command(state, tactics)
         if command is None:
             break
         dice = table_dice(state, table_rng) if table_rng is not None and _rolls(command) else ""

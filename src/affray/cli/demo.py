@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def demo(
         ctx: typer.Context,
-        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, mythras-duel); default: the system's."),
+        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, skirmish, mythras-duel); default: the system's."),
         system: str = typer.Option("mrq1", "--system", "-s", help="Rule system of the sample fight (mrq1, mythras)."),
         table_dice: bool = typer.Option(False, "--table-dice", help="Type the dice as a table would (manual-dice encounter)."),
         seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight."),
@@ -23,13 +23,13 @@ def register(app: typer.Typer) -> None:
 
         The log goes to a new temporary file unless --db (or AFFRAY_DB) names one.
 
-        Example: affray demo --table-dice; affray demo --system mythras
+        Example: affray demo --table-dice; affray demo --scenario skirmish; affray demo --system mythras
         """
         import random
         import tempfile
         from pathlib import Path
 
-        from affray.demo import SCENARIOS, SYSTEM_SCENARIOS, autoplay, setup
+        from affray.demo import SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
         from affray.rules import base
         from affray.store import EventStore
 
@@ -39,6 +39,8 @@ def register(app: typer.Typer) -> None:
         scenario = scenario or SYSTEM_SCENARIOS[key]
         if scenario not in SCENARIOS:
             raise UserError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
+        if scenario_system(scenario) != key and ctx.get_parameter_source("system").name == "COMMANDLINE":
+            raise UserError(f"scenario {scenario!r} is a {scenario_system(scenario)} fight; drop --system or choose another")
         try:
             seed_bytes = bytes.fromhex(seed) if seed else None
         except ValueError:
@@ -51,7 +53,7 @@ def register(app: typer.Typer) -> None:
         with EventStore(path) as store:
             eid = setup(store, scenario, seed=seed_bytes, manual=table_dice, actor=actor)
             rng = random.Random(seed or 20261122) if table_dice else None
-            state = autoplay(store, eid, actor=actor, table_rng=rng, echo=report)
+            state = autoplay(store, eid, actor=actor, table_rng=rng, echo=report, tactics=scenario in TACTICAL)
         dice = "table dice (typed)" if table_dice else "engine dice"
         typer.echo(f"\nDemo over with {dice} after {state.round} rounds; winner: {state.winner or 'nobody'}.")
         typer.echo(f"The log is in {path}: try  affray --db {path} log --dice")

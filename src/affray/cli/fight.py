@@ -114,22 +114,52 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         attacker: str = typer.Argument(..., help="Who attacks (handle or name prefix)."),
         target: str = typer.Argument(..., help="Who is attacked."),
-        weapon: str = typer.Option("", "--weapon", "-w", help="Weapon (default: the first one held ready)."),
+        weapon: str = typer.Option("", "--weapon", "-w", help="Weapon (default: the first one held ready). A ranged weapon makes a ranged attack."),
         mod: Optional[list[str]] = typer.Option(None, "--mod", help=MOD_HELP),
         situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
+        charge: Optional[int] = typer.Option(None, "--charge", help="mrq1: charge METRES (at least 5, up to twice Movement) before the attack: +1D4 damage, double knockback."),
+        past: str = typer.Option("", "--past", help="mrq1: enemies passed on the way (comma-separated); they get free attacks."),
+        flurry: bool = typer.Option(False, "--flurry", help="mrq1: spend all remaining combat actions at once, each blow at -20%."),
+        precise: str = typer.Option("", "--precise", help="mrq1: a precise attack at -40%: bypass, LOCATION (e.g. head), disarm[:ITEM], weapon[:ITEM] or shield."),
+        off_hand: bool = typer.Option(False, "--off-hand", help="mrq1: the off-hand's bonus attack (two weapon use, -20%, no combat action)."),
+        range_m: Optional[int] = typer.Option(None, "--range", help="mrq1: distance to the target in metres, for a ranged weapon."),
+        cover: str = typer.Option("", "--cover", help="mrq1: the target's locations in cover, e.g. 'right leg,left leg'."),
+        crowd: str = typer.Option("", "--crowd", help="mrq1: firing into a crowd: who is next to the target (hit when a covered location is)."),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
-        """Make a close combat attack (one combat action).
+        """Make an attack (one combat action): close combat, or ranged with a ranged weapon.
 
         Example: affray attack vasana broo1 --weapon broadsword --mod "-20:unstable ground"
+
+        More: affray attack vasana broo1 --charge 12 --dice 34;
+        affray attack gorp vasana --weapon sling --range 30 --situation strong-wind;
+        affray attack vasana broo1 --precise head; affray attack vasana broo1 --flurry
         """
         from affray.commands.types import DeclareAttack
 
+        extra = []
+        if charge is not None:
+            extra.append(f"charge={charge}")
+        if past:
+            extra.append(f"past={past}")
+        if flurry:
+            extra.append("flurry")
+        if precise:
+            extra.append(f"precise={precise}")
+        if off_hand:
+            extra.append("off-hand")
+        if range_m is not None:
+            extra.append(f"range={range_m}")
+        if cover:
+            extra.append(f"cover={cover}")
+        if crowd:
+            extra.append(f"crowd={crowd}")
         run(
             ctx,
             DeclareAttack(
-                attacker=attacker, target=target, weapon=weapon, modifiers=parse_mods(mod), situations=tuple(situation or ())
+                attacker=attacker, target=target, weapon=weapon, modifiers=parse_mods(mod),
+                situations=tuple(situation or ()) + tuple(extra),
             ),
             dice=dice,
             reroll=reroll,
@@ -198,20 +228,44 @@ def register(app: typer.Typer) -> None:
 
         run(ctx, MakeChoice(who=who, option=option))
 
-    @app.command()
+    @app.command(context_settings={"allow_interspersed_args": True})
     @handles_errors
     def act(
         ctx: typer.Context,
-        who: str = typer.Argument(..., help="Who acts."),
-        action: str = typer.Argument(..., help="defend or pass."),
+        who: str = typer.Argument(..., help="Who acts (or gm, for an area effect)."),
+        action: list[str] = typer.Argument(..., help="The action and its arguments (see below)."),
+        dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
-        """Spend a combat action on something other than an attack.
+        """Spend a combat action on something other than a plain attack.
 
         Example: affray act broo1 defend
+
+        mrq1 actions (ACTION [ARG...] [KEY=VALUE...]; quote names with spaces):
+
+        \b
+          defend | pass
+          aim TARGET [weapon=W]             +10% per action to the next shot, max +30%
+          cast SPELL [actions=N]            again: cast (goes on with it)
+          move [METRES] [to=X] [past=A,B]   up to Movement
+          sprint [METRES] [to=X] [past=A,B] up to twice Movement; free attacks +20%
+          retreat [METRES]                  fighting retreat, half Movement, no free attack
+          ready ITEM [ITEM2] [drop=I|sheathe=I]   draw; or reload a held ranged weapon
+          reload [WEAPON]
+          stance standing|prone|kneeling|sitting   (or: stand)
+          skill NAME [diff=hard] [mod=-20:reason]  skill use, one d100 (--dice)
+          delay after=X | delay interrupt=X; then: interrupt [with=S] [against=S]
+          shoot TARGET [weapon=W] [range=M] [cover=LOCS] [crowd=X] [precise=P] [sit=KEY]
+          charge TARGET METRES [weapon=W] [past=A,B]
+          gm: area DAMAGE on=A,B [name=NAME]  an area effect; each target may dive
+
+        Example: affray act gorp aim vasana; affray act vasana move 6 to=broo1;
+        affray act gm area 3D6 on=vasana,gorp name=Fireball
         """
         from affray.commands.types import TakeAction
 
-        run(ctx, TakeAction(who=who, action=action))
+        text = " ".join(_quote_value(a) for a in action)
+        run(ctx, TakeAction(who=who, action=text), dice=dice, reroll=reroll)
 
     @app.command("end-round")
     @handles_errors
@@ -289,3 +343,16 @@ def register(app: typer.Typer) -> None:
             f"Encounter {out.encounter_id} closed. Dice seed: {out.state.seed}\n"
             "Anyone can now re-derive every engine roll: affray verify --dice"
         )
+
+
+def _quote_value(arg: str) -> str:
+    """Quote ``KEY=VALUE WITH SPACES`` so the action text splits back into
+    the same arguments."""
+    import shlex
+
+    if " " not in arg:
+        return arg
+    key, sep, value = arg.partition("=")
+    if sep and key and " " not in key:
+        return f"{key}={shlex.quote(value)}"
+    return shlex.quote(arg)

@@ -43,9 +43,11 @@ class Outcome:
 
 
 _STEP_VERBS = {
-    cmd.DeclareAttack: ("turn",),
-    cmd.ChooseReaction: ("react", "riposte"),
-    cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest"),
+    cmd.DeclareAttack: ("turn", "flurry"),
+    cmd.ChooseReaction: ("react", "riposte", "free-attack", "dive"),
+    cmd.TakeAction: ("turn",),
+    cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest")
+    + ("free-attack-test", "action-roll", "area-damage", "disarm", "item-damage", "wall-damage"),  # mrq1 actions
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }

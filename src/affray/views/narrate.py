@@ -56,6 +56,12 @@ def _mods(mods: Iterable[ev.Modifier]) -> str:
 SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackResolved, ev.EngagementChanged, ev.ExchangeEnded})
 
 
+#: Conditions that are bookkeeping for the table's flow, told by other lines
+#: (mrq1 ``acting``: an action waiting for free attacks, which the
+#: ``mrq1-action-taken`` lines tell).
+QUIET_CONDITIONS = frozenset({"acting"})
+
+
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
     """The readable text of ``e``; ``names`` maps handles to display names."""
     if type(e) in SILENT:
@@ -76,8 +82,20 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
         case ev.SkillTested():
             return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} ({e.purpose})"
         case ev.AttackDeclared():
-            what = "ripostes against" if e.kind == "riposte" else "attacks"
-            return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}"
+            base = e.kind.split(";", 1)[0]
+            what = {
+                "riposte": "ripostes against",
+                "charge": "charges",
+                "ranged": "shoots at",
+                "free": "makes a free attack on",
+                "flurry": "strikes in a flurry at",
+                "off-hand": "makes an off-hand attack on",
+            }.get(base, "attacks")
+            opts = dict(part.partition("=")[::2] for part in e.kind.split(";")[1:])
+            extra = f" (precise: {opts['precise']})" if opts.get("precise") else ""
+            if opts.get("cover"):
+                extra += f" (cover: {opts['cover']})"
+            return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}{extra}"
         case ev.ReactionChosen():
             if e.reaction == "none":
                 return f"{n(e.handle)} does not react"
@@ -98,6 +116,10 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{e.rolled}{crit} damage to {n(e.target)}'s {e.location}{after} → {e.final} HP lost{how}"
         case ev.WoundInflicted():
             return f"{n(e.target)}: {e.severity.capitalize()} Wound to the {e.location}"
+        case ev.ConditionApplied() if e.condition.name in QUIET_CONDITIONS:
+            return ""
+        case ev.ConditionExpired() if e.condition_id.split(":", 1)[0] in QUIET_CONDITIONS:
+            return ""
         case ev.ConditionApplied():
             c = e.condition
             where = f" ({c.location})" if c.location else ""
@@ -145,6 +167,17 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{n(e.attacker)} chooses to {e.choice} the {e.weapon}"
         case ev_mrq1.GiveGroundChosen():
             return f"{n(e.attacker)} {'follows' if e.follow else 'stays'}"
+        case ev_mrq1.ActionTaken():
+            return e.text
+        case ev_mrq1.SpellCast():
+            if e.success:
+                return f"{n(e.handle)} casts {e.spell} ({e.actions} combat action{'s' if e.actions != 1 else ''}); the GM applies its effect"
+            return f"{n(e.handle)}'s {e.spell} fails" + (f" ({e.reason})" if e.reason else "")
+        case ev_mrq1.ItemDamaged():
+            state = "broken" if e.hp_left <= 0 else f"{e.hp_left} HP left"
+            return f"{e.rolled} damage to {n(e.handle)}'s {e.item} (AP {e.ap}) → {state}"
+        case ev_mrq1.AreaEffect():
+            return f"{e.name}: {e.damage} damage to {', '.join(n(h) for h in e.targets)}; each may dive for cover"
     return ""
 
 

@@ -16,6 +16,7 @@ from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.common import (
     condition_modifiers,
+    kind_parts,
     default_weapon,
     find_weapon,
     rulings_of,
@@ -67,6 +68,10 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     Hits"). A helpless target is hit critically (situational modifiers).
     """
     state = draft.state
+    from affray.rules.mrq1 import options
+
+    if options.declare(draft, attacker, target, weapon_name, modifiers, situations):
+        return
     a = _require_turn(state, attacker)
     if attacker == target:
         raise RuleError(f"{a.name} cannot attack themself; name another combatant")
@@ -81,6 +86,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     for cond in a.conditions:
         if cond.name == "overextended":
             draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="performed another combat action"))
+    options.end_other_actions(draft, attacker, "attack")
     mods = _attack_modifiers(draft.state, attacker, target, modifiers, situations)
     _open_exchange(draft, attacker, target, weapon, "close", mods)
 
@@ -105,22 +111,36 @@ def _attack_modifiers(state: State, attacker: str, target: str, modifiers, situa
     return mods
 
 
-def _open_exchange(draft: Draft, attacker: str, target: str, weapon: Weapon, kind: str, mods) -> None:
+def _open_exchange(
+    draft: Draft, attacker: str, target: str, weapon: Weapon, kind: str, mods, *, auto_fail: str = "", base: int | None = None
+) -> None:
+    """Declare the attack, roll it and go on to the reaction. ``kind`` may
+    carry options (:func:`common.make_kind`); a ranged attack does not
+    engage. ``auto_fail`` names why the attack fails whatever the roll
+    (beyond double range, a hurricane); ``base`` replaces the weapon skill
+    (a ranged attack at long range is halved before other modifiers)."""
     state = draft.state
     a, t = state.combatants[attacker], state.combatants[target]
     exchange = state.next_exchange
+    base_kind = kind_parts(kind)[0]
     draft.emit(
         ev.AttackDeclared(
             exchange=exchange, attacker=attacker, target=target, weapon=weapon.name, kind=kind, modifiers=tuple(mods)
         )
     )
-    if target not in a.engaged:
+    if target not in a.engaged and base_kind != "ranged":
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
-    tested = test(draft, a, weapon.name, weapon.skill, mods, f"{kind} attack on {t.name}", critical_base=weapon.skill)
+    skill_base = weapon.skill if base is None else base
+    tested = test(draft, a, weapon.name, skill_base, mods, f"{base_kind} attack on {t.name}", critical_base=skill_base)
     helpless = bool(t.effect("helpless")) or t.status == "unconscious"
+    if base_kind == "ranged":
+        helpless = False  # a helpless target is +10% at range, not a critical (seed 004 ranged table)
     hit = tested.result in ("success", "critical") or helpless
     critical = tested.result == "critical" or helpless
     fumble = tested.result == "fumble" and not helpless
+    if auto_fail:
+        draft.emit(ev.NoteAdded(text=f"{auto_fail}: the attack fails automatically (seed 004)"))
+        hit = critical = False
     draft.emit(
         ev.AttackResolved(
             exchange=exchange, hit=hit, critical=critical, fumble=fumble, roll=tested.roll, skill=tested.target
@@ -171,21 +191,35 @@ def offer_reaction(draft: Draft) -> None:
     t = state.combatants[x.target]
     a = state.combatants[x.attacker]
     why = can_react(state, x.target, x.attacker)
-    if why:
+    from affray.rules.mrq1 import options as attack_options
+
+    extra = attack_options.extra_parry(state, x.target, x.attacker) if why.endswith("no reactions left") else ""
+    if why and not extra:
         draft.emit(ev.NoteAdded(text=f"{why}: the attack is unopposed"))
         from affray.rules.mrq1.damage import queue_damage
 
         queue_damage(draft)
         return
-    options = ["dodge"]
+    ranged = kind_parts(x.kind)[0] == "ranged"
+    options = [] if extra else ["dodge"]
     parry_with = [w.name for w in sheet_of(t).weapons if w.name in t.ready and w.kind in ("melee", "shield", "natural", "unarmed")]
-    if parry_with:
+    if extra:
+        parry_with = [extra]
+    if parry_with and not ranged:
         options.insert(0, "parry")
+    if not options:
+        draft.emit(ev.NoteAdded(text=f"{why}: the attack is unopposed"))
+        from affray.rules.mrq1.damage import queue_damage
+
+        queue_damage(draft)
+        return
     options.append("none")
     dice = [ev.DiceNeed(f"{t.name}'s parry or dodge", "1D100", by=t.handle)]
     if rulings_of(state).reaction_attacker_roll == "fresh":
         dice.append(ev.DiceNeed(f"{a.name}'s attack, fresh roll for the table", "1D100", by=a.handle))
-    with_text = f" (with {', '.join(parry_with)})" if parry_with else ""
+    with_text = f" (with {', '.join(parry_with)})" if parry_with and not ranged else ""
+    if extra:
+        with_text += " (the off-hand's extra parry: Two Weapon Use)"
     draft.emit(
         ev.StepsAwaited(
             steps=(
@@ -197,6 +231,7 @@ def offer_reaction(draft: Draft) -> None:
                     options=tuple(options),
                     dice=tuple(dice),
                     exchange=x.id,
+                    data={"extra-parry": extra} if extra else {},
                 ),
             )
         )
@@ -214,9 +249,21 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         raise RuleError(f"{c.name} has no reaction to make now (waiting for: {waiting})")
     reaction = reaction.lower()
     if reaction not in step.options:
+        if reaction == "parry" and state.exchange is not None and kind_parts(state.exchange.kind)[0] == "ranged":
+            raise RuleError(f"ranged attacks may not be parried (seed 004 'Parry'); {c.name} can {' | '.join(step.options)}")
         raise RuleError(f"{c.name} can {' | '.join(step.options)} here, not {reaction!r}")
     if step.kind == "riposte":
         _riposte(draft, step, reaction, with_item, modifiers, situations)
+        return
+    if step.kind == "free-attack":
+        from affray.rules.mrq1.actions import free_attack
+
+        free_attack(draft, step, reaction, with_item, modifiers, situations)
+        return
+    if step.kind == "dive":
+        from affray.rules.mrq1.actions import dive
+
+        dive(draft, step, reaction)
         return
     x = state.exchange
     assert x is not None
@@ -227,17 +274,28 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         queue_damage(draft)
         return
     a = state.combatants[x.attacker]
+    extra = str(step.data.get("extra-parry", ""))
     if reaction == "parry":
-        item = find_weapon(c, with_item) if with_item else _default_parry(c)
+        item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else _default_parry(c))
         if item.kind == "ranged":
             raise RuleError(f"{item.name} cannot parry; parry with a melee weapon or shield")
+        if extra and item.name != extra:
+            raise RuleError(f"{c.name} has no reaction left; only the off-hand {extra} may parry (Two Weapon Use)")
         base = item.skill
         skill_name = f"{item.name} (parry)"
     else:
         item = None
         base = skill(c, "Dodge")
         skill_name = "Dodge"
-    draft.emit(ev.ActionSpent(handle=defender, kind="reaction", reason=f"{reaction} against {a.name}"))
+    if extra:
+        from affray.rules.mrq1 import options as attack_options
+
+        attack_options.use_off_hand(draft, defender, "extra parry")
+    else:
+        draft.emit(ev.ActionSpent(handle=defender, kind="reaction", reason=f"{reaction} against {a.name}"))
+    from affray.rules.mrq1.common import break_aim
+
+    break_aim(draft, defender, f"{reaction}s")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
     mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
     mods.extend(situation_modifiers(tuple(situations)))
@@ -278,6 +336,11 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
     if not effects.get("hit"):
         if effects.get("riposte"):
             _offer_riposte(draft, defender, item)
+            return
+        if reaction == "dodge" and kind_parts(x.kind)[1].get("crowd-from"):
+            from affray.rules.mrq1 import ranged
+
+            ranged.continue_projectile(draft)
             return
         end_exchange(draft, f"{c.name}'s {reaction} defeats {a.name}'s attack")
         return
@@ -362,40 +425,14 @@ def end_exchange(draft: Draft, summary: str, *, advance_turn: bool = True) -> No
     if x is not None:
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
     if advance_turn:
-        draft.emit(ev.StepsAwaited(steps=()))
-        from affray.rules.mrq1.turns import advance
+        from affray.rules.mrq1.actions import proceed
 
-        advance(draft)
+        proceed(draft)
 
 
 def take_action(draft: Draft, who: str, action: str) -> None:
-    """A combat action other than an attack: ``defend`` (+20% to Dodge and
-    parry tests until the bearer's next combat action, seed 004 "Defend") or
-    ``pass`` (the action is given up; seed 004 "Delay" lets a character wait,
-    and here the GM simply lets the action go)."""
-    c = _require_turn(draft.state, who)
-    action = action.lower()
-    if action not in ("defend", "pass"):
-        raise RuleError(f"unknown action {action!r}; use attack, defend or pass")
-    draft.emit(ev.ActionSpent(handle=who, kind="combat-action", reason=action))
-    for cond in c.conditions:
-        if cond.name == "overextended":
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="performed another combat action"))
-    if action == "defend":
-        draft.emit(
-            ev.ConditionApplied(
-                handle=who,
-                condition=cat.make(
-                    "defending",
-                    cause=draft.next_version,
-                    round=draft.state.round,
-                    step=draft.state.step,
-                    ends="next-action",
-                    effects={"reaction-bonus": 20},
-                ),
-            )
-        )
-    draft.emit(ev.StepsAwaited(steps=()))
-    from affray.rules.mrq1.turns import advance
+    """A combat action other than an attack (seed 004 "Combat Actions"):
+    see :mod:`affray.rules.mrq1.actions` for the action text."""
+    from affray.rules.mrq1.actions import take_action as act
 
-    advance(draft)
+    act(draft, who, action)

@@ -174,3 +174,82 @@ def table_level(result: str) -> str:
     """A test result as a Dodge/Parry/Grapple table row or column: a fumble
     counts as a failure (seed 004 tables have three levels)."""
     return "failure" if result == "fumble" else result
+
+
+# --------------------------------------------------------------------------- #
+# Attack kinds with options (charge, ranged, precise, cover...)
+# --------------------------------------------------------------------------- #
+
+
+def make_kind(base: str, **opts: str) -> str:
+    """An exchange kind with its options: ``ranged;cover=head,chest``.
+
+    The exchange kind travels in ``AttackDeclared.kind``; the options the
+    damage step needs (precise attack, cover, crowd) ride along after ``;``.
+    """
+    parts = [base] + [f"{k.replace('_', '-')}={v}" for k, v in opts.items() if v not in ("", None)]
+    return ";".join(parts)
+
+
+def kind_parts(kind: str) -> tuple[str, dict[str, str]]:
+    """``(base kind, options)`` of an exchange kind made by :func:`make_kind`."""
+    base, *rest = kind.split(";")
+    opts = {}
+    for item in rest:
+        k, _, v = item.partition("=")
+        opts[k] = v
+    return base, opts
+
+
+def total_hp(c: Combatant) -> int:
+    """Hit points left over all locations (to tell whether damage was done)."""
+    return sum(loc.hp for loc in c.locations)
+
+
+def movement(c: Combatant) -> int:
+    """Movement in metres after useless legs: one halves it, two leave 1 m
+    (seed 004 "One Useless or Missing Leg", "Two Useless or Missing Legs")."""
+    legs = len(useless_limbs(c, "leg"))
+    if legs >= 2:
+        return 1
+    return c.movement // 2 if legs == 1 else c.movement
+
+
+def held(c: Combatant) -> list[Weapon]:
+    """The weapons and shields held ready, in the order they were readied."""
+    weapons = {w.name: w for w in sheet_of(c).weapons}
+    return [weapons[n] for n in c.ready if n in weapons]
+
+
+def hands_used(c: Combatant) -> int:
+    """Hands busy with held weapons and shields."""
+    return sum(w.hands for w in held(c) if w.kind not in ALWAYS_READY)
+
+
+def break_aim(draft: Draft, handle: str, reason: str) -> None:
+    """Any other Combat Action or Reaction loses the aim bonus (seed 004
+    "Aim")."""
+    for cond in draft.state.combatants[handle].conditions:
+        if cond.name == "aiming":
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=reason))
+
+
+def opposed(a: ev.SkillTested, d: ev.SkillTested, ties: str = "higher-roll") -> str:
+    """Who wins an opposed test: ``"a"`` (the active side), ``"d"`` (the
+    passive side) or ``""`` (both fail: nobody).
+
+    A better level of success wins (critical > success > failure); at the
+    same level of success the higher roll wins (ruling ``opposed_ties``:
+    ``higher-roll``), or the passive side (``passive``). Source: seed 004
+    speaks of "an opposed skill test" without the rule; rules-reference B6
+    (the d100 family's rule) and our ruling.
+    """
+    rank = {"critical": 2, "success": 1}
+    ra, rd = rank.get(a.result, 0), rank.get(d.result, 0)
+    if ra == 0 and rd == 0:
+        return ""
+    if ra != rd:
+        return "a" if ra > rd else "d"
+    if ties == "higher-roll" and a.roll != d.roll:
+        return "a" if a.roll > d.roll else "d"
+    return "d"

@@ -30,6 +30,16 @@ CATALOGUE: dict[str, str] = {
     "death-test": "Resilience test at each round's end or die (seed 004, Major Wound to abdomen, chest or head)",
     "bleeding-out": "dies when the count reaches 0 unless the location recovers (seed 004, Major Wound)",
     "impaled": "−20% to all skill tests, cumulative (seed 004, Impaled Enemies)",
+    "aiming": "+10% per Combat Action aiming (at most +30%) to the first ranged attack at the target; lost by any other action or reaction (seed 004, Aim)",
+    "casting": "a spell in progress: Combat Actions spent out of those it needs (seed 004, Cast Spell)",
+    "readying": "a Ready Weapon that takes several Combat Actions, in progress (seed 004, Ready Weapon)",
+    "unloaded": "the ranged weapon must be reloaded with Ready Weapon before it shoots again (seed 004, Loading Ranged Weapons)",
+    "acting": "an action waits for the free attacks it drew (seed 004, Free Attacks)",
+    "flurry": "blows of a Flurry still to strike, each at -20% (seed 004, Flurry)",
+    "delaying": "waits to act after, or to interrupt, another character (seed 004, Delay)",
+    "delayed": "acts after the character it waited for, for the rest of the round (seed 004, Delay)",
+    "two-weapon": "the off-hand item was used this round: an extra parry or a bonus attack (seed 004, Two Weapon Use)",
+    "item-damaged": "a held weapon or shield has lost hit points (seed 004, Strike Weapon / Shield)",
     "unconscious": "helpless: cannot act or react; attacks are automatic critical hits (seed 004, situational modifiers)",
 }
 

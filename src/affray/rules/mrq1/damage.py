@@ -21,6 +21,7 @@ from affray.rules.mrq1 import tables
 from affray.rules.mrq1.attack import end_exchange
 from affray.rules.mrq1.common import (
     condition_modifiers,
+    kind_parts,
     find_weapon,
     rulings_of,
     sheet_of,
@@ -59,19 +60,35 @@ def damage_plan(draft: Draft) -> tuple[str, str, str, bool]:
 
 def queue_damage(draft: Draft) -> None:
     """Queue the attacker's damage roll: weapon dice (unless maximised or
-    minimised), damage modifier, and the d20 hit location."""
+    minimised), damage modifier, a Charge's +1D4, and the d20 hit location
+    (not for a Location Strike). A Disarm or a Strike Weapon / Shield
+    precise attack queues its own step instead (seed 004 "Precise Attack")."""
     x = draft.state.exchange
     assert x is not None
     a = draft.state.combatants[x.attacker]
     t = draft.state.combatants[x.target]
+    base, opts = kind_parts(x.kind)
+    precise = opts.get("precise", "")
+    if precise.startswith("disarm") or precise.startswith("weapon"):
+        from affray.rules.mrq1 import precise as precise_rules
+
+        precise_rules.queue(draft, precise)
+        return
     weapon_dice, modifier, mode, critical = damage_plan(draft)
     needs = []
     if mode == "roll":
         needs.append(ev.DiceNeed(f"{x.weapon} damage", str(dicelib.parse(weapon_dice)), by=a.handle))
     if modifier and dicelib.count_dice(modifier):
         needs.append(ev.DiceNeed("damage modifier", str(dicelib.parse(modifier.lstrip("+-"))), by=a.handle))
-    needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
+    charge = _charge_bonus(draft)
+    if charge == "roll":
+        needs.append(ev.DiceNeed("charge bonus", "1D4", by=a.handle))
+    where = precise[len("location:"):] if precise.startswith("location:") else ""
+    if not where:
+        needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
     how = {"max": " (critical: weapon dice maximised)", "min": " (minimum weapon damage)", "roll": ""}[mode]
+    extra = " +1D4 (charge)" if charge else ""
+    loc_text = f"to the {where} (location strike)" if where else "and hit location 1D20"
     draft.emit(
         ev.StepsAwaited(
             steps=(
@@ -79,13 +96,25 @@ def queue_damage(draft: Draft) -> None:
                     who=a.handle,
                     verb="roll",
                     kind="damage",
-                    prompt=f"{a.name}: roll damage {dicelib.combine(weapon_dice, modifier)}{how} and hit location 1D20 against {t.name}",
+                    prompt=f"{a.name}: roll damage {dicelib.combine(weapon_dice, modifier)}{extra}{how} {loc_text} against {t.name}",
                     dice=tuple(needs),
                     exchange=x.id,
                 ),
             )
         )
     )
+
+
+def _charge_bonus(draft: Draft) -> str:
+    """Empty (no charge), "roll" or "max": a Charge's +1D4 damage on a hit
+    (seed 004 "Charge"; ruling ``charge_bonus_on_critical``)."""
+    x = draft.state.exchange
+    if x is None or kind_parts(x.kind)[0] != "charge":
+        return ""
+    _, _, mode, critical = damage_plan(draft)
+    if mode == "max" and rulings_of(draft.state).charge_bonus_on_critical == "max":
+        return "max"
+    return "roll"
 
 
 def roll_step(draft: Draft, who: str) -> None:
@@ -122,17 +151,33 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
             mod_part = -magnitude if modifier.strip().startswith("-") else magnitude
         else:
             mod_part = mexpr.total(())
-    d20 = draft.roll("1D20", "hit location", by=a.handle).total
-    location = _location_for(t, d20)
-    rolled = max(0, weapon_part + mod_part)
+    charge = _charge_bonus(draft)
+    charge_part = 4 if charge == "max" else (draft.roll("1D4", "charge bonus", by=a.handle).total if charge else 0)
+    base, opts = kind_parts(x.kind)
+    precise = opts.get("precise", "")
+    if precise.startswith("location:"):
+        location, d20 = precise[len("location:"):], 0
+    else:
+        d20 = draft.roll("1D20", "hit location", by=a.handle).total
+        location = _location_for(t, d20)
+    if location in [c.strip() for c in opts.get("cover", "").split(",") if c.strip()]:
+        from affray.rules.mrq1 import ranged
+
+        ranged.covered(draft, location, rest)
+        return
+    rolled = max(0, weapon_part + mod_part + charge_part)
     reduced = min(rolled, int(x.effects.get("reduce", 0)))
     after_parry = rolled - reduced
     loc = t.location(location)
-    armour = min(after_parry, loc.ap)
+    armour = 0 if precise == "bypass" else min(after_parry, loc.ap)
     final = after_parry - armour
     parts = f"{weapon_part}{' (max)' if mode == 'max' else ' (min)' if mode == 'min' else ''}"
     if modifier:
         parts += f" {mod_part:+d}"
+    if charge:
+        parts += f" {charge_part:+d} charge"
+    if precise == "bypass":
+        parts += "; armour bypassed"
     draft.emit(
         ev.DamageDealt(
             exchange=x.id,
@@ -143,14 +188,14 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
             armour=armour,
             final=final,
             critical=critical,
-            note=f"{parts}; d20={d20}",
+            note=f"{parts}; d20={d20}" if d20 else f"{parts}; location strike",
         )
     )
     follow: list[ev.PendingStep] = []
     # Knockback: after reactions, before armour (seed 004 "Knockback").
     siz = sheet_of(t).characteristics.SIZ
     kb_damage = after_parry if rulings_of(state).knockback_after_parry else rolled
-    metres = tables.knockback_metres(kb_damage, siz)
+    metres = tables.knockback_metres(kb_damage, siz, charge=base == "charge")
     if metres and t.status == "active":
         draft.emit(ev.CombatantMoved(handle=t.handle, distance=float(metres), reason="knockback", away_from=a.handle))
         if t.handle in a.engaged:
@@ -160,9 +205,12 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
                 who=t.handle,
                 verb="roll",
                 kind="knockback",
-                prompt=f"{t.name}: knocked back {metres} m; Acrobatics test or fall prone",
-                dice=(ev.DiceNeed("Acrobatics (knockback)", "1D100", by=t.handle),),
+                prompt=f"{t.name}: knocked back {metres} m; Acrobatics test or fall prone"
+                + ("; into a wall: Dodge test or 1D4 damage" if opts.get("wall") else ""),
+                dice=(ev.DiceNeed("Acrobatics (knockback)", "1D100", by=t.handle),)
+                + ((ev.DiceNeed("Dodge (knocked into a wall)", "1D100", by=t.handle),) if opts.get("wall") else ()),
                 exchange=x.id,
+                data={"wall": 1} if opts.get("wall") else {},
             )
         )
     if final > 0:
@@ -394,7 +442,38 @@ def _roll_knockback(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingSt
     tested = test(draft, c, "Acrobatics", skill(c, "Acrobatics"), condition_modifiers(c), "Acrobatics against knockback")
     if tested.result not in ("success", "critical") and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason="knockback"))
+    if step.data.get("wall"):
+        # Seed 004 "Knockback": knocked back into a wall or other solid
+        # object, a Dodge test or 1D4 damage to a random hit location.
+        dodged = test(draft, c, "Dodge", skill(c, "Dodge"), condition_modifiers(c, mobility=True), "Dodge: knocked into a wall")
+        if dodged.result not in ("success", "critical"):
+            slam = ev.PendingStep(
+                who=handle, verb="roll", kind="wall-damage",
+                prompt=f"{c.name} slams into the wall: roll 1D4 damage and a random hit location 1D20",
+                dice=(ev.DiceNeed("slam into the wall", "1D4", by=handle), ev.DiceNeed("hit location", "1D20", by=handle)),
+                exchange=step.exchange,
+            )
+            rest = (slam,) + tuple(rest)
     _continue(draft, rest, f"{c.name} is knocked back")
+
+
+def _roll_wall(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """1D4 damage to a random location from a wall (seed 004 "Knockback");
+    armour absorbs it as any other damage."""
+    handle = step.who
+    c = draft.state.combatants[handle]
+    amount = draft.roll("1D4", "slam into the wall", by=handle).total
+    d20 = draft.roll("1D20", "hit location", by=handle).total
+    location = _location_for(c, d20)
+    armour = min(amount, c.location(location).ap)
+    draft.emit(
+        ev.DamageDealt(
+            exchange=step.exchange, target=handle, location=location, rolled=amount, reduced=0, armour=armour,
+            final=amount - armour, note=f"slammed into a wall; d20={d20}",
+        )
+    )
+    follow = _wound(draft, handle, location, step.exchange) if amount - armour > 0 else []
+    _continue(draft, tuple(rest) + tuple(follow), f"{c.name} slams into the wall")
 
 
 def _roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
@@ -531,4 +610,5 @@ _ROLLS = {
     "yank": _roll_yank,
     "yank-damage": _roll_yank_damage,
     "retest": _roll_retest,
+    "wall-damage": _roll_wall,
 }

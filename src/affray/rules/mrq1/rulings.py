@@ -47,6 +47,12 @@ RULING_CHOICES: dict[str, tuple] = {
     "knockback_after_parry": (True, False),
     "fumble_effect": ("miss", "lose-next-action"),
     "half_ap_rounding": ("down", "up"),
+    "ranged_sections": ("cumulative", "worst-only"),
+    "opposed_ties": ("higher-roll", "passive"),
+    "multi_action_interrupted": (True, False),
+    "charge_bonus_on_critical": ("roll", "max"),
+    "area_damage_armour": (True, False),
+    "dive_half_rounding": ("down", "up"),
 }
 
 
@@ -129,6 +135,38 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Rounding of the "½ AP" parry deduction for an odd AP. The seed does
     not say; ``down`` follows the seed's only stated rounding (critical
     score, "rounded down"). Source: seed 004 "Parry" table; our ruling."""
+
+    ranged_sections: Literal["cumulative", "worst-only"] = "cumulative"
+    """Ranged modifiers from different sections of the table add up, as the
+    footnote's rule says (``cumulative``), or only the worst one applies,
+    as the footnote's own example computes (``worst-only``: mist and a
+    target that moved 10 m give -20, not -30). Within one section only the
+    largest modifier applies either way (attacker condition excepted).
+    Source: seed 004 "Ranged Attack Situational Modifiers", footnote 1."""
+
+    opposed_ties: Literal["higher-roll", "passive"] = "higher-roll"
+    """An opposed test (Disarm, a Delay's interrupt) where both sides reach
+    the same level of success: the higher roll wins (``higher-roll``), or
+    the passive side (``passive``). Both failing: nobody wins. Source: seed
+    004 is silent; rules-reference B6; our ruling."""
+
+    multi_action_interrupted: bool = True
+    """A spell or a two-action Ready Weapon in progress is abandoned when its
+    caster takes any other Combat Action. Source: seed 004 "Cast Spell" is
+    silent; our ruling."""
+
+    charge_bonus_on_critical: Literal["roll", "max"] = "roll"
+    """The Charge's +1D4 damage is rolled on a critical like a damage
+    modifier (``roll``), or maximised with the weapon (``max``). Source:
+    seed 004 "Charge", "Critical Hits"; our ruling."""
+
+    area_damage_armour: bool = True
+    """Armour absorbs area-effect damage at the random location struck.
+    Source: seed 004 "Dive" is silent; our ruling."""
+
+    dive_half_rounding: Literal["down", "up"] = "down"
+    """A successful Dive halves the damage, rounding down or up. Source:
+    seed 004 "Dive"; our ruling."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -299,6 +337,42 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "The Parry table's '½ AP' deduction rounds down (the seed's only stated "
         "rounding) or up, for an odd AP.",
         f"{SEED} 'Parry' table; our ruling",
+    ),
+    "ranged_sections": (
+        "cumulative",
+        "Ranged modifiers from different sections add up (cumulative, the footnote's "
+        "rule) or only the worst applies (worst-only, the footnote's example: mist "
+        "and 10 m of movement give -20). Within a section only the largest applies.",
+        f"{SEED} 'Ranged Attack Situational Modifiers', footnote 1; our ruling",
+    ),
+    "opposed_ties": (
+        "higher-roll",
+        "Opposed tests (Disarm, Delay interrupts): the better level of success wins; "
+        "at the same level the higher roll wins (higher-roll) or the passive side "
+        "(passive); both failing, nobody wins.",
+        f"{SEED} is silent; {REF} B6; our ruling",
+    ),
+    "multi_action_interrupted": (
+        "true",
+        "Any other Combat Action abandons a spell or a two-action Ready Weapon in "
+        "progress.",
+        f"{SEED} 'Cast Spell', 'Ready Weapon'; our ruling",
+    ),
+    "charge_bonus_on_critical": (
+        "roll",
+        "The Charge's +1D4 is rolled on a critical, like a damage modifier (roll), or "
+        "maximised (max).",
+        f"{SEED} 'Charge', 'Critical Hits'; our ruling",
+    ),
+    "area_damage_armour": (
+        "true",
+        "Armour absorbs area-effect damage at the random location struck.",
+        f"{SEED} 'Dive' is silent; our ruling",
+    ),
+    "dive_half_rounding": (
+        "down",
+        "A successful Dive halves the area damage, rounding down (down) or up (up).",
+        f"{SEED} 'Dive'; our ruling",
     ),
 }
 

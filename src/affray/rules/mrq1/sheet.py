@@ -80,6 +80,12 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     parry deducts, seed 004 "Parry"); ``hands`` 1 or 2; ``impaling`` for
     seed 004 "Impaling Close Combat Attacks"; ``kind`` one of
     :data:`WEAPON_KINDS`; ``reach`` free text (not used by the seed's rules).
+    Ranged weapons also give ``range`` (metres: within it no penalty, up to
+    double it the skill is halved, beyond it the attack fails; 0 = no
+    figure, the GM says so with ``--range``), ``reload`` (Combat Actions a
+    Ready Weapon action takes to reload it, seed 004 "Ready Weapon" and
+    "Loading Ranged Weapons") and ``thrown`` (the weapon leaves the hand when
+    used: it must be readied again).
     """
 
     name: str
@@ -91,6 +97,9 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     impaling: bool = False
     kind: str = "melee"
     reach: str = ""
+    range: int = 0
+    reload: int = 1
+    thrown: bool = False
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -332,6 +341,8 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         _check_range(label, f"{p}.ap", w.ap, 0, 100)
         _check_range(label, f"{p}.hp", w.hp, 0, 1000)
         _check_range(label, f"{p}.hands", w.hands, 1, 2)
+        _check_range(label, f"{p}.range", w.range, 0, 10000)
+        _check_range(label, f"{p}.reload", w.reload, 0, 20)
         kind = w.kind.strip().lower()
         if kind not in WEAPON_KINDS:
             raise _fail(label, f"{p}.kind", f"{w.kind!r} is not one of {', '.join(WEAPON_KINDS)}")

@@ -14,7 +14,7 @@ from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
-from affray.rules.mrq1 import attack, damage, turns
+from affray.rules.mrq1 import actions, attack, damage, precise, ranged, turns  # noqa: F401  (actions, precise register roll steps)
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, derive, load_sheet
@@ -78,7 +78,10 @@ class Mrq1(SystemBase):
             case cmd.MakeChoice():
                 damage.choose(draft, find_combatant(state, command.who), command.option)
             case cmd.TakeAction():
-                attack.take_action(draft, find_combatant(state, command.who), command.action)
+                if command.who.strip().lower() == "gm" and "gm" not in state.combatants:
+                    actions.gm_action(draft, command.action)
+                else:
+                    attack.take_action(draft, find_combatant(state, command.who), command.action)
             case cmd.EndRound():
                 turns.end_round(draft)
             case _:

@@ -14,7 +14,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1.sheet import derive
-from affray.rules.mrq1.common import TORSO, ordinal, rulings_of, sheet_of
+from affray.rules.mrq1.common import TORSO, ordinal, rulings_of, sheet_of, useless_limbs
 
 
 def sr_dice(state: State) -> tuple[ev.DiceNeed, ...]:
@@ -86,19 +86,43 @@ def start_round(draft: Draft) -> None:
 
 
 def _due(state: State) -> tuple[int, list[str]] | None:
-    """The pass number and the handles due to act next, or None."""
+    """The pass number and the handles due to act next, or None.
+
+    A character Delaying (seed 004 "Delay") is passed over until the one he
+    waits for has finished a Combat Action (or can no longer act); after
+    that he keeps his new place, just after that character, for the round.
+    """
     eligible = [
         c
         for c in (state.combatants[e.handle] for e in state.order if e.handle in state.combatants)
         if c.status == "active" and c.combat_actions > 0 and not c.effect("helpless")
     ]
+    eligible = [c for c in eligible if not _waiting(state, c)]
     if not eligible:
         return None
     pass_no = min(c.actions_taken for c in eligible) + 1
-    tiers = {e.handle: e.tier for e in state.order}
+    tiers = {e.handle: float(e.tier) for e in state.order}
+    for c in eligible:
+        for cond in c.conditions:
+            if cond.name in ("delaying", "delayed") and cond.id.split(":", 1)[-1] in tiers:
+                other = cond.id.split(":", 1)[1]
+                if cond.name == "delayed" or not _waiting(state, c):
+                    tiers[c.handle] = tiers[other] + 0.5
     due = [c for c in eligible if c.actions_taken + 1 == pass_no]
     first_tier = min(tiers[c.handle] for c in due)
     return pass_no, [c.handle for c in due if tiers[c.handle] == first_tier]
+
+
+def _waiting(state: State, c: Combatant) -> bool:
+    """Whether ``c`` still waits for the character he Delays for."""
+    for cond in c.conditions:
+        if cond.name != "delaying":
+            continue
+        other = state.combatants.get(cond.id.split(":", 1)[1])
+        if other is None or other.status != "active" or other.combat_actions <= 0 or other.effect("helpless"):
+            return False
+        return other.actions_taken < cond.effects.get("wait", 0)
+    return False
 
 
 def _sides_standing(state: State) -> set[str]:
@@ -141,20 +165,47 @@ def advance(draft: Draft) -> None:
     for h in handles:
         _expire_at_own_action(draft, h)
     draft.emit(ev.TurnBegan(handles=tuple(handles), action_no=pass_no))
+    draft.emit(ev.StepsAwaited(steps=turn_steps(draft.state, tuple(handles), pass_no)))
+
+
+def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev.PendingStep, ...]:
+    """The turn steps of ``handles`` (attack, defend, pass, or any other
+    action with 'affray act'), and the interrupt a delaying character may
+    make as the one he waits for is about to act (seed 004 "Delay")."""
     steps = []
     for h in handles:
-        c = draft.state.combatants[h]
+        c = state.combatants[h]
+        can_stand = c.stance == "prone" and len(useless_limbs(c, "leg")) < 2
+        options = ("attack", "defend", "pass") + (("stand",) if can_stand else ())
         steps.append(
             ev.PendingStep(
                 who=h,
                 verb="attack",
                 kind="turn",
-                prompt=f"{c.name} ({ordinal(pass_no)} combat action): attack, defend or pass",
-                options=("attack", "defend", "pass"),
+                prompt=f"{c.name} ({ordinal(pass_no)} combat action): attack, defend or pass"
+                + (" (prone: act stand to get up)" if can_stand else ""),
+                options=options,
                 dice=(ev.DiceNeed("attack roll (if attacking)", "1D100", by=h),),
             )
         )
-    draft.emit(ev.StepsAwaited(steps=tuple(steps)))
+    for c in state.combatants.values():
+        for cond in c.conditions:
+            if cond.name == "delaying" and cond.effects.get("interrupt") and cond.id.split(":", 1)[1] in handles:
+                other = state.combatants[cond.id.split(":", 1)[1]]
+                steps.append(
+                    ev.PendingStep(
+                        who=c.handle,
+                        verb="act",
+                        kind="turn",
+                        prompt=f"{c.name} (delaying) may interrupt {other.name}: affray act {c.handle} interrupt",
+                        options=("interrupt",),
+                        dice=(
+                            ev.DiceNeed(f"{c.name}'s interrupting test", "1D100", by=c.handle),
+                            ev.DiceNeed(f"{other.name}'s opposing test", "1D100", by=other.handle),
+                        ),
+                    )
+                )
+    return tuple(steps)
 
 
 def _lost_actions(c: Combatant) -> int:
@@ -174,10 +225,22 @@ def _lose_action(draft: Draft, handle: str) -> None:
 
 
 def _expire_at_own_action(draft: Draft, handle: str) -> None:
-    """Defend lasts until the beginning of the bearer's next combat action."""
+    """Defend lasts until the beginning of the bearer's next combat action.
+    A Delay that has run its course ends here too, and its new place in the
+    order is kept for the rest of the round (seed 004 "Delay")."""
     for cond in draft.state.combatants[handle].conditions:
         if cond.ends.kind == "next-action" and cond.name == "defending":
             draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="its bearer acts again"))
+        elif cond.name == "delaying":
+            other = cond.id.split(":", 1)[1]
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="the wait is over"))
+            draft.emit(
+                ev.ConditionApplied(
+                    handle=handle,
+                    condition=cat.make("delayed", ends="round-end", suffix=other, note=cond.note,
+                                       cause=draft.next_version, round=draft.state.round, step=draft.state.step),
+                )
+            )
 
 
 def start_step(state: State) -> ev.PendingStep:

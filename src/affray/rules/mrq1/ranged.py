@@ -1,0 +1,248 @@
+"""Ranged combat in mrq1.
+
+Source: seed 004 "Ranged Attack" (Combat Actions), "Ranged Weapons"
+(Loading Ranged Weapons, Ranged Attack Situational Modifiers and their
+footnotes, Range, Dodging and Parrying, Precise Attacks, Cover, Firing into
+a Crowd), "Aim", "Free Attacks"; rulings ``ranged_sections``.
+
+A ranged attack is handled like a close combat attack, except: it does not
+engage; it draws free attacks from adjacent enemies, and their damage makes
+it fail; the target may dodge but not parry; the weapon must be loaded, and
+is unloaded by the shot (a thrown weapon leaves the hand).
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.projections.state import Combatant, State
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.mrq1 import conditions as cat
+from affray.rules.mrq1 import tables
+from affray.rules.mrq1.common import (
+    condition_modifiers,
+    find_weapon,
+    kind_parts,
+    make_kind,
+    rulings_of,
+    sheet_of,
+)
+from affray.rules.mrq1.sheet import Weapon
+
+#: Situation keys for a GM without exact distances.
+RANGE_KEYS = {"long-range": "long range (up to double range): skill halved", "beyond-range": "beyond double range"}
+
+
+def shoot(draft: Draft, who: str, spec) -> None:
+    """Declare a ranged attack (``affray attack A T --weapon BOW`` or
+    ``affray act A shoot T``): check it, spend the Combat Action, and let
+    adjacent enemies make their free attacks first."""
+    from affray.rules.mrq1 import actions
+    from affray.rules.mrq1.options import cover_option, precise_option
+
+    state = draft.state
+    c = actions._require_turn(state, who)
+    if not spec.args:
+        raise RuleError(f"shoot at whom? {actions.USAGE['shoot']}")
+    target = find_combatant(state, spec.args[0])
+    t = state.combatants[target]
+    if target == who:
+        raise RuleError(f"{c.name} cannot attack themself; name another combatant")
+    if t.status == "dead":
+        raise RuleError(f"{t.name} is dead; choose another target")
+    if c.effect("cannot-attack"):
+        raise RuleError(f"{c.name} cannot attack now (see 'affray state')")
+    for bad in ("charge", "flurry", "off-hand"):
+        if spec.get(bad):
+            raise RuleError("ranged attacks may not be used as part of a charge or flurry (seed 004 'Ranged Weapons')")
+    weapon = actions._ranged_weapon(c, spec.get("weapon"))
+    from affray.rules.mrq1.attack import _check_arms
+
+    _check_arms(c, weapon)
+    if not actions.loaded(c, weapon):
+        raise RuleError(f"{weapon.name} is not loaded; reload it first (affray act {who} ready {weapon.name!r})")
+    crowd = find_combatant(state, spec.get("crowd")) if spec.get("crowd") else ""
+    precise = precise_option(state, c, t, spec.get("precise"), ranged=True)
+    if precise and crowd:
+        raise RuleError("a precise attack may not be made when firing into a crowd (seed 004 'Firing into a Crowd')")
+    cover = cover_option(spec.get("cover"))
+    if crowd and not cover:
+        raise RuleError("firing into a crowd: say which of the target's locations the crowd covers, with cover=LOCS")
+    if crowd == target or crowd == who:
+        raise RuleError("crowd= names someone next to the target, not the target or the shooter")
+    for s in spec.sits:
+        if s not in tables.RANGED_MODIFIERS and s not in RANGE_KEYS:
+            known = ", ".join([*tables.RANGED_MODIFIERS, *RANGE_KEYS])
+            raise RuleError(f"unknown ranged situation {s!r}; known: {known}")
+    metres = spec.number("range", None)
+    opts = {"weapon": weapon.name}
+    for key, value in (("range", "" if metres is None else str(metres)), ("cover", cover), ("crowd", crowd), ("precise", precise),
+                       ("wall", spec.get("wall"))):
+        if value:
+            opts[key] = value
+    spec = actions.Spec("shoot", [target], opts, spec.mods, spec.sits)
+    actions.begin(draft, who, spec, keep="aiming", reason=f"ranged attack on {t.name}")
+    actions.with_free_attacks(draft, who, spec, actions.adjacent_enemies(draft.state, who), "ranged attack")
+
+
+def finish(draft: Draft, who: str, spec, damaged: bool) -> None:
+    """The shot itself, once the free attacks are over: if one of them did
+    damage, the ranged attack fails (seed 004 "Free Attacks")."""
+    from affray.rules.mrq1 import actions
+    from affray.rules.mrq1.attack import _open_exchange
+
+    c = draft.state.combatants[who]
+    target = spec.args[0]
+    t = draft.state.combatants[target]
+    weapon = find_weapon(c, spec.get("weapon"), ready_only=False)
+    if damaged:
+        actions.break_aim(draft, who, "the shot is spoilt")
+        _spend_ammunition(draft, who, weapon)
+        actions.note(draft, who, "shoot", f"{c.name}'s ranged attack fails: a free attack did damage (seed 004 'Free Attacks')")
+        actions.done(draft)
+        return
+    if t.status == "dead":
+        actions.note(draft, who, "shoot", f"{t.name} is dead: {c.name} holds the shot")
+        actions.done(draft)
+        return
+    base, mods, auto = modifiers(draft.state, c, t, weapon, spec)
+    mods = actions.aim_bonus(draft, who, target, weapon) + mods
+    _spend_ammunition(draft, who, weapon)
+    kind = make_kind("ranged", precise=spec.get("precise"), cover=spec.get("cover"), crowd=spec.get("crowd"), wall=spec.get("wall"))
+    if spec.get("precise"):
+        m = tables.COMBAT_MODIFIERS["precise-attack"]
+        mods.append(ev.Modifier(m.value, f"precise attack ({spec.get('precise')})"))
+    _open_exchange(draft, who, target, weapon, kind, mods, auto_fail=auto, base=base)
+
+
+def _spend_ammunition(draft: Draft, who: str, weapon: Weapon) -> None:
+    """A shot unloads the weapon (seed 004 "Ready Weapon": nocking an arrow
+    is a Ready Weapon action); a thrown weapon leaves the hand."""
+    if weapon.thrown:
+        draft.emit(ev.WeaponDropped(handle=who, weapon=weapon.name, reason="thrown"))
+        return
+    if weapon.reload <= 0:
+        return
+    draft.emit(
+        ev.ConditionApplied(
+            handle=who,
+            condition=cat.make("unloaded", ends="event", note=weapon.name, suffix=weapon.name,
+                               cause=draft.next_version, round=draft.state.round, step=draft.state.step),
+        )
+    )
+
+
+def modifiers(state: State, a: Combatant, t: Combatant, weapon: Weapon, spec) -> tuple[int, list[ev.Modifier], str]:
+    """``(skill base, modifiers, automatic failure)`` of a ranged attack.
+
+    * Range: within the weapon's range no penalty; within double range the
+      skill is halved (rounded down) before other modifiers; beyond, the
+      attack fails (seed 004 "Range"). ``range=M`` with the sheet's
+      ``range``, or the situations ``long-range`` / ``beyond-range``.
+    * The table: Target Size from the target's SIZ, Target Condition
+      (helpless, surprised, prone) and the attacker's prone stance are
+      automatic; the GM names wind, target movement, visibility and other
+      attacker conditions (``--situation``). Within a section only the
+      largest modifier applies; attacker conditions add up (footnotes 1 and
+      3); sections add up, or only the worst applies under ruling
+      ``ranged_sections=worst-only``.
+    * A hurricane, or a bow or other projectile weapon fired underwater,
+      fails automatically (footnote 4).
+    """
+    base = weapon.skill
+    auto = ""
+    mods = condition_modifiers(a, mobility=True)
+    metres = spec.number("range", None)
+    long = "long-range" in spec.sits
+    if metres is not None and weapon.range:
+        if metres > 2 * weapon.range:
+            auto = f"{metres} m is beyond double the {weapon.name}'s range ({weapon.range} m)"
+        elif metres > weapon.range:
+            long = True
+    elif metres is not None and not weapon.range:
+        raise RuleError(f"{weapon.name} has no range on the sheet; say long-range or beyond-range with --situation instead")
+    if "beyond-range" in spec.sits:
+        auto = "beyond double range"
+    if long and not auto:
+        base = weapon.skill // 2
+    groups: dict[str, list[ev.Modifier]] = {}
+
+    def add(key: str, value: int | None = None, times: int = 1) -> None:
+        m = tables.RANGED_MODIFIERS[key]
+        groups.setdefault(m.group, []).append(ev.Modifier((m.value if value is None else value) * times, m.text))
+
+    siz = sheet_of(t).characteristics.SIZ
+    if siz < 5:
+        add("target-small", times=5 - siz)
+    elif siz > 20 and (siz - 20) // 10:
+        add("target-large", times=(siz - 20) // 10)
+    if t.effect("helpless") or t.status == "unconscious":
+        add("target-helpless")
+    if t.has("surprised"):
+        add("target-surprised")
+    if t.stance == "prone":
+        add("target-prone")
+    if a.stance == "prone":
+        add("attacker-prone")
+    for s in dict.fromkeys(spec.sits):
+        if s in RANGE_KEYS:
+            continue
+        m = tables.RANGED_MODIFIERS[s]
+        if m.special == "automatic-failure":
+            auto = auto or m.text
+        elif s == "attacker-underwater" and not weapon.thrown:
+            auto = auto or "bows and other projectile weapons automatically miss underwater"
+        elif s not in ("target-small", "target-large", "target-helpless", "target-surprised", "target-prone", "attacker-prone"):
+            add(s)
+    sections = []
+    for group, items in groups.items():
+        if group == "attacker-condition":
+            continue
+        sections.append(max(items, key=lambda m: abs(m.value)))
+    if rulings_of(state).ranged_sections == "worst-only" and sections:
+        sections = [min(sections, key=lambda m: m.value)]
+    mods.extend(sections)
+    mods.extend(groups.get("attacker-condition", []))
+    mods.extend(spec.mods)
+    return base, mods, auto
+
+
+def covered(draft: Draft, location: str, rest) -> None:
+    """The damage roll hit a location in cover (seed 004 "Cover"): the
+    object takes the blow; firing into a crowd, the one next to the target
+    is hit instead (seed 004 "Firing into a Crowd"), and may react."""
+    from affray.rules.mrq1.attack import end_exchange
+
+    x = draft.state.exchange
+    assert x is not None
+    a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
+    _, opts = kind_parts(x.kind)
+    crowd = opts.get("crowd", "")
+    if not crowd or draft.state.combatants[crowd].status == "dead":
+        draft.emit(ev.NoteAdded(text=f"the blow strikes the cover in front of {t.name}'s {location}"))
+        end_exchange(draft, f"{a.name} hits the cover")
+        return
+    draft.emit(ev.NoteAdded(text=f"{t.name}'s {location} is covered by the crowd: the shot hits {draft.state.combatants[crowd].name}"))
+    _redirect(draft, crowd, make_kind("ranged", crowd_from=x.target))
+
+
+def continue_projectile(draft: Draft) -> None:
+    """The accidental target dodged: the projectile goes on and may strike
+    the intended target, who may react as normal (seed 004)."""
+    x = draft.state.exchange
+    assert x is not None
+    intended = kind_parts(x.kind)[1]["crowd-from"]
+    draft.emit(ev.NoteAdded(text=f"the projectile flies on towards {draft.state.combatants[intended].name}"))
+    _redirect(draft, intended, "ranged")
+
+
+def _redirect(draft: Draft, target: str, kind: str) -> None:
+    from affray.rules.mrq1.attack import end_exchange, offer_reaction
+
+    x = draft.state.exchange
+    assert x is not None
+    attacker, weapon, roll, skill, critical = x.attacker, x.weapon, x.roll, x.skill, x.critical
+    end_exchange(draft, "the shot goes on", advance_turn=False)
+    exchange = draft.state.next_exchange
+    draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon, kind=kind))
+    draft.emit(ev.AttackResolved(exchange=exchange, hit=True, critical=critical, roll=roll, skill=skill))
+    offer_reaction(draft)
