@@ -456,8 +456,9 @@ def test_database_is_a_folder(cli, tmp_path):
 
 def test_database_of_a_newer_affray(cli, tmp_path):
     db = tmp_path / "future.db"
-    with closing(sqlite3.connect(db)) as conn:
+    with closing(sqlite3.connect(db)) as conn:  # marked as affray's, at a schema from the future
         conn.execute("PRAGMA user_version = 99")
+        conn.execute(f"PRAGMA application_id = {int.from_bytes(b'AFRY', 'big')}")
     assert_user_error(cli("state", db=db), "newer affray", "upgrade affray")
 
 
