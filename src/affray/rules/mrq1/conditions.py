@@ -12,7 +12,9 @@ Effect keys read by the rules:
 - ``helpless``: attacks against the bearer are automatic critical hits;
 - ``cannot-attack``; ``useless-limb``; ``retest``: a Resilience test is due
   at each round's end; ``death-test``: a Resilience test or die;
-  ``bleeding``: rounds left before death unless the location recovers.
+  ``bleeding``: rounds left before death unless the location recovers;
+  ``grappling``: locked in a grapple (no Reactions, grapple actions only);
+  ``hero-points-spent``: Hero Points used; ``fleeing``: the mount flees.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ CATALOGUE: dict[str, str] = {
     "bleeding-out": "dies when the count reaches 0 unless the location recovers (seed 004, Major Wound)",
     "impaled": "−20% to all skill tests, cumulative (seed 004, Impaled Enemies)",
     "unconscious": "helpless: cannot act or react; attacks are automatic critical hits (seed 004, situational modifiers)",
+    "grappling": "locked with a grapple partner: no Reactions, only grapple actions, −20% to other tests (seed 004, Grappling Combatants)",
+    "immobilised": "helpless while the grapple lasts: attacks are automatic critical hits (seed 004, Grappling > Immobilise)",
+    "hero-points-spent": "Hero Points spent so far this encounter (seed 004, Hero Points)",
+    "mount-fleeing": "the untrained mount flees for the rest of the round (seed 004, Mounted Combat > Untrained Mounts)",
 }
 
 

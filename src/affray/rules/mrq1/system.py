@@ -14,7 +14,7 @@ from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
-from affray.rules.mrq1 import attack, damage, turns
+from affray.rules.mrq1 import attack, damage, extras, turns
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, derive, load_sheet
@@ -44,6 +44,8 @@ class Mrq1(SystemBase):
         Raises :class:`RuleError` (one line) when the rules refuse it.
         """
         draft = Draft(state, dice)
+        if extras.decide(draft, command):  # grappling, Hero Points, mounts (rules/mrq1/extras.py)
+            return draft.events
         match command:
             case cmd.JoinCombatant():
                 self._join(draft, command)

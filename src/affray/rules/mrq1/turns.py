@@ -144,8 +144,11 @@ def advance(draft: Draft) -> None:
     steps = []
     for h in handles:
         c = draft.state.combatants[h]
+        from affray.rules.mrq1.grapple import turn_step
+
         steps.append(
-            ev.PendingStep(
+            turn_step(draft.state, c, pass_no)
+            or ev.PendingStep(
                 who=h,
                 verb="attack",
                 kind="turn",
