@@ -198,3 +198,11 @@ class SpendHeroPoint(Command, frozen=True, kw_only=True, tag="hero"):
     location: str = ""
     note: str = ""
     approved: bool = False
+
+
+class Mount(Command, frozen=True, kw_only=True, tag="mount"):
+    """``rider`` mounts ``mount`` (a combatant), or dismounts with ``off``."""
+
+    rider: str
+    mount: str = ""
+    off: bool = False

@@ -36,6 +36,8 @@ CATALOGUE: dict[str, str] = {
     "grappling": "locked with a grapple partner: no Reactions, only grapple actions, −20% to other tests (seed 004, Grappling Combatants)",
     "immobilised": "helpless while the grapple lasts: attacks are automatic critical hits (seed 004, Grappling > Immobilise)",
     "hero-points-spent": "Hero Points spent so far this encounter (seed 004, Hero Points)",
+    "mounted": "rides a mount: its Movement, Riding caps weapon skills, +20% against footmen (seed 004, Mounted Combat)",
+    "ridden": "carries a rider (seed 004, Mounted Combat)",
     "mount-fleeing": "the untrained mount flees for the rest of the round (seed 004, Mounted Combat > Untrained Mounts)",
 }
 

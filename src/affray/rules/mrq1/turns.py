@@ -144,7 +144,7 @@ def advance(draft: Draft) -> None:
     steps = []
     for h in handles:
         c = draft.state.combatants[h]
-        from affray.rules.mrq1.grapple import turn_step
+        from affray.rules.mrq1.extras import turn_step
 
         steps.append(
             turn_step(draft.state, c, pass_no)
