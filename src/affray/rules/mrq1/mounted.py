@@ -221,6 +221,8 @@ def roll_riding(draft: Draft, step: ev.PendingStep, rest) -> None:
         draft.emit(ev.ConditionApplied(handle=m.handle, condition=cat.make(
             "mount-fleeing", cause=draft.state.version, round=draft.state.round, step=draft.state.step,
             ends="round-end", effects={"fleeing": 1}, note=f"{c.name} failed his Riding test")))
+        fleeing = draft.state.combatants[m.handle]
+        rest = tuple(flee_step(draft.state, fleeing) if s.who == m.handle and s.kind == "turn" else s for s in rest)
     draft.emit(ev.StepsAwaited(steps=tuple(rest)))
 
 
