@@ -265,3 +265,95 @@ def test_grapple_manoeuvre_out_of_a_grapple_is_refused():
     t = wrestle()
     with pytest.raises(RuleError, match="not grappling"):
         t(G(who="ulfrik", manoeuvre="throw"), "30")
+
+
+# --------------------------------------------------------------------------- #
+# A golden grapple with fixed table dice, the demo, and bad input on the CLI
+# --------------------------------------------------------------------------- #
+
+GOLDEN = [
+    # Strike ranks: Ulfrik d10 6 + 12 = 18, Broo 1 d10 2 + 10 = 12.
+    (cmd.StartRound(), "6,2"),
+    # Ulfrik's grapple attack: 35 <= 70 (not <= 7): a hit, no damage.
+    (G(who="ulfrik", manoeuvre="attack", target="broo1"), "35"),
+    # Broo 1 opposes with Unarmed (his Head Butt, 40%): 50 fails; Ulfrik's
+    # opposed Unarmed test 20 <= 70 succeeds -> Grapple table success/failure:
+    # "Grapple succeeds".
+    (cmd.ChooseReaction(defender="broo1", reaction="unarmed"), "50,20"),
+    # Broo 1 tries to break free (Head Butt 40%): 60 fails; Ulfrik 30 succeeds
+    # -> success/failure: "Grapple succeeds": still held.
+    (G(who="broo1", manoeuvre="break-free"), "60,30"),
+    # Inflict Pain: 70 - (DEX 13 + CON 12) = 45; 40 succeeds.
+    (G(who="ulfrik", manoeuvre="inflict-pain"), "40"),
+    # 1D6 6 + 1D4 4 = 10 to the chest (d20 11), AP 3 -> 7: chest 7 -> 0, a
+    # Minor Wound: Broo 1's next combat action (his 2nd) is lost.
+    (cmd.RollPending(), "6,4,11"),
+    # Ulfrik's 3rd action: Immobilise at 70 - (DEX 13 + STR 15) = 42; 30
+    # succeeds: Broo 1 is helpless, and nobody else fights for the broo.
+    (G(who="ulfrik", manoeuvre="immobilise"), "30"),
+]
+
+
+def test_golden_grapple_with_fixed_dice():
+    from affray.demo import setup
+    from affray.commands.handler import execute
+    from affray.projections.timeline import project
+    from affray.store import EventStore
+
+    store = EventStore(":memory:")
+    eid = setup(store, "mrq1-grapple", manual=True, seed=b"golden-grapple")
+    for command, dice in GOLDEN:
+        out = execute(store, command, encounter_id=eid, dice=dice, actor="gm")
+    s = out.state
+    assert (s.phase, s.winner, s.round) == ("over", "heroes", 1)
+    u, b = s.combatants["ulfrik"], s.combatants["broo1"]
+    assert [x.id for x in u.conditions] == ["grappling:broo1"]
+    assert [x.id for x in b.conditions] == ["grappling:ulfrik", "immobilised"]
+    assert [(l.name, l.hp, l.wound) for l in b.locations if l.hp != l.max_hp] == [("chest", 0, "minor")]
+    assert all(l.hp == l.max_hp for l in u.locations)
+    assert (u.combat_actions, b.combat_actions) == (0, 1)  # Broo 1: one spent, one lost
+    manoeuvres = [(r.event.manoeuvre, r.event.success) for r in store.read(eid) if isinstance(r.event, ev_mrq1.GrappleManoeuvred)]
+    assert manoeuvres == [("break-free", False), ("inflict-pain", True), ("immobilise", True)]
+    assert project(list(store.read(eid))) == s
+
+
+def test_demo_scenario_mrq1_grapple_runs_to_the_end(cli):
+    """``affray demo --scenario mrq1-grapple``: a grapple, its manoeuvres, an end."""
+    result = cli.ok("demo", "--scenario", "mrq1-grapple")
+    assert "tries to grapple" in result.stdout and "Grapple table" in result.stdout
+    assert "Demo over" in result.stdout
+    state = cli.state()
+    assert state["phase"] == "over"
+    cli.ok("verify", "--dice")
+
+
+def _cli_grapple(cli):
+    from conftest import EXAMPLES, SEED
+
+    cli.ok("new", "Pit", "--system", "mrq1", "--seed", SEED)
+    cli.ok("join", EXAMPLES / "ulfrik.toml", "--side", "heroes")
+    cli.ok("join", EXAMPLES / "broo.toml", "--name", "Broo 1", "--side", "broo")
+    cli.ok("start", "--dice", "6,2")
+    cli.ok("grapple", "ulfrik", "attack", "broo1", "--dice", "35")
+    cli.ok("react", "broo1", "unarmed", "--dice", "50,20")
+
+
+def test_cli_reaction_while_grappled_is_refused(cli):
+    """Seed 004 Grappling Combatants: "may not use Reactions"."""
+    from conftest import assert_user_error
+
+    _cli_grapple(cli)
+    before = cli.events()
+    result = cli("react", "broo1", "dodge", "--dice", "20,40")
+    assert_user_error(result, "grappling Ulfrik and may not use Reactions")
+    result = cli("attack", "broo1", "ulfrik", "--dice", "20")
+    assert_user_error(result, "may not make a normal attack")
+    assert cli.events() == before
+
+
+def test_cli_grapple_manoeuvre_with_table_dice(cli):
+    _cli_grapple(cli)
+    result = cli.ok("grapple", "broo1", "break-free", "--dice", "60,30")
+    assert "Grapple table, success/failure: Grapple succeeds" in result.stdout  # still held
+    conditions = [c["id"] for c in cli.combatant("broo1")["conditions"]]
+    assert conditions == ["grappling:ulfrik"]

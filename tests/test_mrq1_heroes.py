@@ -147,3 +147,33 @@ def test_second_chance_log_replays_and_audits_clean(manual):
     report = audit_encounter(t.store, t.eid)
     assert report.checked and not report.differences, report.differences
     assert project(list(t.store.read(t.eid))) == t.state
+
+
+def test_cli_hero_point_when_none_are_left(cli):
+    """One error line, exit 2, nothing appended; then a spend that works."""
+    from conftest import BROO, SEED, VASANA, assert_user_error
+
+    cli.ok("new", "Ford", "--system", "mrq1", "--seed", SEED)
+    cli.ok("join", VASANA, "--side", "heroes")
+    cli.ok("join", BROO, "--name", "Broo 1", "--side", "broo")
+    before = cli.events()
+    assert_user_error(cli("hero", "broo1", "luck", "--note", "a miracle", "--gm-approves"), "no Hero Points left")
+    assert_user_error(cli("hero", "vasana", "luck", "--note", "a miracle"), "approval")
+    assert_user_error(cli("hero", "vasana", "second-chance"), "Second Chance re-rolls a roll of the newest fight command")
+    assert cli.events() == before
+    result = cli.ok("hero", "vasana", "luck", "--note", "the ford is shallow here", "--gm-approves")
+    assert "spends a Hero Point on Luck of the Heroes: the ford is shallow here; 1 left" in result.stdout
+
+
+def test_cli_second_chance(cli):
+    from conftest import BROO, VASANA
+
+    cli.ok("new", "Ford", "--system", "mrq1", "--manual-dice")
+    cli.ok("join", VASANA, "--side", "heroes")
+    cli.ok("join", BROO, "--name", "Broo 1", "--side", "broo")
+    cli.ok("start", "--dice", "1,10")  # Broo 1 first
+    cli.ok("attack", "broo1", "vasana", "--dice", "40")
+    result = cli.ok("hero", "vasana", "second-chance", "--dice", "90")
+    assert "spends a Hero Point on Second Chance" in result.stdout
+    assert "90 vs 60%" in result.stdout and "Second Chance" in result.stdout
+    assert cli.combatant("vasana")["conditions"][0]["id"] == "hero-points-spent"

@@ -148,3 +148,22 @@ def test_knockback_on_a_rider_adds_the_mounts_siz_on_a_riding_test(riding, knock
     assert len([e for e in t.new(ev.CombatantMoved) if e.reason == "knockback"]) == knocked
     assert t.c("aldric").has("mounted") is mounted
     assert (t.c("aldric").stance == "prone") is not mounted
+
+
+def test_cli_prohibited_weapon_when_mounted(cli):
+    """One error line, exit 2, nothing appended."""
+    from conftest import BROO, EXAMPLES, assert_user_error
+
+    cli.ok("new", "Joust", "--system", "mrq1", "--manual-dice")
+    cli.ok("join", EXAMPLES / "aldric.toml", "--side", "heroes")
+    cli.ok("join", EXAMPLES / "bayard.toml", "--side", "heroes")
+    cli.ok("join", BROO, "--name", "Broo 1", "--side", "broo")
+    cli.ok("mount", "siraldric", "bayard")
+    cli.ok("start", "--dice", "10,1,1")
+    cli.ok("roll", "--dice", "30")  # Riding: Bayard stays
+    before = cli.events()
+    result = cli("attack", "siraldric", "broo1", "--weapon", "great axe", "--dice", "20")
+    assert_user_error(result, "mounted and may not use Great Axe")
+    assert cli.events() == before
+    out = cli.ok("attack", "siraldric", "broo1", "--dice", "20")
+    assert "capped at Riding 60%" in out.stdout

@@ -39,6 +39,9 @@ def register(app: typer.Typer) -> None:
         scenario = scenario or SYSTEM_SCENARIOS[key]
         if scenario not in SCENARIOS:
             raise UserError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
+        from affray.demo import DEFAULT_SEEDS
+
+        seed = seed or DEFAULT_SEEDS.get(scenario, "")
         try:
             seed_bytes = bytes.fromhex(seed) if seed else None
         except ValueError:

@@ -351,3 +351,19 @@ def register_mrq1(app: typer.Typer) -> None:
         if dice:
             raise UserError(f"'hero {option}' rolls no dice; drop --dice")
         run(ctx, SpendHeroPoint(who=who, option=option, location=location, note=note, approved=gm_approves))
+
+    @app.command()
+    @handles_errors
+    def mount(
+        ctx: typer.Context,
+        rider: str = typer.Argument(..., help="Who mounts (or dismounts)."),
+        beast: str = typer.Argument("", help="The mount, a combatant of the rider's side."),
+        off: bool = typer.Option(False, "--off", help="Dismount instead."),
+    ):
+        """Mount or dismount (mrq1; a combat action during a round).
+
+        Example: affray mount siraldric bayard; affray mount siraldric --off
+        """
+        from affray.commands.types import Mount
+
+        run(ctx, Mount(rider=rider, mount=beast, off=off))

@@ -76,11 +76,14 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
         case ev.SkillTested():
             return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} ({e.purpose})"
         case ev.AttackDeclared():
-            what = "ripostes against" if e.kind == "riposte" else "attacks"
+            what = {"riposte": "ripostes against", "grapple": "tries to grapple"}.get(e.kind, "attacks")
             return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}"
         case ev.ReactionChosen():
             if e.reaction == "none":
                 return f"{n(e.handle)} does not react"
+            if e.reaction.startswith("grapple-"):
+                used = e.with_item or e.reaction[8:].capitalize()
+                return f"{n(e.handle)} resists the grapple with {used}"
             verb = {"parry": "parries", "dodge": "dodges"}.get(e.reaction, e.reaction)
             return f"{n(e.handle)} {verb}" + (f" with {e.with_item}" if e.with_item else "")
         case ev.ReactionResolved():
@@ -145,6 +148,14 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{n(e.attacker)} chooses to {e.choice} the {e.weapon}"
         case ev_mrq1.GiveGroundChosen():
             return f"{n(e.attacker)} {'follows' if e.follow else 'stays'}"
+        case ev_mrq1.GrappleManoeuvred():
+            return e.outcome or f"{n(e.handle)}: {e.manoeuvre} {'succeeds' if e.success else 'fails'}"
+        case ev_mrq1.HeroPointSpent():
+            what = {"second-chance": "Second Chance (a re-roll)", "glancing-blow": f"Glancing Blow ({e.location}: Major to Serious)",
+                    "luck": f"Luck of the Heroes: {e.note}"}.get(e.option, e.option)
+            return f"{n(e.handle)} spends a Hero Point on {what}; {e.left} left"
+        case ev_mrq1.RidingTested():
+            return f"{n(e.handle)} {'keeps' if e.success else 'loses'} control of {n(e.mount)}" + ("" if e.success else ": it flees this round")
     return ""
 
 

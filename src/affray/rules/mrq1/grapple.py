@@ -316,7 +316,8 @@ def _manoeuvre(draft: Draft, who: str, what: str, modifiers) -> None:
     name, value = grapple_skill(c)
     tested = test(draft, c, name, value, own_modifiers(c) + [penalty] + list(modifiers), f"{what} {p.name}")
     ok = tested.result in ("success", "critical")
-    outcome = f"{c.name} {'manages' if ok else 'fails'} to {what.replace('-', ' ')} {p.name}"
+    verb = {"immobilise": "immobilise", "inflict-pain": "inflict pain on", "throw": "throw"}[what]
+    outcome = f"{c.name} {'manages' if ok else 'fails'} to {verb} {p.name}"
     draft.emit(GrappleManoeuvred(handle=who, partner=partner, manoeuvre=what, success=ok, outcome=outcome))
     if not ok:
         return end_exchange(draft, outcome)

@@ -95,7 +95,7 @@ def check_attack(state: State, attacker: str, target: str, weapon: str) -> None:
     if c.has("mount-fleeing"):
         raise RuleError(f"{c.name} is fleeing this round and may only flee (seed 004 Untrained Mounts)")
     if mount_of(c):
-        check_weapon(c, find_weapon(c, weapon) if weapon else default_weapon(c))
+        check_weapon(c, find_weapon(c, weapon, ready_only=False) if weapon else default_weapon(c))
 
 
 def excluded_locations(state: State) -> tuple[str, ...]:
