@@ -109,22 +109,18 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
     a d100 against the unarmed or natural weapon skill; on a hit no damage,
     the target opposes it instead (see :func:`resist`). Costs a combat action."""
     state = draft.state
-    a = _require_turn(state, attacker)
-    if partner_of(a):
-        raise RuleError(f"{a.name} is already grappling; use break-free, immobilise, inflict-pain, throw or release")
-    if attacker == target:
-        raise RuleError(f"{a.name} cannot grapple themself; name another combatant")
-    t = state.combatants[target]
-    if t.status == "dead":
-        raise RuleError(f"{t.name} is dead; choose another target")
-    if a.effect("cannot-attack"):
-        raise RuleError(f"{a.name} cannot attack now (see 'affray state')")
+    a, t = _require_turn(state, attacker), state.combatants[target]
+    why = (
+        partner_of(a) and f"{a.name} is already grappling; use break-free, immobilise, inflict-pain, throw or release"
+        or attacker == target and f"{a.name} cannot grapple themself; name another combatant"
+        or t.status == "dead" and f"{t.name} is dead; choose another target"
+        or a.effect("cannot-attack") and f"{a.name} cannot attack now (see 'affray state')"
+    )
+    if why:
+        raise RuleError(why)
     weapon = unarmed_weapon(a, weapon_name)
     name, value = grapple_skill(a, weapon)
-    draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"grapple {t.name}"))
-    for cond in a.conditions:
-        if cond.name == "overextended":
-            draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="performed another combat action"))
+    _spend(draft, a, f"grapple {t.name}")
     mods = _attack_modifiers(draft.state, attacker, target, modifiers, situations)
     x = draft.state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=x, attacker=attacker, target=target, weapon=weapon.name, kind="grapple", modifiers=tuple(mods)))
@@ -291,11 +287,16 @@ def act(draft: Draft, who: str, manoeuvre: str, modifiers) -> None:
     _require_turn(state, who)
     if not partner_of(c):
         raise RuleError(f"{c.name} is not grappling; 'affray grapple {who} attack TARGET' starts a grapple")
-    draft.emit(ev.ActionSpent(handle=who, kind="combat-action", reason=manoeuvre))
+    _spend(draft, c, manoeuvre)
+    _manoeuvre(draft, who, manoeuvre, modifiers)
+
+
+def _spend(draft: Draft, c: Combatant, reason: str) -> None:
+    """One combat action; it ends Overextension (seed 004 "Overextended")."""
+    draft.emit(ev.ActionSpent(handle=c.handle, kind="combat-action", reason=reason))
     for cond in c.conditions:
         if cond.name == "overextended":
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="performed another combat action"))
-    _manoeuvre(draft, who, manoeuvre, modifiers)
+            draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=cond.id, reason="performed another combat action"))
 
 
 def _manoeuvre(draft: Draft, who: str, what: str, modifiers) -> None:

@@ -51,6 +51,7 @@ class Mrq1(SystemBase):
         draft = Draft(state, dice)
         if extras.decide(draft, command):  # grappling, Hero Points, mounts (rules/mrq1/extras.py)
             return draft.events
+        command = extras.prepare(draft, command)
         match command:
             case cmd.JoinCombatant():
                 self._join(draft, command)

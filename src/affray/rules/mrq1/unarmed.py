@@ -71,21 +71,20 @@ def check_parry(state, defender: str, with_item: str) -> None:
         raise RuleError(f"{item.name} is a natural weapon and may not parry the crafted {used.name} (seed 004 Natural Weapons); parry with a crafted weapon or dodge")
 
 
-def parry_unarmed(draft: Draft, defender: str, command) -> bool:
-    """A parry against an unarmed attack: the core resolves it, then a
-    successful parry with a crafted or natural weapon queues the attacker's
-    own injury first (seed 004 "Unarmed Combat"). False when not unarmed."""
-    state = draft.state
-    x = state.exchange
-    if x is None or command.reaction.lower() != "parry" or x.weapon == "Unarmed":
-        return False
-    a = state.combatants[x.attacker]
-    used = find_weapon(a, x.weapon, ready_only=False)
-    if used.kind != "unarmed":
-        return False
-    attack.react(draft, defender, "parry", command.with_item, command.modifiers, command.situations)
-    chosen = next(e for e in draft.events if isinstance(e, ev.ReactionChosen))
-    resolved = next(e for e in draft.events if isinstance(e, ev.ReactionResolved))
+def after_parry(draft: Draft) -> None:
+    """After a parry against an unarmed attack: a successful parry with a
+    crafted or natural weapon queues the attacker's own injury first (seed
+    004 "Unarmed Combat")."""
+    x = draft.start.exchange
+    if x is None or x.weapon == "Unarmed":
+        return
+    a = draft.start.combatants[x.attacker]
+    used = next((w for w in sheet_of(a).weapons if w.name == x.weapon), None)
+    chosen = next((e for e in draft.events if isinstance(e, ev.ReactionChosen) and e.reaction == "parry"), None)
+    resolved = next((e for e in draft.events if isinstance(e, ev.ReactionResolved)), None)
+    if used is None or used.kind != "unarmed" or chosen is None or resolved is None:
+        return
+    defender = chosen.handle
     item = find_weapon(draft.state.combatants[defender], chosen.with_item, ready_only=False)
     if resolved.cell.rsplit("/", 1)[1] in ("success", "critical") and item.kind in HURTS:
         step = ev.PendingStep(
@@ -95,7 +94,6 @@ def parry_unarmed(draft: Draft, defender: str, command) -> bool:
             prompt=f"{draft.state.combatants[defender].name}: roll {item.damage} {item.name} damage to {a.name}'s {limb_of_weapon(used)} (parried unarmed attack)",
         )
         draft.emit(ev.StepsAwaited(steps=(step,) + draft.state.pending))
-    return True
 
 
 def _hurt(draft: Draft, target: str, location: str, amount: int, note: str, rest, summary: str) -> None:
