@@ -357,3 +357,24 @@ def test_cli_grapple_manoeuvre_with_table_dice(cli):
     assert "Grapple table, success/failure: Grapple succeeds" in result.stdout  # still held
     conditions = [c["id"] for c in cli.combatant("broo1")["conditions"]]
     assert conditions == ["grappling:ulfrik"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("table", [False, True], ids=["engine", "table"])
+def test_grapple_fights_run_to_the_end_and_audit_clean(seed, table):
+    """The mrq1-grapple scenario played by the autopilot, engine or typed
+    dice: it ends, replays to the same state and re-decides to the same events."""
+    import random
+
+    from affray.auditing import audit_encounter
+    from affray.demo import autoplay, setup
+    from affray.projections.timeline import project
+    from affray.store import EventStore
+
+    store = EventStore(":memory:")
+    eid = setup(store, "mrq1-grapple", seed=bytes([seed, 1]), manual=table)
+    state = autoplay(store, eid, table_rng=random.Random(seed) if table else None)
+    assert state.phase == "over"
+    report = audit_encounter(store, eid)
+    assert report.checked and not report.differences
+    assert project(list(store.read(eid))) == state

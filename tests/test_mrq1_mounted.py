@@ -167,3 +167,47 @@ def test_cli_prohibited_weapon_when_mounted(cli):
     assert cli.events() == before
     out = cli.ok("attack", "siraldric", "broo1", "--dice", "20")
     assert "capped at Riding 60%" in out.stdout
+
+
+def test_manual_dice_name_the_location_reroll_they_miss():
+    """With table dice the re-roll is asked for when it is needed: one line
+    naming it, nothing appended; typed with it, the command goes through."""
+    from affray.dice import MissingDice
+
+    t = cavalry()
+    attack(t, "aldric", "broo", "40")
+    react(t, "broo", "none")
+    before = t.store.version(t.eid)
+    with pytest.raises(MissingDice, match="hit location re-roll"):
+        t(cmd.RollPending(), "5,1,2")
+    assert t.store.version(t.eid) == before
+    t(cmd.RollPending(), "5,1,2,11")
+    assert t.one(ev.DamageDealt).location == "chest"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mounted_fights_run_to_the_end_and_audit_clean(seed):
+    """Sir Aldric on the untrained Bayard against two Broos, played by the
+    autopilot with engine dice: every rule path re-decides to the same events."""
+    from affray.auditing import audit_encounter
+    from affray.commands.handler import execute
+    from affray.demo import autoplay
+    from affray.projections.timeline import project
+
+    from affray.store import EventStore
+
+    store = EventStore(":memory:")
+    eid = execute(store, cmd.OpenEncounter(name="joust", system="mrq1"), seed=bytes([seed, 7])).encounter_id
+    for j in (
+        join(sheet("aldric"), "heroes", "aldric"),
+        join(sheet("bayard"), "heroes", "bayard"),
+        join(sheet("broo"), "broo", "b1", name="Broo 1"),
+        join(sheet("broo"), "broo", "b2", name="Broo 2"),
+        cmd.Mount(rider="aldric", mount="bayard"),
+    ):
+        execute(store, j, encounter_id=eid)
+    state = autoplay(store, eid)
+    assert state.phase == "over"
+    report = audit_encounter(store, eid)
+    assert report.checked and not report.differences
+    assert project(list(store.read(eid))) == state

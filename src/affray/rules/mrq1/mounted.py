@@ -130,10 +130,11 @@ class RerollLocations:
     def roll(self, expr, purpose: str, by: str = "") -> ev.DiceRolled:
         rolled = self.inner.roll(expr, purpose, by=by)
         for _ in range(100):
-            if purpose != "hit location" or _where(self.target, rolled.total) not in self.excluded:
+            if not purpose.startswith("hit location") or _where(self.target, rolled.total) not in self.excluded:
                 return rolled
-            self.draft.emit(replace(rolled, purpose=f"hit location ({_where(self.target, rolled.total)}: re-rolled, mounted combat)"))
-            rolled = self.inner.roll(expr, purpose, by=by)
+            where = _where(self.target, rolled.total)
+            self.draft.emit(replace(rolled, purpose=f"hit location ({where}: re-rolled, mounted combat)"))
+            rolled = self.inner.roll(expr, f"hit location re-roll ({where} does not count in mounted combat)", by=by)
         return rolled
 
     def __getattr__(self, name):
