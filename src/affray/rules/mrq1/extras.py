@@ -15,7 +15,7 @@ from msgspec.structs import replace
 
 from affray.commands import types as cmd
 from affray.rules.base import Draft, RuleError, find_combatant
-from affray.rules.mrq1 import attack, grapple, mounted, unarmed
+from affray.rules.mrq1 import attack, grapple, grapple_actions, mounted, unarmed
 from affray.rules.mrq1.common import default_weapon, find_weapon, sheet_of
 
 
@@ -32,7 +32,7 @@ def decide(draft: Draft, command: cmd.Command) -> bool:
                     raise RuleError("a grapple attack needs a target: affray grapple WHO attack TARGET")
                 grapple.declare(draft, who, find_combatant(state, command.target), command.weapon, command.modifiers, command.situations)
             else:
-                grapple.act(draft, who, what, command.modifiers)
+                grapple_actions.act(draft, who, what, command.modifiers)
             return True
         case cmd.SpendHeroPoint():
             from affray.rules.mrq1 import heroes
@@ -48,7 +48,7 @@ def decide(draft: Draft, command: cmd.Command) -> bool:
             who = find_combatant(state, command.who) if command.who else ""
             step = next((s for s in state.pending if s.verb == "roll" and (not who or s.who == who)), None)
             if step is not None and step.kind in grapple.KINDS:
-                grapple.roll_damage(draft, step, tuple(s for s in state.pending if s is not step))
+                grapple_actions.roll_damage(draft, step, tuple(s for s in state.pending if s is not step))
                 return True
             if step is not None and step.kind in unarmed.KINDS:
                 unarmed.roll_step(draft, step, tuple(s for s in state.pending if s is not step))
@@ -131,7 +131,7 @@ def prepare(draft: Draft, command: cmd.Command) -> cmd.Command:
 
 def turn_step(state, c, pass_no: int):
     """A restricted turn: a grappling combatant's or a fleeing mount's."""
-    return grapple.turn_step(state, c, pass_no) or mounted.flee_step(state, c)
+    return grapple_actions.turn_step(state, c, pass_no) or mounted.flee_step(state, c)
 
 
 def after(draft: Draft, command: cmd.Command) -> None:
