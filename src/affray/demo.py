@@ -25,6 +25,8 @@ SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "mythras-duel": [("mythras/kaelin.toml", "heroes", ""), ("mythras/grusk.toml", "orcs", "")],
     # mrq1: an archer against a raider who charges her (ranged attack, charge, free attacks)
     "skirmish": [("mrq1/yara.toml", "heroes", ""), ("mrq1/ghorak.toml", "raiders", "")],
+    # mrq1 grappling: Ulfrik fights bare-handed, so the autopilot grapples
+    "mrq1-grapple": [("mrq1/ulfrik.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
 }
 #: Scenarios played with the mrq1 tactics of :func:`tactic` (shoot, reload,
 #: charge, draw a close weapon when engaged) instead of plain attacks.
@@ -32,6 +34,9 @@ TACTICAL: frozenset[str] = frozenset({"skirmish"})
 #: Metres between the sides at the start of a tactical scenario (no map: the
 #: first shot is at this range, the first charge covers it).
 OPENING_RANGE = 12
+#: Scenario -> the dice seed (hex) used when none is given: one whose fight
+#: shows what the scenario is for (mrq1-grapple: grapples, every manoeuvre).
+DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02"}
 #: System key -> its default scenario (``affray demo --system KEY``).
 SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel"}
 
@@ -51,8 +56,12 @@ def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
         return cmd.StartRound()
     if step.kind == "end-round":
         return cmd.EndRound()
+    if step.kind == "turn" and step.verb == "grapple":
+        return _grapple_choice(state, step)
     if step.kind == "turn":
         me = state.combatants[step.who]
+        if "flee" in step.options:
+            return cmd.TakeAction(who=step.who, action="flee")
         if "stand" in step.options:
             return cmd.TakeAction(who=step.who, action="stand")
         if step.options and "attack" not in step.options:
@@ -63,7 +72,13 @@ def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
             return cmd.TakeAction(who=step.who, action="pass")
         if tactics and state.system == "mrq1":
             return tactic(state, me, foes[0])
+        if not me.ready and any(w.get("kind") == "unarmed" for w in me.sheet.get("weapons", [])):
+            return cmd.Grapple(who=step.who, manoeuvre="attack", target=foes[0].handle)  # bare hands: grapple
         return cmd.DeclareAttack(attacker=step.who, target=foes[0].handle)
+    if step.kind == "grapple-defence":
+        return cmd.ChooseReaction(defender=step.who, reaction="weapon" if "weapon" in step.options else "unarmed")
+    if step.kind == "grapple-follow-up":
+        return cmd.Grapple(who=step.who, manoeuvre="immobilise")
     if step.kind == "react":
         reaction = next((r for r in ("parry", "dodge", "evade") if r in step.options), "none")
         return cmd.ChooseReaction(defender=step.who, reaction=reaction)
@@ -78,7 +93,7 @@ def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
         foes = [h for h in me.engaged if state.combatants[h].can_fight]
         return cmd.DeclareAttack(attacker=step.who, target=foes[0]) if foes else cmd.TakeAction(who=step.who, action="pass")
     if step.verb == "choose":
-        prefer = {"impale": "yank", "give-ground": "follow"}.get(step.kind, step.options[0])
+        prefer = {"impale": "yank", "give-ground": "follow", "lay-hold": "yank"}.get(step.kind, step.options[0])
         return cmd.MakeChoice(who=step.who, option=prefer)
     if step.verb == "roll":
         return cmd.RollPending(who=step.who)
@@ -113,12 +128,29 @@ def tactic(state: State, me, foe) -> cmd.Command:
     return cmd.DeclareAttack(attacker=me.handle, target=foe.handle)
 
 
-def table_dice(state: State, rng: random.Random) -> str:
-    """Values for the first pending step's dice, as a GM would type them."""
+def _grapple_choice(state: State, step) -> cmd.Command:
+    """A grappling combatant's action: the bare-handed wrestler immobilises
+    on his first action and inflicts pain otherwise; anyone else breaks free."""
+    me = state.combatants[step.who]
+    partner = next((x.id.split(":", 1)[1] for x in me.conditions if x.name == "grappling"), "")
+    if partner and state.combatants[partner].status != "active":
+        return cmd.Grapple(who=step.who, manoeuvre="release")
+    if me.ready:
+        return cmd.Grapple(who=step.who, manoeuvre="break-free")
+    wanted = "immobilise" if state.action_no == 1 and not state.combatants[partner].has("immobilised") else "inflict-pain"
+    return cmd.Grapple(who=step.who, manoeuvre=wanted)
+
+
+def table_dice(state: State, rng: random.Random, command: cmd.Command | None = None) -> str:
+    """Values for the first pending step's dice, as a GM would type them
+    (a grapple manoeuvre other than break-free rolls only the first)."""
     if not state.pending:
         return ""
     values = []
-    for need in state.pending[0].dice:
+    needs = state.pending[0].dice
+    if isinstance(command, cmd.Grapple) and command.manoeuvre != "break-free" and state.pending[0].kind == "turn":
+        needs = needs[:1]
+    for need in needs:
         for sides in dicelib.parse(need.expr).dice:
             face = rng.randint(1, sides)
             values.append("00" if sides == 100 and face == 100 else str(face))
@@ -144,7 +176,7 @@ def autoplay(
         command = next_command(state, tactics)
         if command is None:
             break
-        dice = table_dice(state, table_rng) if table_rng is not None and _rolls(command) else ""
+        dice = table_dice(state, table_rng, command) if table_rng is not None and _rolls(command) else ""
         try:
             out = execute(store, command, encounter_id=encounter_id, dice=dice, actor=actor)
         except RuleError:
@@ -159,6 +191,8 @@ def autoplay(
 
 
 def _rolls(command: cmd.Command) -> bool:
+    if isinstance(command, cmd.Grapple):
+        return command.manoeuvre not in ("release", "pass", "none")
     return not isinstance(command, cmd.MakeChoice | cmd.TakeAction)
 
 

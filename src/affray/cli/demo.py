@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def demo(
         ctx: typer.Context,
-        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, skirmish, mythras-duel); default: the system's."),
+        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, skirmish, mrq1-grapple, mythras-duel); default: the system's."),
         system: str = typer.Option("mrq1", "--system", "-s", help="Rule system of the sample fight (mrq1, mythras)."),
         table_dice: bool = typer.Option(False, "--table-dice", help="Type the dice as a table would (manual-dice encounter)."),
         seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight."),
@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         import tempfile
         from pathlib import Path
 
-        from affray.demo import SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
+        from affray.demo import DEFAULT_SEEDS, SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
         from affray.rules import base
         from affray.store import EventStore
 
@@ -41,6 +41,7 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIOS)}")
         if scenario_system(scenario) != key and ctx.get_parameter_source("system").name == "COMMANDLINE":
             raise UserError(f"scenario {scenario!r} is a {scenario_system(scenario)} fight; drop --system or choose another")
+        seed = seed or DEFAULT_SEEDS.get(scenario, "")
         try:
             seed_bytes = bytes.fromhex(seed) if seed else None
         except ValueError:

@@ -17,6 +17,7 @@ SIT_HELP = "A named situation from the system's table, e.g. unstable-ground (rep
 
 def register(app: typer.Typer) -> None:
     """Add the fight verbs to ``app``."""
+    register_mrq1(app)
 
     @app.command()
     @handles_errors
@@ -356,3 +357,80 @@ def _quote_value(arg: str) -> str:
     if sep and key and " " not in key:
         return f"{key}={shlex.quote(value)}"
     return shlex.quote(arg)
+
+
+def register_mrq1(app: typer.Typer) -> None:
+    """Add the Mongoose RuneQuest verbs: grapple, hero."""
+
+    @app.command()
+    @handles_errors
+    def grapple(
+        ctx: typer.Context,
+        who: str = typer.Argument(..., help="Who grapples."),
+        manoeuvre: str = typer.Argument(..., help="attack, break-free, immobilise, inflict-pain, throw, release, pass (none declines a follow-up)."),
+        target: str = typer.Argument("", help="Whom to grapple (for attack)."),
+        weapon: str = typer.Option("", "--weapon", "-w", help="Unarmed or natural weapon (default: the first on the sheet)."),
+        mod: Optional[list[str]] = typer.Option(None, "--mod", help=MOD_HELP),
+        situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
+        dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+    ):
+        """Grapple (mrq1): a grapple attack, or a grappling combatant's action.
+
+        Example: affray grapple ulfrik attack broo1 --dice 40; affray grapple broo1 break-free --dice 30,70
+        """
+        from affray.commands.types import Grapple
+
+        run(
+            ctx,
+            Grapple(who=who, manoeuvre=manoeuvre, target=target, weapon=weapon, modifiers=parse_mods(mod), situations=tuple(situation or ())),
+            dice=dice,
+            reroll=reroll,
+        )
+
+    @app.command()
+    @handles_errors
+    def hero(
+        ctx: typer.Context,
+        who: str = typer.Argument(..., help="Whose Hero Point."),
+        option: str = typer.Argument(..., help="second-chance, glancing-blow or luck."),
+        roll: int = typer.Option(0, "--roll", help="second-chance: the version of the roll to re-roll (default: the newest that affects WHO)."),
+        location: str = typer.Option("", "--location", help="glancing-blow: the location with the Major Wound."),
+        note: str = typer.Option("", "--note", help="luck: the change to the story."),
+        gm_approves: bool = typer.Option(False, "--gm-approves", help="luck: the Games Master approves it."),
+        dice: str = typer.Option("", "--dice", help="second-chance: the re-roll (and any later dice) from the table."),
+    ):
+        """Spend a Hero Point (mrq1): second-chance, glancing-blow or luck.
+
+        Example: affray hero vasana second-chance; affray hero vasana luck --note "the rope holds" --gm-approves
+        """
+        from affray.commands.types import SpendHeroPoint
+
+        if option.strip().lower() == "second-chance":
+            from affray.cli.common import open_store, report
+            from affray.commands.hero import second_chance
+
+            opts = options(ctx)
+            with open_store(opts) as store:
+                out = second_chance(store, who, roll=roll, dice=dice, encounter_id=opts.encounter, actor=opts.actor)
+            report(out)
+            return
+        if dice:
+            raise UserError(f"'hero {option}' rolls no dice; drop --dice")
+        run(ctx, SpendHeroPoint(who=who, option=option, location=location, note=note, approved=gm_approves))
+
+    @app.command()
+    @handles_errors
+    def mount(
+        ctx: typer.Context,
+        rider: str = typer.Argument(..., help="Who mounts (or dismounts)."),
+        beast: str = typer.Argument("", help="The mount, a combatant of the rider's side."),
+        off: bool = typer.Option(False, "--off", help="Dismount instead."),
+    ):
+        """Mount or dismount (mrq1; a combat action during a round).
+
+        Example: affray mount siraldric bayard; affray mount siraldric --off
+        """
+        from affray.commands.types import Mount
+
+        run(ctx, Mount(rider=rider, mount=beast, off=off))

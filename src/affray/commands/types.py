@@ -162,3 +162,47 @@ class AmendCommand(Command, frozen=True, kw_only=True, tag="amend"):
     reroll: str = ""
     replay: bool = False
     on_branch: str = ""
+
+
+# --------------------------------------------------------------------------- #
+# mrq1 extras: grappling and Hero Points (seed 004)
+# --------------------------------------------------------------------------- #
+
+
+class Grapple(Command, frozen=True, kw_only=True, tag="grapple"):
+    """``who`` grapples: ``manoeuvre`` is ``attack`` (a grapple attack on
+    ``target`` with the unarmed or natural ``weapon``), or, while grappling,
+    ``break-free``, ``immobilise``, ``inflict-pain``, ``throw``, ``release``;
+    ``none`` declines a follow-up."""
+
+    who: str
+    manoeuvre: str
+    target: str = ""
+    weapon: str = ""
+    modifiers: tuple[Modifier, ...] = ()
+    situations: tuple[str, ...] = ()
+
+
+class SpendHeroPoint(Command, frozen=True, kw_only=True, tag="hero"):
+    """``who`` spends a Hero Point on ``option``: ``second-chance`` (re-run
+    the retracted command ``redo`` with its roll number ``position``
+    re-rolled, superseding the roll recorded at version ``roll``),
+    ``glancing-blow`` (a Major Wound to ``location`` becomes Serious) or
+    ``luck`` (``note``, with ``approved`` by the GM)."""
+
+    who: str
+    option: str
+    roll: int = 0
+    position: int = 0
+    redo: dict = {}
+    location: str = ""
+    note: str = ""
+    approved: bool = False
+
+
+class Mount(Command, frozen=True, kw_only=True, tag="mount"):
+    """``rider`` mounts ``mount`` (a combatant), or dismounts with ``off``."""
+
+    rider: str
+    mount: str = ""
+    off: bool = False

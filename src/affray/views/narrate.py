@@ -85,6 +85,7 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             base = e.kind.split(";", 1)[0]
             what = {
                 "riposte": "ripostes against",
+                "grapple": "tries to grapple",
                 "charge": "charges",
                 "ranged": "shoots at",
                 "free": "makes a free attack on",
@@ -99,6 +100,9 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
         case ev.ReactionChosen():
             if e.reaction == "none":
                 return f"{n(e.handle)} does not react"
+            if e.reaction.startswith("grapple-"):
+                used = e.with_item or e.reaction[8:].capitalize()
+                return f"{n(e.handle)} resists the grapple with {used}"
             verb = {"parry": "parries", "dodge": "dodges"}.get(e.reaction, e.reaction)
             return f"{n(e.handle)} {verb}" + (f" with {e.with_item}" if e.with_item else "")
         case ev.ReactionResolved():
@@ -178,6 +182,14 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{e.rolled} damage to {n(e.handle)}'s {e.item} (AP {e.ap}) → {state}"
         case ev_mrq1.AreaEffect():
             return f"{e.name}: {e.damage} damage to {', '.join(n(h) for h in e.targets)}; each may dive for cover"
+        case ev_mrq1.GrappleManoeuvred():
+            return e.outcome or f"{n(e.handle)}: {e.manoeuvre} {'succeeds' if e.success else 'fails'}"
+        case ev_mrq1.HeroPointSpent():
+            what = {"second-chance": "Second Chance (a re-roll)", "glancing-blow": f"Glancing Blow ({e.location}: Major to Serious)",
+                    "luck": f"Luck of the Heroes: {e.note}"}.get(e.option, e.option)
+            return f"{n(e.handle)} spends a Hero Point on {what}; {e.left} left"
+        case ev_mrq1.RidingTested():
+            return f"{n(e.handle)} {'keeps' if e.success else 'loses'} control of {n(e.mount)}" + ("" if e.success else ": it flees this round")
     return ""
 
 

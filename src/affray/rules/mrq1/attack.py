@@ -171,6 +171,8 @@ def can_react(state: State, handle: str, attacker: str) -> str:
     c = state.combatants[handle]
     if c.status != "active" or c.effect("helpless"):
         return f"{c.name} is helpless"
+    if c.effect("grappling"):
+        return f"{c.name} is grappling and may not use Reactions (seed 004 Grappling Combatants)"
     if c.reactions <= 0:
         return f"{c.name} has no reactions left"
     if c.effect("no-reactions"):

@@ -12,7 +12,9 @@ Effect keys read by the rules:
 - ``helpless``: attacks against the bearer are automatic critical hits;
 - ``cannot-attack``; ``useless-limb``; ``retest``: a Resilience test is due
   at each round's end; ``death-test``: a Resilience test or die;
-  ``bleeding``: rounds left before death unless the location recovers.
+  ``bleeding``: rounds left before death unless the location recovers;
+  ``grappling``: locked in a grapple (no Reactions, grapple actions only);
+  ``hero-points-spent``: Hero Points used; ``fleeing``: the mount flees.
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ CATALOGUE: dict[str, str] = {
     "two-weapon": "the off-hand item was used this round: an extra parry or a bonus attack (seed 004, Two Weapon Use)",
     "item-damaged": "a held weapon or shield has lost hit points (seed 004, Strike Weapon / Shield)",
     "unconscious": "helpless: cannot act or react; attacks are automatic critical hits (seed 004, situational modifiers)",
+    "grappling": "locked with a grapple partner: no Reactions, only grapple actions, −20% to other tests (seed 004, Grappling Combatants)",
+    "immobilised": "helpless while the grapple lasts: attacks are automatic critical hits (seed 004, Grappling > Immobilise)",
+    "hero-points-spent": "Hero Points spent so far this encounter (seed 004, Hero Points)",
+    "mounted": "rides a mount: its Movement, Riding caps weapon skills, +20% against footmen (seed 004, Mounted Combat)",
+    "ridden": "carries a rider (seed 004, Mounted Combat)",
+    "mount-fleeing": "the untrained mount flees for the rest of the round (seed 004, Mounted Combat > Untrained Mounts)",
 }
 
 

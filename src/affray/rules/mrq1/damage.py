@@ -195,6 +195,9 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
     # Knockback: after reactions, before armour (seed 004 "Knockback").
     siz = sheet_of(t).characteristics.SIZ
     kb_damage = after_parry if rulings_of(state).knockback_after_parry else rolled
+    from affray.rules.mrq1.mounted import knockback_siz
+
+    siz = knockback_siz(draft, t.handle, siz, kb_damage)  # a rider adds his mount's SIZ (seed 004 Knockback)
     metres = tables.knockback_metres(kb_damage, siz, charge=base == "charge")
     if metres and t.status == "active":
         draft.emit(ev.CombatantMoved(handle=t.handle, distance=float(metres), reason="knockback", away_from=a.handle))
@@ -252,13 +255,16 @@ def _give_ground(draft: Draft, attacker: str, defender: str) -> ev.PendingStep:
     away; the attacker may follow and stay adjacent, or stay."""
     d = draft.state.combatants[defender]
     a = draft.state.combatants[attacker]
+    from affray.rules.mrq1.mounted import movement_of
+
+    metres = movement_of(draft.state, defender)  # a rider moves at his mount's Movement (seed 004)
     if d.status == "active":
-        draft.emit(ev.CombatantMoved(handle=defender, distance=float(d.movement), reason="gives ground", away_from=attacker))
+        draft.emit(ev.CombatantMoved(handle=defender, distance=float(metres), reason="gives ground", away_from=attacker))
     return ev.PendingStep(
         who=attacker,
         verb="choose",
         kind="give-ground",
-        prompt=f"{a.name}: {d.name} gives ground {d.movement} m: follow | stay",
+        prompt=f"{a.name}: {d.name} gives ground {metres} m: follow | stay",
         options=("follow", "stay"),
         exchange=draft.state.exchange.id if draft.state.exchange else 0,
     )

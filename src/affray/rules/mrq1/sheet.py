@@ -79,7 +79,9 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     Modifier; ``ap``/``hp`` the item's armour and hit points (AP is what a
     parry deducts, seed 004 "Parry"); ``hands`` 1 or 2; ``impaling`` for
     seed 004 "Impaling Close Combat Attacks"; ``kind`` one of
-    :data:`WEAPON_KINDS`; ``reach`` free text (not used by the seed's rules).
+    :data:`WEAPON_KINDS`; ``reach`` free text (not used by the seed's rules);
+    ``group`` the Weapon skill it depends on (``Spear``, ``Polearm``,
+    ``Staff``, ``2H Sword``...), which the mounted-combat rules read.
     Ranged weapons also give ``range`` (metres: within it no penalty, up to
     double it the skill is halved, beyond it the attack fails; 0 = no
     figure, the GM says so with ``--range``), ``reload`` (Combat Actions a
@@ -100,6 +102,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     range: int = 0
     reload: int = 1
     thrown: bool = False
+    group: str = ""
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -114,7 +117,8 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     and ``location_hp`` (per location, partial allowed) override the derived
     values when set. ``ready``: weapons held at the start; default: the first
     held weapon and, if it is one-handed, the first shield. ``notes`` is free
-    text (e.g. which figures are invented).
+    text (e.g. which figures are invented). ``war_trained``: for a mount,
+    whether it is used to combat (seed 004 "Untrained Mounts").
     """
 
     name: str
@@ -132,6 +136,7 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     location_hp: dict[str, int] | None = None
     ready: list[str] | None = None
     notes: str = ""
+    war_trained: bool = True
 
     def skill(self, name: str, default: int | None = None) -> int:
         """A skill by name, case-insensitive (``"dodge"`` finds ``Dodge``).
@@ -417,6 +422,17 @@ def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
     except msgspec.ValidationError as err:
         raise _from_validation(label, err) from None
     return validate_sheet(sheet, label)
+
+
+def compact(data: dict) -> dict:
+    """Plain sheet data without the mounted-combat fields at their defaults
+    (``war_trained`` true, a weapon's empty ``group``), so a sheet that does
+    not use them is stored exactly as before they existed."""
+    out = dict(data)
+    if out.get("war_trained", True) is True:
+        out.pop("war_trained", None)
+    out["weapons"] = [{k: v for k, v in w.items() if not (k == "group" and v == "")} for w in out.get("weapons", [])]
+    return out
 
 
 #: Largest sheet file read (a real sheet is a few KiB).

@@ -14,10 +14,10 @@ from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
-from affray.rules.mrq1 import actions, attack, damage, precise, ranged, turns  # noqa: F401  (actions, precise register roll steps)
+from affray.rules.mrq1 import actions, attack, damage, extras, precise, ranged, turns  # noqa: F401  (actions, precise register roll steps)
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
-from affray.rules.mrq1.sheet import Sheet, SheetError, derive, load_sheet
+from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet
 
 
 class Mrq1(SystemBase):
@@ -38,12 +38,20 @@ class Mrq1(SystemBase):
     def _rulings_as(r) -> dict[str, str]:
         return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r.as_mapping().items()}
 
+    def load_sheet(self, path: str) -> dict:
+        """The sheet as plain data, without mounted-combat fields at their
+        defaults (so older logs and exports stay byte for byte the same)."""
+        return compact(super().load_sheet(path))
+
     def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
         """The events ``command`` produces in ``state``.
 
         Raises :class:`RuleError` (one line) when the rules refuse it.
         """
         draft = Draft(state, dice)
+        if extras.decide(draft, command):  # grappling, Hero Points, mounts (rules/mrq1/extras.py)
+            return draft.events
+        command = extras.prepare(draft, command)
         match command:
             case cmd.JoinCombatant():
                 self._join(draft, command)
@@ -86,6 +94,7 @@ class Mrq1(SystemBase):
                 turns.end_round(draft)
             case _:
                 raise RuleError(f"mrq1 does not handle {type(command).__name__}")
+        extras.after(draft, command)
         return draft.events
 
     def _join(self, draft: Draft, command: cmd.JoinCombatant) -> None:
@@ -111,7 +120,7 @@ class Mrq1(SystemBase):
                 handle=handle,
                 name=name,
                 side=side,
-                sheet=msgspec.to_builtins(sheet),
+                sheet=compact(msgspec.to_builtins(sheet)),
                 locations=tuple(
                     ev.LocationInit(name=l.name, hp=l.hp, ap=l.ap, low=l.low, high=l.high, limb=l.limb)
                     for l in d.locations

@@ -171,14 +171,18 @@ def advance(draft: Draft) -> None:
 def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev.PendingStep, ...]:
     """The turn steps of ``handles`` (attack, defend, pass, or any other
     action with 'affray act'), and the interrupt a delaying character may
-    make as the one he waits for is about to act (seed 004 "Delay")."""
+    make as the one he waits for is about to act (seed 004 "Delay"). A
+    grappling combatant or a fleeing mount gets its restricted turn instead."""
+    from affray.rules.mrq1.extras import turn_step
+
     steps = []
     for h in handles:
         c = state.combatants[h]
         can_stand = c.stance == "prone" and len(useless_limbs(c, "leg")) < 2
         options = ("attack", "defend", "pass") + (("stand",) if can_stand else ())
         steps.append(
-            ev.PendingStep(
+            turn_step(state, c, pass_no)
+            or ev.PendingStep(
                 who=h,
                 verb="attack",
                 kind="turn",
