@@ -117,6 +117,8 @@ def prepare(draft: Draft, command: cmd.Command) -> cmd.Command:
             a = state.combatants[who]
             w = find_weapon(a, command.weapon) if command.weapon else default_weapon(a)
             extra = mounted.skill_modifiers(state, who, target, w, attacking=True)
+            if not extra:  # the core picks the weapon (the off-hand item for a two-weapon bonus attack)
+                return command
             return replace(command, weapon=w.name, modifiers=tuple(command.modifiers) + tuple(extra))
         case cmd.RollPending():
             step = next((s for s in state.pending if s.verb == "roll"), None)
@@ -124,7 +126,8 @@ def prepare(draft: Draft, command: cmd.Command) -> cmd.Command:
             if excluded:
                 draft.dice = mounted.RerollLocations(draft, excluded, state.combatants[state.exchange.target])
         case cmd.TakeAction():
-            if command.action.strip().lower() != "pass":
+            gm = command.who.strip().lower() == "gm" and "gm" not in state.combatants  # the GM's area effect
+            if command.action.strip().lower() != "pass" and not gm:
                 grapple.restricted(state, find_combatant(state, command.who), command.action)
     return command
 

@@ -105,7 +105,14 @@ def _hurt(draft: Draft, target: str, location: str, amount: int, note: str, rest
     draft.emit(ev.DamageDealt(exchange=x.id if x else 0, target=target, location=location, rolled=amount, reduced=0,
                               armour=armour, final=amount - armour, note=note))
     follow = _wound(draft, target, location, x.id if x else 0) if amount - armour > 0 else []
-    _continue(draft, tuple(rest) + tuple(follow), summary)
+    _continue(draft, _before_turns(follow, rest), summary)
+
+
+def _before_turns(follow, rest) -> tuple[ev.PendingStep, ...]:
+    """The wound steps ``follow`` before any turn step in ``rest``: when the
+    exchange has already ended, the next turn waits for the wound's tests."""
+    rest = tuple(rest)
+    return tuple(s for s in rest if s.kind != "turn") + tuple(follow) + tuple(s for s in rest if s.kind == "turn")
 
 
 def roll_step(draft: Draft, step: ev.PendingStep, rest) -> None:
@@ -132,7 +139,7 @@ def roll_step(draft: Draft, step: ev.PendingStep, rest) -> None:
     draft.emit(ev.DamageDealt(exchange=x.id if x else 0, target=victim, location=location, rolled=amount, reduced=0,
                               armour=0, final=amount, note="yanked free" if freed else "stuck"))
     follow = _wound(draft, victim, location, x.id if x else 0)
-    _continue(draft, tuple(rest) + tuple(follow), "yank")
+    _continue(draft, _before_turns(follow, rest), "yank")
 
 
 # --------------------------------------------------------------------------- #
