@@ -188,6 +188,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         who: str = typer.Argument(..., help="Who chooses."),
         option: str = typer.Argument(..., help="The option, e.g. yank, leave, follow, stay."),
+        secret: bool = typer.Option(False, "--secret", help="A secret choice (e.g. the effect a mythras Prepare Counter counters): hidden from exports."),
     ):
         """Answer a pending choice (yank or leave an impaling weapon, follow
         a defender who gives ground...).
@@ -196,16 +197,21 @@ def register(app: typer.Typer) -> None:
         """
         from affray.commands.types import MakeChoice
 
-        run(ctx, MakeChoice(who=who, option=option))
+        run(ctx, MakeChoice(who=who, option=option, secret=secret))
 
     @app.command()
     @handles_errors
     def act(
         ctx: typer.Context,
         who: str = typer.Argument(..., help="Who acts."),
-        action: str = typer.Argument(..., help="defend or pass."),
+        action: str = typer.Argument(..., help="defend or pass; mythras: ACTION[:ARG] (brace, move:TARGET, ward:left-arm, luck, ...)."),
     ):
         """Spend a combat action on something other than an attack.
+
+        mythras has every Combat Action of its seed here, e.g. brace,
+        move:grusk, hustle:sprint, outmaneuver, ready:longsword, reload, aim,
+        take-cover:4:legs, ward:left-arm, luck, yank, struggle, cast:SPELL,
+        hold, release, interrupt (see 'affray rulings --system mythras').
 
         Example: affray act broo1 defend
         """
