@@ -205,6 +205,8 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         who: str = typer.Argument(..., help="Who acts."),
         action: str = typer.Argument(..., help="defend or pass; mythras: ACTION[:ARG] (brace, move:TARGET, ward:left-arm, luck, ...)."),
+        dice: str = typer.Option("", "--dice", help=DICE_HELP + " Only for actions that roll at once (mythras luck, trip, sweep, leap)."),
+        reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
         """Spend a combat action on something other than an attack.
 
@@ -217,7 +219,7 @@ def register(app: typer.Typer) -> None:
         """
         from affray.commands.types import TakeAction
 
-        run(ctx, TakeAction(who=who, action=action))
+        run(ctx, TakeAction(who=who, action=action), dice=dice, reroll=reroll)
 
     @app.command("end-round")
     @handles_errors

@@ -45,7 +45,11 @@ class Outcome:
 _STEP_VERBS = {
     cmd.DeclareAttack: ("turn",),
     cmd.ChooseReaction: ("react", "riposte"),
-    cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest"),
+    cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest",
+                      # mythras roll steps (rules/mythras: damage, effects, actions, turns)
+                      "trip", "footing", "bash", "disarm", "blind", "weapon-damage", "entangle", "injury",
+                      "outmaneuver", "struggle", "cast", "counter-spell", "assess"),
+    cmd.TakeAction: ("turn",),
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }

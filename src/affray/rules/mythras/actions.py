@@ -125,10 +125,10 @@ def _engaged_foes(state: State, c: Combatant) -> list[Combatant]:
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
-    if _engaged_foes(state, c):
-        raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
     if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
         raise RuleError(f"{c.name}'s leg is entangled or stunned: no movement (seed 001 'Entangle')")
+    if _engaged_foes(state, c):
+        raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
     if c.stance == "prone":
         raise RuleError(f"{c.name} is prone: stand up first (a prone character may only crawl)")
 

@@ -399,9 +399,9 @@ def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
         tested = test(draft, c, skill_name, skill, "resist Disarm Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
         lost = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    dm = _dm_dice(state, winner.handle)
+    feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
     if lost:
-        dm = _dm_dice(state, winner.handle)
-        feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
         _disarm(draft, c.handle, w, f"disarmed by {winner.name}: " + (f"flung {feet} ft" if feet else "drops at their feet"))
     _continue(draft, rest, f"{c.name} {'is disarmed' if lost else 'keeps hold of ' + w.name}")
 
