@@ -49,7 +49,6 @@ _STEP_VERBS = {
                       # mythras roll steps (rules/mythras: damage, effects, actions, turns)
                       "trip", "footing", "bash", "disarm", "blind", "weapon-damage", "entangle", "injury",
                       "outmaneuver", "struggle", "cast", "counter-spell", "assess"),
-    cmd.TakeAction: ("turn",),
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }
