@@ -44,8 +44,9 @@ def next_command(state: State) -> cmd.Command | None:
         return cmd.EndRound()
     if step.kind == "turn":
         me = state.combatants[step.who]
-        if "stand" in step.options:
-            return cmd.TakeAction(who=step.who, action="stand")
+        for action in ("stand", "yank", "struggle"):  # mythras: get up, pull a stuck weapon, break free
+            if action in step.options:
+                return cmd.TakeAction(who=step.who, action=action)
         if step.options and "attack" not in step.options:
             return cmd.TakeAction(who=step.who, action="pass")
         foes = [c for c in state.combatants.values() if c.side != me.side and c.can_fight]
@@ -58,6 +59,8 @@ def next_command(state: State) -> cmd.Command | None:
         return cmd.ChooseReaction(defender=step.who, reaction=reaction)
     if step.kind == "riposte":
         return cmd.ChooseReaction(defender=step.who, reaction="riposte")
+    if step.verb == "choose" and step.kind == "counter":  # mythras Prepare Counter: a secret pick
+        return cmd.MakeChoice(who=step.who, option=step.options[0], secret=True)
     if step.verb == "choose":
         prefer = {"impale": "yank", "give-ground": "follow"}.get(step.kind, step.options[0])
         return cmd.MakeChoice(who=step.who, option=prefer)

@@ -111,7 +111,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         raise RuleError(f"{a.name} cannot attack now (see 'affray state'); use 'affray act {attacker} delay' or pass")
     if any(c.name == "outmaneuvered" and cat.from_of(c) == target for c in a.conditions):
         raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
-    weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
+    weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a, state)
     why = usable(state, a, weapon)
     if why:
         raise RuleError(f"{why}; attack with another weapon (--weapon) or 'affray act {attacker} ready:WEAPON'")
@@ -531,7 +531,8 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
     drop("disarm-opponent", held_weapon(state, loser.handle) is not None and loser_sheet.STR <= 2 * me_sheet.STR)
     siz = loser_sheet.SIZ * (2 if loser.has("braced") else 1)
     drop("bash", siz <= 2 * me_sheet.SIZ)
-    drop("select-target", bool(bystanders(state)))
+    drop("select-target", bool(bystanders(state)) and bool(x.weapon))
+    drop("accidental-injury", bool(x.weapon))  # a leap has no weapon to turn on its wielder
     drop("slip-free", any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions))
     drop("rapid-reload", mine is not None and mine.load > 0)
     drop("entangle", who == x.attacker or mine is not None)

@@ -49,11 +49,11 @@ def find_weapon(c: Combatant, name: str, *, ready_only: bool = True) -> Weapon:
     return w
 
 
-def default_weapon(c: Combatant) -> Weapon:
+def default_weapon(c: Combatant, state: State | None = None) -> Weapon:
     """The first ready weapon that is not a shield, else a shield, else an
-    unarmed weapon."""
+    unarmed weapon; with ``state``, only weapons that can be used now."""
     weapons = sheet_of(c).weapons
-    ready = [w for w in weapons if w.name in c.ready]
+    ready = [w for w in weapons if w.name in c.ready and (state is None or not usable(state, c, w))]
     for w in ready:
         if w.kind != "shield":
             return w
@@ -159,6 +159,8 @@ def grade_modifiers(state: State, c: Combatant, base: int, situations, role: str
         why += "; one grade easier (Aiming)"
     if grade == "standard":
         return ()
+    if grade == "hopeless" and role == "both" and not combat:
+        grade, why = "herculean", why + " (a resistance roll is never refused: taken at Herculean)"
     if grade == "hopeless":
         raise RuleError(f"{c.name} cannot attempt that: the situation is Hopeless ({why})")
     value = tables.graded(base, grade, rulings_of(state).grade_style) - base

@@ -14,7 +14,7 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError
-from affray.rules.d100 import is_success
+from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import end_exchange
@@ -134,7 +134,10 @@ def _continue(draft: Draft, steps: tuple[ev.PendingStep, ...], summary: str) -> 
 def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
     """An opposed roll against an original roll (B6): the resister fails
     unless it wins; both failing follows ruling ``opposed_both_fail``."""
-    other = tables.skill_test(roll, skill) if skill else "failure"
+    if roll <= 0:  # an Automatic attack (a helpless target): a Success with no roll
+        other = SUCCESS
+    else:
+        other = tables.skill_test(roll, skill) if skill else "failure"
     winner = tables.opposed_winner(resister_level, resister_roll, other, roll)
     if winner == "none":
         both_fail = not is_success(resister_level) and not is_success(other)

@@ -390,7 +390,7 @@ def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
     lost = True
     if not forced:
         x = state.exchange
-        theirs = find_weapon(winner, x.weapon, ready_only=False) if winner.handle == x.attacker else (
+        theirs = (find_weapon(winner, x.weapon, ready_only=False) if x.weapon else None) if winner.handle == x.attacker else (
             find_weapon(winner, str(step.data["item"]), ready_only=False) if step.data.get("item") else None)
         steps = tables.size_index(theirs.size) - tables.size_index(w.size) if theirs is not None else 0
         skill_name, skill = sheet_of(c).weapon_skill(w)
