@@ -392,7 +392,7 @@ def test_entangle_by_the_defender_rolls_a_location():
     assert cond.location == "right arm"
     # an entangled arm cannot use what it holds: the two-handed Maul is in both
     with pytest.raises(RuleError, match="entangled"):
-        attack(t, "grusk", "kaelin", "30")
+        t(cmd.DeclareAttack(attacker="grusk", target="kaelin", weapon="Maul"), "30")
 
 
 def test_grip_holds_and_slip_free_escapes():
@@ -512,7 +512,7 @@ def test_impaled_weapon_cannot_parry_and_is_yanked_for_half_damage():
     t(cmd.RollPending(), "1,1,1,2")  # 3 to the right leg, AP 2 -> 1
     assert t.state.turn == ("kaelin",) and "yank" in t.step().options
     with pytest.raises(RuleError, match="stuck"):
-        attack(t, "kaelin", "grusk", "30")
+        t(cmd.DeclareAttack(attacker="kaelin", target="grusk", weapon="Longsword"), "30")
     act(t, "kaelin", "yank")
     step = t.step()
     assert step.kind == "yank" and [d.expr for d in step.dice] == ["1D100", "1D100", "1D8"]
