@@ -496,6 +496,8 @@ def _leap(draft: Draft, who: str, arg: str) -> None:
     _spend(draft, who, f"leap at {t.name}")
     exchange = state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=who, target=t.handle, weapon="", kind="leap"))
+    if t.handle not in c.engaged:
+        draft.emit(ev.EngagementChanged(a=who, b=t.handle, engaged=True))
     athletics = sheet_of(c).skill("Athletics")
     extra = [("hard", "a quadruped target")] if sheet_of(t).legs >= 4 else []
     mods = grade_modifiers(state, c, athletics, (), "both", combat=False, extra=extra)
