@@ -86,6 +86,7 @@ def act(draft: Draft, who: str, action: str) -> None:
     name = name.lower()
     if name in BASIC:
         _require_turn(state, who)
+        _fizzle(draft, who, name)
         delay(draft, who, name)
         return
     if name in FREE:

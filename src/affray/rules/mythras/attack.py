@@ -151,6 +151,9 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         draft.emit(ev.ConditionExpired(handle=attacker, condition_id=aim.id,
                                        reason="the shot is loosed" + ("" if ease else " (aimed less than a whole round: no benefit)")))
     _end_ward(draft, attacker, weapon.name, "attacked with it")
+    for cond in a.conditions:  # seed 001 "Cast Magic": not held at the caster's Turn, the magic is lost
+        if cond.name == "spell-ready" and cond.effects.get("due"):
+            draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="not held: the magic dissipates"))
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,
                                  kind="+".join(flags) or "close", modifiers=mods))
     if not ranged and target not in a.engaged:
