@@ -412,3 +412,14 @@ def test_surprised_cannot_act_offensively_for_the_round():
     assert "attack" not in t.step().options
     with pytest.raises(RuleError, match="cannot attack"):
         attack(t, "grusk", "kaelin", "10")
+
+
+def test_change_range_closes_in_and_engages():
+    """Seed 001 "Change Range": close in on an opponent (then "Move": a
+    melee attack follows without a further Action Point)."""
+    t = kaelin_first()
+    act(t, "kaelin", "change-range:grusk")
+    assert "grusk" in t.c("kaelin").engaged and t.step().options == ("attack", "pass")
+    with pytest.raises(RuleError, match="needs a target"):
+        t2 = kaelin_first()
+        act(t2, "kaelin", "change-range")

@@ -534,3 +534,40 @@ def test_yank_failure_leaves_it_stuck():
     assert len(t.step().dice) == 2  # unopposed: no Brawn for Grusk
     t(cmd.RollPending(), "90,5")
     assert t.c("grusk").has("impaled") and not t.new(ev.DamageDealt)
+
+
+# --------------------------------------------------------------------------- #
+# Arise, Scar Foe, and what the GM sees (views/narrate.py)
+# --------------------------------------------------------------------------- #
+
+
+def test_arise_stands_the_prone_defender_up():
+    """Seed 001 "Arise": a momentary opening to roll back up to one's feet."""
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "90")
+    react(t, "grusk", "evade", "10")  # Evade 32 beats the miss; Grusk is prone after evading
+    assert t.c("grusk").stance == "prone" and "arise" in t.step().options
+    choose(t, "grusk", "arise")
+    assert t.c("grusk").stance == "standing"
+
+
+def test_scar_foe_is_recorded_and_narrated():
+    """Seed 001 "Scar Foe" leaves a scar, and the narration tells the GM
+    which Special Effect was chosen, by whom, against whom."""
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "scar-foe")
+    t(cmd.RollPending(), "1,1,11")
+    md = export(list(t.store.read(t.eid)), "markdown")
+    assert "Kaelin chooses Scar Foe against Grusk" in md
+
+
+def test_narration_of_details_and_counters():
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "03")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "choose-location")
+    choose(t, "kaelin", "left arm")
+    md = export(list(t.store.read(t.eid)), "markdown")
+    assert "Kaelin chooses Choose Location against Grusk (left arm)" in md
