@@ -23,12 +23,11 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from affray import dice as dicelib
 from affray.events import core as ev
 from affray.events.mythras import MagicResolved
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
-from affray.rules.d100 import CRITICAL, FUMBLE, SUCCESS, is_success
+from affray.rules.d100 import CRITICAL, FUMBLE, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import (
@@ -824,10 +823,8 @@ def _luck(draft: Draft, who: str, arg: str) -> None:
     kinds_ = kinds(x)
     if who == x.attacker and "helpless" not in kinds_:
         _spend_luck(draft, c, spent, "re-roll the attack")
-        from affray.rules.mythras.common import sheet_of as so
-
         weapon = find_weapon(c, x.weapon, ready_only=False)
-        skill_name, skill = so(c).weapon_skill(weapon)
+        skill_name, skill = sheet_of(c).weapon_skill(weapon)
         mods = x.modifiers
         tested = test(draft, c, skill_name, skill, f"attack on {state.combatants[x.target].name} (Luck Point re-roll)", mods)
         draft.emit(ev.AttackResolved(exchange=x.id, hit=is_success(tested.result), critical=tested.result == CRITICAL,
@@ -916,4 +913,4 @@ ROLL_HANDLERS = {
 
 FOLLOW_UPS = {"outmaneuver-end": _outmaneuver_end, "counter-spell": _counter_choice}
 
-__all__ = ["act", "ROLL_HANDLERS", "FOLLOW_UPS", "SUCCESS", "dicelib"]
+__all__ = ["act", "ROLL_HANDLERS", "FOLLOW_UPS"]

@@ -522,7 +522,6 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
     if "choose-location" in out and ("blind-strike" in flags or (
             "ranged" in flags and str(data["own"]) != CRITICAL and "close-range" not in flags)):
         out.remove("choose-location")
-    mine_size = tables.size_index(mine.size) if mine is not None else 0
     me_sheet, loser_sheet = sheet_of(c).characteristics, sheet_of(loser).characteristics
     def drop(key, ok):
         if key in out and not ok:
@@ -541,7 +540,6 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
     drop("entangle", who == x.attacker or mine is not None)
     if "accidental-injury" in taken:
         drop("accidental-injury", False)
-    del mine_size
     if not (OPPOSED & set(out)) and not (OPPOSED & set(taken)):
         out = [k for k in out if k != "force-failure"]  # it needs an effect with an opposed roll
     return out

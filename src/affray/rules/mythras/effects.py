@@ -20,8 +20,7 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.events.mythras import SpecialEffectChosen
 from affray.projections.state import State
-from affray.rules.base import Draft, RuleError
-from affray.rules.d100 import FAILURE, is_success
+from affray.rules.base import Draft
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import (
@@ -563,4 +562,4 @@ ROLL_HANDLERS = {
     "injury": _roll_injury,
 }
 
-__all__ = ["FOLLOW_UPS", "ROLL_HANDLERS", "RuleError", "FAILURE", "is_success"]
+__all__ = ["FOLLOW_UPS", "ROLL_HANDLERS"]
