@@ -222,7 +222,8 @@ def test_missed_attack_parried_for_special_effects_withdraw():
     assert t.step().kind == "react"  # a miss may still be parried (seed 001)
     react(t, "grusk", "parry", "20")
     step = t.step()
-    assert step.who == "grusk" and step.options == ("scar-foe", "trip-opponent", "withdraw", "none")
+    assert step.who == "grusk" and step.options == ("damage-weapon", "disarm-opponent", "prepare-counter", "scar-foe",
+                                                    "trip-opponent", "withdraw", "none")
     choose(t, "grusk", "withdraw")
     se = t.new(SpecialEffectChosen)[0]
     assert (se.by, se.against, se.effect) == ("grusk", "kaelin", "withdraw")
@@ -517,6 +518,10 @@ def test_golden_fight_major_wound_to_the_head():
     assert (dd.location, dd.rolled, dd.armour, dd.final) == ("head", 16, 3, 13)
     assert t.new(ev.WoundInflicted)[0].severity == "major"
     assert t.c("kaelin").has("incapacitated")
+    # seed 001 "Knockback": 16 damage over SIZ 14 throws Kaelin 5 ft back, then a fall roll
+    assert t.step().kind == "knockback" and t.new(ev.CombatantMoved)[0].distance == 1.5
+    t(cmd.RollPending(), "90")  # Athletics 49 fails: prone
+    assert t.c("kaelin").stance == "prone"
     t(cmd.RollPending(), "50")
     assert t.c("kaelin").status == "dead"
     assert t.state.phase == "over" and t.state.winner == "orcs"

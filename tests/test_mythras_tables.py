@@ -170,7 +170,7 @@ def test_special_effects_eligibility():
     assert "force-failure" not in crit
     assert "stun-location" in plain and "bleed" not in plain and "impale" not in plain
     d = tables.eligible_effects("defender", own="success", other="failure", traits=set(), parried=True)
-    assert set(d) == {"arise", "scar-foe", "trip-opponent", "withdraw"}
+    assert set(d) == {"arise", "scar-foe", "trip-opponent", "withdraw", "damage-weapon", "disarm-opponent", "prepare-counter"}
     dc = tables.eligible_effects("defender", own="critical", other="failure", traits=set(), parried=True)
     assert "enhance-parry" in dc
     assert "enhance-parry" not in tables.eligible_effects("defender", own="critical", other="failure", traits=set())

@@ -60,10 +60,11 @@ def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
         return _grapple_choice(state, step)
     if step.kind == "turn":
         me = state.combatants[step.who]
-        if "flee" in step.options:
+        if "flee" in step.options:  # mrq1: an untrained mount that failed its Riding test
             return cmd.TakeAction(who=step.who, action="flee")
-        if "stand" in step.options:
-            return cmd.TakeAction(who=step.who, action="stand")
+        for action in ("stand", "yank", "struggle"):  # get up; mythras: pull a stuck weapon, break free
+            if action in step.options:
+                return cmd.TakeAction(who=step.who, action=action)
         if step.options and "attack" not in step.options:
             return cmd.TakeAction(who=step.who, action="pass")
         foes = [c for c in state.combatants.values() if c.side != me.side and c.can_fight]
@@ -92,6 +93,8 @@ def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
         me = state.combatants[step.who]
         foes = [h for h in me.engaged if state.combatants[h].can_fight]
         return cmd.DeclareAttack(attacker=step.who, target=foes[0]) if foes else cmd.TakeAction(who=step.who, action="pass")
+    if step.verb == "choose" and step.kind == "counter":  # mythras Prepare Counter: a secret pick
+        return cmd.MakeChoice(who=step.who, option=step.options[0], secret=True)
     if step.verb == "choose":
         prefer = {"impale": "yank", "give-ground": "follow", "lay-hold": "yank"}.get(step.kind, step.options[0])
         return cmd.MakeChoice(who=step.who, option=prefer)

@@ -219,6 +219,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         who: str = typer.Argument(..., help="Who chooses."),
         option: str = typer.Argument(..., help="The option, e.g. yank, leave, follow, stay."),
+        secret: bool = typer.Option(False, "--secret", help="A secret choice (e.g. the effect a mythras Prepare Counter counters): hidden from exports."),
     ):
         """Answer a pending choice (yank or leave an impaling weapon, follow
         a defender who gives ground...).
@@ -227,18 +228,23 @@ def register(app: typer.Typer) -> None:
         """
         from affray.commands.types import MakeChoice
 
-        run(ctx, MakeChoice(who=who, option=option))
+        run(ctx, MakeChoice(who=who, option=option, secret=secret))
 
     @app.command(context_settings={"allow_interspersed_args": True})
     @handles_errors
     def act(
         ctx: typer.Context,
-        who: str = typer.Argument(..., help="Who acts (or gm, for an area effect)."),
-        action: list[str] = typer.Argument(..., help="The action and its arguments (see below)."),
-        dice: str = typer.Option("", "--dice", help=DICE_HELP),
+        who: str = typer.Argument(..., help="Who acts (or gm, for an mrq1 area effect)."),
+        action: list[str] = typer.Argument(..., help="The action and its arguments (see below); mythras: ACTION[:ARG] (brace, move:TARGET, ward:left-arm, luck, ...)."),
+        dice: str = typer.Option("", "--dice", help=DICE_HELP + " For actions that roll at once (mrq1 skill use; mythras luck, trip, sweep, leap)."),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
         """Spend a combat action on something other than a plain attack.
+
+        mythras has every Combat Action of its seed here, e.g. brace,
+        move:grusk, hustle:sprint, outmaneuver, ready:longsword, reload, aim,
+        take-cover:4:legs, ward:left-arm, luck, yank, struggle, cast:SPELL,
+        hold, release, interrupt (see 'affray rulings --system mythras').
 
         Example: affray act broo1 defend
 

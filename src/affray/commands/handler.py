@@ -47,7 +47,10 @@ _STEP_VERBS = {
     cmd.ChooseReaction: ("react", "riposte", "free-attack", "dive"),
     cmd.TakeAction: ("turn",),
     cmd.RollPending: ("damage", "wound", "knockback", "yank", "yank-damage", "retest")
-    + ("free-attack-test", "action-roll", "area-damage", "disarm", "item-damage", "wall-damage"),  # mrq1 actions
+    + ("free-attack-test", "action-roll", "area-damage", "disarm", "item-damage", "wall-damage")  # mrq1 actions
+    # mythras roll steps (rules/mythras: damage, effects, actions, turns)
+    + ("trip", "footing", "bash", "blind", "weapon-damage", "entangle", "injury",
+       "outmaneuver", "struggle", "cast", "counter-spell", "assess"),
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }

@@ -71,11 +71,17 @@ class RollPending(Command, frozen=True, kw_only=True, tag="roll"):
     who: str = ""
 
 
-class MakeChoice(Command, frozen=True, kw_only=True, tag="choose"):
-    """``who`` picks ``option`` at a pending choice (yank/leave, follow/stay)."""
+class MakeChoice(Command, frozen=True, kw_only=True, tag="choose", omit_defaults=True):
+    """``who`` picks ``option`` at a pending choice (yank/leave, follow/stay).
+
+    ``secret`` marks a choice the other players must not see (mythras
+    Prepare Counter): its ``CommandIssued`` is left out of exports like a
+    secret note. (``omit_defaults``: an ordinary choice is recorded as it
+    always was.)"""
 
     who: str
     option: str
+    secret: bool = False
 
 
 class TakeAction(Command, frozen=True, kw_only=True, tag="act"):

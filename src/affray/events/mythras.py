@@ -19,3 +19,16 @@ class SpecialEffectChosen(Event, frozen=True, kw_only=True, tag="mythras-special
     against: str
     effect: str
     detail: str = ""
+
+
+class MagicResolved(Event, frozen=True, kw_only=True, tag="mythras-magic-resolved"):
+    """A released spell's outcome (seed 001 "Cast Magic", "Hold Magic",
+    "Counter Spell"): ``outcome`` is "takes effect", "fails" or "countered
+    by NAME"; ``effect`` the spell's named effect (the GM tells it: the
+    engine does not resolve spell effects); ``target`` a handle or ""."""
+
+    caster: str
+    spell: str
+    outcome: str
+    target: str = ""
+    effect: str = ""

@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
+from affray.events import mythras as ev_mythras
 from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
@@ -190,7 +191,43 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{n(e.handle)} spends a Hero Point on {what}; {e.left} left"
         case ev_mrq1.RidingTested():
             return f"{n(e.handle)} {'keeps' if e.success else 'loses'} control of {n(e.mount)}" + ("" if e.success else ": it flees this round")
+        case ev_mythras.SpecialEffectChosen():
+            return _special_effect(e, n)
+        case ev_mythras.MagicResolved():
+            at = f" at {n(e.target)}" if e.target else ""
+            what = f": {e.effect}" if e.effect and e.outcome == "takes effect" else ""
+            return f"{n(e.caster)}'s {e.spell}{at} {e.outcome}{what}"
     return ""
+
+
+#: Special Effect keys (mythras, seed 001 "Special Effects Table") as the
+#: table names them.
+_EFFECT_NAMES = {
+    "accidental-injury": "Accidental Injury", "arise": "Arise", "bash": "Bash", "bleed": "Bleed",
+    "blind-opponent": "Blind Opponent", "bypass-armor": "Bypass Armor", "choose-location": "Choose Location",
+    "circumvent-parry": "Circumvent Parry", "damage-weapon": "Damage Weapon", "disarm-opponent": "Disarm Opponent",
+    "enhance-parry": "Enhance Parry", "entangle": "Entangle", "force-failure": "Force Failure", "grip": "Grip",
+    "impale": "Impale", "sharpshooter": "Sharpshooter", "maximize-damage": "Maximize Damage",
+    "prepare-counter": "Prepare Counter", "rapid-reload": "Rapid Reload", "scar-foe": "Scar Foe",
+    "select-target": "Select Target", "slip-free": "Slip Free", "stun-location": "Stun Location", "sunder": "Sunder",
+    "trip-opponent": "Trip Opponent", "withdraw": "Withdraw",
+}
+
+
+def _special_effect(e, n) -> str:
+    """A mythras Special Effect pick, so the table sees which effect was
+    chosen, by whom, against whom (and its detail: the location chosen, a
+    bystander, a grade). Prepare Counter never says what it counters: that
+    is in a secret condition."""
+    name = _EFFECT_NAMES.get(e.effect, e.effect)
+    if e.effect == "prepare-counter":
+        return f"{n(e.by)} chooses Prepare Counter against {n(e.against)} (the effect countered is noted in secret)"
+    if e.detail == "countered":
+        return f"{n(e.by)} tries {name} against {n(e.against)}, but it is countered"
+    detail = e.detail
+    if e.effect == "select-target" and detail:
+        detail = n(detail)
+    return f"{n(e.by)} chooses {name} against {n(e.against)}" + (f" ({detail})" if detail else "")
 
 
 def describe_roll(e: ev.DiceRolled) -> str:
@@ -202,8 +239,17 @@ def describe_roll(e: ev.DiceRolled) -> str:
 
 
 def is_secret(e: ev.Event) -> bool:
-    """Whether ``e`` is a secret GM note (left out of exports unless asked for)."""
-    return isinstance(e, ev.NoteAdded) and e.secret
+    """Whether ``e`` is secret (left out of exports unless asked for): a
+    secret GM note, a condition marked ``secret`` (mythras Prepare
+    Counter), or the record of a command issued as ``secret`` (the choice
+    that set it)."""
+    if isinstance(e, ev.NoteAdded):
+        return e.secret
+    if isinstance(e, ev.ConditionApplied):
+        return bool(e.condition.effects.get("secret"))
+    if isinstance(e, ev.CommandIssued):
+        return bool(e.command.get("secret"))
+    return False
 
 
 def in_rounds(round_no: int, rounds: tuple[int, int] | None) -> bool:

@@ -3,20 +3,29 @@ Effects.
 
 Source: seed 001 "How Combat Works" > "Attacks and Parries" (steps 1-4),
 "Parrying a Missed Attack", "Unable or Unwilling to Parry", "Unsuccessful
-Rolls and Fumbles", "Evade" and "Evading", "Special Effects" (the choice
-before damage; offensive/defensive, weapon type and specific roll from the
-Special Effects Table), "Withdraw", "Trip Opponent", "Enhance Parry",
-"Choose Location", "Circumvent Parry", "Force Failure", "Arise", "Scar
-Foe"; rules-reference.md B6-B9.
+Rolls and Fumbles", "Evade" and "Evading", "Charging", "Sweep Attacks",
+"Ranged Combat" (parried only with shields; Force; "Firing into a Crowd"),
+"Special Effects" (the choice before damage; offensive/defensive, weapon
+type and specific roll from the Special Effects Table) and the Special
+Effect Descriptions; rules-reference.md B6-B9.
+
+The mechanics of each Special Effect once chosen live in
+:mod:`affray.rules.mythras.effects`; damage in
+:mod:`affray.rules.mythras.damage`.
 """
 
 from __future__ import annotations
+
+import json
+
+from msgspec.structs import replace
 
 from affray.events import core as ev
 from affray.events.mythras import SpecialEffectChosen
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
+from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.common import (
     default_weapon,
@@ -27,10 +36,32 @@ from affray.rules.mythras.common import (
     sheet_of,
     test,
     traits_of,
+    usable,
 )
 
 BLOCK = {"none": 0, "half": 1, "all": 2}
 WINNER = {"none": 0, "attacker": 1, "defender": 2}
+
+#: Kinds of a deferred attack (an attack rolled now, resolved in its own
+#: exchange later): see :func:`defer_attack`.
+DEFERRED = ("counter", "charge", "sweep", "bystander", "crowd")
+
+#: Effects that only shape a blow that lands.
+NEEDS_HIT = ("choose-location", "maximize-damage", "bypass-armor", "bleed", "stun-location", "impale",
+             "enhance-parry", "circumvent-parry", "bash", "sunder", "sharpshooter")
+#: Effects whose victim resists with an opposed roll (Force Failure combines with them).
+OPPOSED = {"trip-opponent", "bleed", "stun-location", "disarm-opponent", "blind-opponent"}
+#: What a triggered Prepare Counter may put in the attacker's place (our
+#: reading of "one of his own, which succeeds automatically": an effect that
+#: needs no blow of its own; ruling ``counter_effects``).
+COUNTER_EFFECTS = ("trip-opponent", "disarm-opponent", "blind-opponent", "withdraw", "arise", "slip-free", "scar-foe")
+
+
+def kinds(x) -> set[str]:
+    """The flags of an exchange (``AttackDeclared.kind``, ``+``-joined):
+    close, ranged, charge, crowd, long-range, close-range, blind-strike,
+    obstacle, helpless, and the deferred kinds."""
+    return set(x.kind.split("+")) if x is not None and x.kind else {"close"}
 
 
 def _require_turn(state: State, handle: str) -> Combatant:
@@ -48,10 +79,27 @@ def _require_turn(state: State, handle: str) -> Combatant:
     return c
 
 
+def attack_size(state: State, x, weapon=None) -> str:
+    """The Size a blow is parried against: the weapon's Size, one step more
+    on a charge (seed 001 "Charging"); for a Ranged weapon its Force, one
+    step less at Long Range ("Ranged Combat")."""
+    a = state.combatants[x.attacker]
+    w = weapon or find_weapon(a, x.weapon, ready_only=False)
+    flags = kinds(x)
+    if w.kind == "ranged":
+        size = w.force or w.size
+        return tables.size_step(size, -1) if "long-range" in flags else size
+    return tables.size_step(w.size, 1) if "charge" in flags else w.size
+
+
 def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, modifiers, situations) -> None:
     """Attack on the attacker's turn for 1 AP: a d100 against the Combat
     Style (seed 001 "Attacks and Parries" step 1). The defender is then
-    offered a reaction, even after a miss ("Parrying a Missed Attack")."""
+    offered a reaction, even after a miss ("Parrying a Missed Attack").
+    ``--situation charge`` is the Charge Action ("Charging": Hard, weapon
+    Size and Damage Modifier one step up); a Ranged weapon shoots (no
+    engagement; "Ranged Combat Situational Modifiers", "Aiming", "Load",
+    "Firing into a Crowd"); ``helpless`` is Automatic (no roll)."""
     state = draft.state
     a = _require_turn(state, attacker)
     if attacker == target:
@@ -61,30 +109,134 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         raise RuleError(f"{t.name} is dead; choose another target")
     if a.effect("cannot-attack"):
         raise RuleError(f"{a.name} cannot attack now (see 'affray state'); use 'affray act {attacker} delay' or pass")
-    weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
+    if any(c.name == "outmaneuvered" and cat.from_of(c) == target for c in a.conditions):
+        raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
+    weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a, state)
+    why = usable(state, a, weapon)
+    if why:
+        raise RuleError(f"{why}; attack with another weapon (--weapon) or 'affray act {attacker} ready:WEAPON'")
+    ranged = weapon.kind == "ranged"
+    situations = tuple(situations)
+    if any(c.name == "unloaded" and c.id == f"unloaded:{weapon.name.lower()}" for c in a.conditions):
+        raise RuleError(f"{weapon.name} is not loaded; reload with 'affray act {attacker} reload' (seed 001 'Load')")
+    flags = ["ranged"] if ranged else []
+    for key in situations:
+        sit = tables.SITUATIONS.get(key)
+        if sit is not None and sit.flag and sit.flag not in flags:
+            flags.append(sit.flag)
+    automatic = "helpless" in situations or (t.effect("helpless") and t.status == "active")
+    if automatic and "helpless" not in flags:
+        flags.append("helpless")
+    if "charge" in flags:
+        _check_charge(state, a, t)
+    extra = []
+    if ranged:
+        for cond, grade, text in (("running", "hard", "Target is Running"), ("sprinting", "formidable", "Target is Sprinting")):
+            if t.has(cond):
+                extra.append((grade, text))
+        if t.stance == "prone" and "target-prone" not in situations:
+            extra.append(("formidable", "Target prone"))
+    aim = next((c for c in a.conditions if c.name == "aiming"), None)
+    ease = 1 if (ranged and aim is not None and aim.since_round < state.round) else 0
     skill_name, skill = sheet_of(a).weapon_skill(weapon)
-    mods = grade_modifiers(state, a, skill, tuple(situations), "attack") + tuple(modifiers)
+    grades = grade_modifiers(state, a, skill, situations, "attack", ranged=ranged, extra=extra, ease=ease)
+    mods = grades + tuple(modifiers)
     exchange = state.next_exchange
-    draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))
+    free = next((c for c in a.conditions if c.name == "free-attack"), None)
+    if free is not None:
+        draft.emit(ev.ConditionExpired(handle=attacker, condition_id=free.id, reason="the attack that came with the Move"))
+    else:
+        draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))
+    if aim is not None and ranged:
+        draft.emit(ev.ConditionExpired(handle=attacker, condition_id=aim.id,
+                                       reason="the shot is loosed" + ("" if ease else " (aimed less than a whole round: no benefit)")))
+    _end_ward(draft, attacker, weapon.name, "attacked with it")
+    for cond in a.conditions:  # seed 001 "Cast Magic": not held at the caster's Turn, the magic is lost
+        if cond.name == "spell-ready" and cond.effects.get("due"):
+            draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="not held: the magic dissipates"))
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,
-                                 modifiers=mods))
-    if target not in a.engaged:
+                                 kind="+".join(flags) or "close", modifiers=mods))
+    if not ranged and target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
+    if ranged and weapon.load:
+        draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
+            "unloaded", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
+            effects={"load": weapon.load}, key=weapon.name.lower(), note=f"{weapon.name}: {weapon.load} Turn(s) to reload")))
+    if automatic:
+        draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: the attack is Automatic (seed 001 'Close Combat Situational Modifiers')"))
+        draft.emit(ev.AttackResolved(exchange=exchange, hit=True, roll=0, skill=skill))
+        offer_reaction(draft)
+        return
     tested = test(draft, a, skill_name, skill, f"attack on {t.name} with {weapon.name}", mods)
+    if "crowd" in flags and not is_success(tested.result) and tested.result != FUMBLE:
+        if _crowd_miss(draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers):
+            return
     draft.emit(ev.AttackResolved(exchange=exchange, hit=is_success(tested.result), critical=tested.result == CRITICAL,
                                  fumble=tested.result == FUMBLE, roll=tested.roll, skill=tested.target))
     offer_reaction(draft)
 
 
+def _check_charge(state: State, a: Combatant, t: Combatant) -> None:
+    """A Charge moves at a run or sprint into engagement (seed 001
+    "Charging", "Movement": only the unengaged move; a snared leg cannot)."""
+    if a.engaged:
+        engaged = ", ".join(state.combatants[h].name for h in a.engaged if h in state.combatants)
+        raise RuleError(f"{a.name} is engaged with {engaged} and cannot charge (seed 001 'Movement'); attack without --situation charge")
+    if a.stance == "prone":
+        raise RuleError(f"{a.name} is prone and cannot charge; stand up first")
+    if any(c.name == "entangled" and c.location.endswith("leg") for c in a.conditions):
+        raise RuleError(f"{a.name}'s leg is entangled: no charging (seed 001 'Entangle')")
+
+
+def _crowd_miss(draft: Draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers) -> bool:
+    """Seed 001 "Firing into a Crowd": a shot that fails only because of
+    the crowd penalty strikes an adjacent victim instead, who may Evade or
+    Parry; Special Effects apply only to the original target. The victim is
+    the GM's pick (a ``choose`` step), or none when nobody stands near."""
+    state = draft.state
+    plain = tuple(s for s in situations if s not in ("crowd-edge", "crowd-through"))
+    without = grade_modifiers(state, a, skill, plain, "attack", ranged=True, extra=extra, ease=ease) + tuple(modifiers)
+    if not is_success(tables.skill_test(tested.roll, max(0, skill + sum(m.value for m in without)))):
+        return False
+    x = draft.state.exchange
+    draft.emit(ev.AttackResolved(exchange=x.id, hit=False, roll=tested.roll, skill=tested.target))
+    others = [c.handle for c in state.combatants.values()
+              if c.handle not in (a.handle, t.handle) and c.status == "active"]
+    if not others:
+        draft.emit(ev.NoteAdded(text="the shot misses only for the crowd, but nobody else stands in the line of fire"))
+        offer_reaction(draft)
+        return True
+    base = max(0, skill + sum(m.value for m in without))
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who="GM", verb="choose", kind="crowd-victim",
+        prompt=f"GM: {a.name}'s shot misses {t.name} only for the crowd: who is struck instead? {' | '.join(others)}",
+        options=tuple(others), exchange=x.id,
+        data={"roll": tested.roll, "skill": base, "weapon": weapon.name}),)))
+    return True
+
+
+def _end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
+    """Warding ends once its weapon attacks or actively parries (seed 001
+    "Ward Location")."""
+    for cond in draft.state.combatants[handle].conditions:
+        if cond.name == "warding" and cond.id == f"warding:{weapon.lower()}":
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))
+
+
 def offer_reaction(draft: Draft) -> None:
     """Ask the defender to parry, evade or take the blow. A defender with no
     Action Points (or helpless) cannot: that counts as a Failure (seed 001
-    "Unable or Unwilling to Parry")."""
+    "Unable or Unwilling to Parry"). A Ranged attack can be parried only
+    with a shield ("Ranged Combat"); the target of a charge may
+    counterattack instead ("Charging")."""
     state = draft.state
     x = state.exchange
     t, a = state.combatants[x.target], state.combatants[x.attacker]
-    if not t.can_fight or t.combat_actions <= 0 or t.effect("no-defence"):
-        if not t.can_fight:
+    flags = kinds(x)
+    if not t.can_fight or t.combat_actions <= 0 or t.effect("no-defence") or flags & {"helpless", "bystander"}:
+        if "bystander" in flags:
+            why = f"{t.name} is taken completely by surprise (seed 001 'Select Target')"
+        elif not t.can_fight or "helpless" in flags:
             why = f"{t.name} cannot react"
         elif t.effect("no-defence"):
             why = f"{t.name} is surprised and flat-footed until their turn"
@@ -94,8 +246,12 @@ def offer_reaction(draft: Draft) -> None:
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=t.handle, reaction="none"))
         resolve(draft, "none", None, FAILURE, 0)
         return
-    options = (["parry"] if parry_weapons(t) else []) + ["evade", "none"]
-    with_text = f" (with {', '.join(w.name for w in parry_weapons(t))})" if parry_weapons(t) else ""
+    parriers = [w for w in parry_weapons(t, state) if "ranged" not in flags or w.kind == "shield"]
+    options = (["parry"] if parriers else []) + ["evade"]
+    if "charge" in flags and any(w.kind != "shield" for w in parry_weapons(t, state)):
+        options.append("counterattack")
+    options.append("none")
+    with_text = f" (with {', '.join(w.name for w in parriers)})" if parriers else ""
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
         who=t.handle, verb="react", kind="react",
         prompt=f"{t.name}: react to {a.name}'s attack ({x.roll} vs {x.skill}%): {' | '.join(options)}{with_text}; 1 AP",
@@ -105,8 +261,9 @@ def offer_reaction(draft: Draft) -> None:
 
 def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers, situations) -> None:
     """Parry (Combat Style, 1 AP), Evade (Evade skill, 1 AP, leaves the
-    defender prone) or none (a Failure). Seed 001 "Parry", "Evade",
-    "Attacks and Parries" step 2; skills over 100 per B8."""
+    defender prone), Counterattack a charge (1 AP) or none (a Failure).
+    Seed 001 "Parry", "Evade", "Charging", "Attacks and Parries" step 2;
+    skills over 100 per B8. Defending against a mounted foe is Hard."""
     state = draft.state
     c = state.combatants[defender]
     step = next((s for s in state.pending if s.who == defender and s.kind == "react"), None)
@@ -114,6 +271,8 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
         raise RuleError(f"{c.name} has no reaction to make now (waiting for: {waiting})")
     reaction = reaction.lower()
+    if reaction == "dodge" and "evade" in step.options:
+        reaction = "evade"
     if reaction not in step.options:
         raise RuleError(f"{c.name} can {' | '.join(step.options)} here, not {reaction!r}")
     x = state.exchange
@@ -122,22 +281,104 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction="none"))
         resolve(draft, "none", None, FAILURE, 0)
         return
+    if reaction == "counterattack":
+        _counterattack(draft, c, a, with_item, modifiers, situations)
+        return
     item = None
+    flags = kinds(x)
     if reaction == "parry":
-        item = find_weapon(c, with_item) if with_item else parry_weapons(c)[0]
+        choices = [w for w in parry_weapons(c, state) if "ranged" not in flags or w.kind == "shield"]
+        item = find_weapon(c, with_item) if with_item else choices[0]
         if item.kind not in ("melee", "shield"):
             raise RuleError(f"{item.name} cannot parry; parry with a melee weapon or shield")
+        if "ranged" in flags and item.kind != "shield":
+            raise RuleError(f"a Ranged attack can be parried only with a shield (seed 001 'Ranged Combat'), not {item.name}")
+        why = usable(state, c, item)
+        if why:
+            raise RuleError(f"{why}; parry with something else or evade")
         skill_name, skill = sheet_of(c).weapon_skill(item)
     else:
         skill_name, skill = "Evade", sheet_of(c).skill("Evade")
     draft.emit(ev.ActionSpent(handle=defender, kind="combat-action", reason=f"{reaction} against {a.name}"))
+    if item is not None:
+        _end_ward(draft, defender, item.name, "parried actively")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
-    own = grade_modifiers(state, c, skill, tuple(situations), "defence") + tuple(modifiers)
+    extra = [("hard", "Defending against a mounted foe")] if (a.has("mounted") and not c.has("mounted")
+                                                              and "lower-ground" not in situations) else []
+    own = grade_modifiers(state, c, skill, tuple(situations), "defence", extra=extra) + tuple(modifiers)
     shared = over_100_mods(state, x.skill, max(0, skill + sum(m.value for m in own)))
     d = test(draft, c, skill_name, skill, f"{reaction} against {a.name}", own + shared)
     if reaction == "evade" and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded (seed 001 'Evade')"))
-    resolve(draft, reaction, item, d.result, d.roll, shared_penalty=sum(m.value for m in shared))
+    resolve(draft, reaction, item, d.result, d.roll, shared_penalty=sum(m.value for m in shared), d_target=d.target)
+
+
+def _counterattack(draft: Draft, c: Combatant, a: Combatant, with_item: str, modifiers, situations) -> None:
+    """Seed 001 "Charging": rather than Parrying or Evading, the recipient
+    of a charge counterattacks at the same time; the longer weapon strikes
+    first. Each blow is an exchange of its own with no defence (a Failure);
+    the second waits as a ``deferred-attack`` condition. A weapon that can
+    be set against a charge (trait ``set``) uses the charger's Damage
+    Modifier."""
+    state = draft.state
+    x = state.exchange
+    w = find_weapon(c, with_item) if with_item else next(w for w in parry_weapons(c, state) if w.kind != "shield")
+    why = usable(state, c, w)
+    if why:
+        raise RuleError(why)
+    skill_name, skill = sheet_of(c).weapon_skill(w)
+    draft.emit(ev.ActionSpent(handle=c.handle, kind="combat-action", reason=f"counterattack against {a.name}'s charge"))
+    draft.emit(ev.ReactionChosen(exchange=x.id, handle=c.handle, reaction="counterattack", with_item=w.name))
+    mods = grade_modifiers(state, c, skill, tuple(situations), "attack") + tuple(modifiers)
+    tested = test(draft, c, skill_name, skill, f"counterattack on {a.name} with {w.name}", mods)
+    charger_w = find_weapon(a, x.weapon, ready_only=False)
+    if tables.reach_index(w.reach) > tables.reach_index(charger_w.reach):
+        # the recipient's longer weapon strikes first: the charge waits
+        defer_attack(draft, a.handle, c.handle, charger_w.name, x.roll, x.skill, "charge")
+        draft.emit(ev.NoteAdded(text=f"{c.name}'s {w.name} is longer than {a.name}'s {charger_w.name}: it strikes first (seed 001 'Charging')"))
+        draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the charge waits for the longer weapon"))
+        open_deferred(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
+        return
+    defer_attack(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
+    resolve(draft, "none", None, FAILURE, 0)
+
+
+def defer_attack(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
+    """Keep an attack already rolled (or to be made) for an exchange of its
+    own after this one: a ``deferred-attack`` condition on ``attacker``."""
+    state = draft.state
+    c = state.combatants[attacker]
+    idx = [w.name for w in sheet_of(c).weapons].index(weapon)
+    draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
+        "deferred-attack", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
+        effects={f"from:{target}": 1, "roll": roll, "skill": skill, "weapon": idx, "kind": DEFERRED.index(kind)},
+        key=f"{target}:{kind}", note=f"{kind} on {state.combatants[target].name} with {weapon}")))
+
+
+def open_deferred(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
+    """Open the exchange of a deferred attack: a counterattack or a charge
+    (no defence), a sweep (the defender reacts as normal), a blow turned on
+    a bystander by Select Target (it hits automatically, no Special
+    Effects) or a shot into a crowd that strikes a neighbour (who may
+    react; no Special Effects)."""
+    state = draft.state
+    exchange = state.next_exchange
+    flags = [kind]
+    a = state.combatants[attacker]
+    if find_weapon(a, weapon, ready_only=False).kind == "ranged":
+        flags.insert(0, "ranged")
+    draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon, kind="+".join(flags)))
+    if "ranged" not in flags and target not in a.engaged:
+        draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
+    level = SUCCESS if kind == "bystander" else tables.skill_test(roll, skill)
+    draft.emit(ev.AttackResolved(exchange=exchange, hit=is_success(level), critical=level == CRITICAL,
+                                 fumble=level == FUMBLE, roll=roll, skill=skill))
+    if kind in ("counter", "charge"):
+        draft.emit(ev.ReactionChosen(exchange=exchange, handle=target, reaction="none"))
+        draft.emit(ev.NoteAdded(text="simultaneous blows: no defence against this one (seed 001 'Charging')"))
+        resolve(draft, "none", None, FAILURE, 0)
+        return
+    offer_reaction(draft)
 
 
 def attacker_level(x, penalty: int = 0) -> str:
@@ -150,29 +391,39 @@ def attacker_level(x, penalty: int = 0) -> str:
     return CRITICAL if x.critical else (SUCCESS if x.hit else FAILURE)
 
 
-def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared_penalty: int = 0) -> None:
+def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared_penalty: int = 0,
+            d_target: int = 0) -> None:
     """Compare the two rolls on the Differential Roll Results table (B7;
     seed 001 step 3-4), settle whether damage follows (step 5; for Evade the
     opposed winner, seed 001 "Evading") and how much a parry deflects
-    (step 6, B11), then offer the winner's Special Effects."""
+    (step 6, B11; a Ranged weapon's Force against a shield), then offer the
+    winner's Special Effects. A blow on a bystander (Select Target, a
+    crowd) wins no Special Effects."""
     state = draft.state
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     a_level = attacker_level(x, shared_penalty)
     cell = tables.differential(a_level, d_level)
-    bonus = _surprise_bonus(draft, t, a_level)
-    if bonus:
-        cell = tables.DiffCell(cell.attacker, cell.defender, "attacker", cell.effects + 1)
-    if reaction == "evade":
+    flags = kinds(x)
+    if flags & {"bystander", "crowd"}:
+        cell = tables.DiffCell(cell.attacker, cell.defender, "none", 0)
+    else:
+        bonus = _surprise_bonus(draft, t, a_level)
+        if bonus:
+            cell = tables.DiffCell(cell.attacker, cell.defender, "attacker", cell.effects + 1)
+    if "leap" in flags:
+        hit = False  # seed 001 "Leaping Attacks": no damage is inflicted as part of the leap
+    elif reaction == "evade":
         hit = is_success(a_level) and tables.opposed_winner(a_level, x.roll, d_level, d_roll) == "a"
     else:
         hit = is_success(a_level)
     block = "none"
     if reaction == "parry" and is_success(d_level):
-        block = tables.parry_block(item.size, find_weapon(a, x.weapon, ready_only=False).size)
+        block = tables.parry_block(item.size, attack_size(state, x))
     parried = int(reaction == "parry" and is_success(d_level))
     effects = {"hit": int(hit), "critical": int(a_level == CRITICAL), "block": BLOCK[block], "parried": parried,
-               "special_effects": cell.effects, "winner": WINNER[cell.winner]}
+               "special_effects": cell.effects, "winner": WINNER[cell.winner],
+               "d_roll": d_roll, "d_target": d_target, "shared": shared_penalty}
     text = f"{a.name} {a_level} against {t.name}'s {reaction if reaction != 'none' else 'no defence'} {d_level}"
     if cell.effects:
         text += f": {cell.winner} wins {cell.effects} Special Effect{'s' if cell.effects > 1 else ''}"
@@ -183,8 +434,8 @@ def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared
         winner = x.attacker if cell.winner == "attacker" else x.target
         loser = x.target if winner == x.attacker else x.attacker
         own, other = (a_level, d_level) if winner == x.attacker else (d_level, a_level)
-        w_roll, w_skill = (x.roll, x.skill + shared_penalty) if winner == x.attacker else (d_roll, 0)
-        if winner == x.target:
+        w_roll, w_skill = (x.roll, x.skill + shared_penalty) if winner == x.attacker else (d_roll, d_target)
+        if winner == x.target and not d_target:
             tested = next((e for e in reversed(draft.events) if isinstance(e, ev.SkillTested) and e.handle == winner), None)
             w_skill = tested.target if tested else 0
         data = {"left": cell.effects, "chosen": "", "side": cell.winner, "own": own, "other": other,
@@ -203,40 +454,93 @@ def _surprise_bonus(draft: Draft, t: Combatant, a_level: str) -> bool:
     for cond in t.conditions:
         if cond.effects.get("bonus-effect"):
             effects = {k: v for k, v in cond.effects.items() if k != "bonus-effect"}
-            from msgspec.structs import replace
-
             draft.emit(ev.ConditionApplied(handle=t.handle, condition=replace(cond, effects=effects)))
             draft.emit(ev.NoteAdded(text=f"{t.name} is surprised: a bonus Special Effect (seed 001 'Surprise')"))
             return True
     return False
 
 
-def eligible(state: State, who: str, data: dict) -> list[str]:
-    """Special Effects ``who`` may still pick: eligible by the table and not
-    already taken unless stackable (seed 001 "Special Effects")."""
+def _weapon_of(state: State, who: str, data: dict):
+    """The weapon ``who`` fought with in this exchange (None for an Evade)."""
     x = state.exchange
     c = state.combatants[who]
-    if data["side"] == "attacker":
-        traits = traits_of(find_weapon(c, x.weapon, ready_only=False))
-    elif data.get("item"):
-        traits = traits_of(find_weapon(c, str(data["item"]), ready_only=False))
+    if who == x.attacker:
+        return find_weapon(c, x.weapon, ready_only=False) if x.weapon else None
+    if data.get("item"):
+        return find_weapon(c, str(data["item"]), ready_only=False)
+    return None
+
+
+def bystanders(state: State) -> list[str]:
+    """Combatants other than the two in the exchange who still stand."""
+    x = state.exchange
+    return [c.handle for c in state.combatants.values()
+            if c.handle not in (x.attacker, x.target) and c.status == "active"]
+
+
+def held_weapon(state: State, who: str):
+    """The weapon ``who`` would lose to a Disarm in this exchange: the one
+    it fought with, else the first held ready (None when only natural or
+    unarmed weapons are left)."""
+    x = state.exchange
+    c = state.combatants[who]
+    if who == x.attacker:
+        w = find_weapon(c, x.weapon, ready_only=False) if x.weapon else None
+    elif x.with_item:
+        w = find_weapon(c, x.with_item, ready_only=False)
     else:
-        traits = set()
+        held = [w for w in sheet_of(c).weapons if w.name in c.ready and w.kind != "unarmed"]
+        w = held[0] if held else None
+    if w is None or w.kind == "unarmed" or w.name not in c.ready:
+        return None
+    return w
+
+
+def eligible(state: State, who: str, data: dict) -> list[str]:
+    """Special Effects ``who`` may still pick: eligible by the table and not
+    already taken unless stackable (seed 001 "Special Effects"), and with
+    the conditions each description sets (a blow that landed, a parrying
+    weapon to damage, a weapon to disarm, SIZ and STR limits, a bystander,
+    something to slip free from, a weapon to reload)."""
+    x = state.exchange
+    c = state.combatants[who]
+    loser = state.combatants[str(data["loser"])]
+    mine = _weapon_of(state, who, data)
+    traits = traits_of(mine) if mine is not None else set()
     parried = x.reaction == "parry"
     keys = tables.eligible_effects(str(data["side"]), own=str(data["own"]), other=str(data["other"]),
                                    traits=traits, parried=parried)
     taken = [k for k in str(data["chosen"]).split(",") if k]
     out = [k for k in keys if k not in taken or tables.SPECIAL_EFFECTS[k].stackable]
+    flags = kinds(x)
     if not x.effects.get("hit"):
-        # effects that only shape the blow mean nothing without one
-        out = [k for k in out if k not in ("choose-location", "maximize-damage", "bypass-armor", "bleed",
-                                           "stun-location", "impale", "enhance-parry", "circumvent-parry")]
+        out = [k for k in out if k not in NEEDS_HIT]
     if not x.effects.get("parried"):
         out = [k for k in out if k not in ("enhance-parry", "circumvent-parry")]
     if c.stance != "prone":
         out = [k for k in out if k != "arise"]
-    opposed = {"trip-opponent", "bleed", "stun-location"}
-    if not (opposed & set(out)) and not (opposed & set(taken)):
+    if "choose-location" in out and ("blind-strike" in flags or (
+            "ranged" in flags and str(data["own"]) != CRITICAL and "close-range" not in flags)):
+        out.remove("choose-location")
+    me_sheet, loser_sheet = sheet_of(c).characteristics, sheet_of(loser).characteristics
+    def drop(key, ok):
+        if key in out and not ok:
+            out.remove(key)
+    if "damage-weapon" in out:
+        target_w = held_weapon(state, loser.handle) if who == x.target else (
+            find_weapon(loser, x.with_item, ready_only=False) if parried and x.with_item else None)
+        drop("damage-weapon", target_w is not None and target_w.hp > 0 and (who == x.attacker or mine is not None))
+    drop("disarm-opponent", held_weapon(state, loser.handle) is not None and loser_sheet.STR <= 2 * me_sheet.STR)
+    siz = loser_sheet.SIZ * (2 if loser.has("braced") else 1)
+    drop("bash", siz <= 2 * me_sheet.SIZ)
+    drop("select-target", bool(bystanders(state)) and bool(x.weapon))
+    drop("accidental-injury", bool(x.weapon))  # a leap has no weapon to turn on its wielder
+    drop("slip-free", any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions))
+    drop("rapid-reload", mine is not None and mine.load > 0)
+    drop("entangle", who == x.attacker or mine is not None)
+    if "accidental-injury" in taken:
+        drop("accidental-injury", False)
+    if not (OPPOSED & set(out)) and not (OPPOSED & set(taken)):
         out = [k for k in out if k != "force-failure"]  # it needs an effect with an opposed roll
     return out
 
@@ -251,20 +555,40 @@ def _choose_step(state: State, who: str, data: dict) -> ev.PendingStep:
     )
 
 
-def choose(draft: Draft, who: str, option: str) -> None:
-    """Pick one Special Effect (or ``none`` to forgo the rest), or a location
-    after Choose Location. Each pick is a ``SpecialEffectChosen``; Withdraw
-    acts at once; the rest act when damage is rolled or as their own
-    opposed-roll step (seed 001 "Special Effect Descriptions")."""
+def _sub_step(who: str, kind: str, prompt: str, options, data: dict, x_id: int) -> ev.StepsAwaited:
+    return ev.StepsAwaited(steps=(ev.PendingStep(who=who, verb="choose", kind=kind, prompt=prompt,
+                                                 options=tuple(options), exchange=x_id, data=data),))
+
+
+def choose(draft: Draft, who: str, option: str, secret: bool = False) -> None:
+    """Pick one Special Effect (or ``none`` to forgo the rest), or answer a
+    follow-up choice (the location of Choose Location, the grade of Blind
+    Opponent, the bystander of Select Target, the secret effect of Prepare
+    Counter, Sharpshooter's new location, a crowd's victim, the end of a
+    charge). Each pick is a ``SpecialEffectChosen``; Withdraw, Arise, Grip
+    and Slip Free act at once; the rest act when damage is rolled or as
+    their own opposed-roll step (seed 001 "Special Effect Descriptions")."""
+    from affray.rules.mythras import effects as fx
+
     state = draft.state
-    c = state.combatants[who]
+    c = state.combatants.get(who)
     step = next((s for s in state.pending if s.verb == "choose" and s.who == who), None)
+    name = c.name if c is not None else who
     if step is None:
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
-        raise RuleError(f"{c.name} has no choice to make now (waiting for: {waiting})")
+        raise RuleError(f"{name} has no choice to make now (waiting for: {waiting})")
     option = option.strip().lower()
     if option not in step.options:
-        raise RuleError(f"{c.name} can choose {' | '.join(step.options)} here, not {option!r}")
+        raise RuleError(f"{name} can choose {' | '.join(step.options)} here, not {option!r}")
+    if step.kind == "counter" and not secret:
+        raise RuleError("the effect a counter is prepared against is noted in secret: add --secret "
+                        "(seed 001 'Prepare Counter'; exports hide it)")
+    from affray.rules.mythras import actions
+
+    follow_ups = {**fx.FOLLOW_UPS, **actions.FOLLOW_UPS}
+    if step.kind in follow_ups:
+        follow_ups[step.kind](draft, step, option)
+        return
     x = state.exchange
     data = dict(step.data)
     if step.kind == "location":
@@ -276,41 +600,58 @@ def choose(draft: Draft, who: str, option: str) -> None:
     else:
         data["left"] = int(data["left"]) - 1
         data["chosen"] = ",".join([k for k in str(data["chosen"]).split(",") if k] + [option])
+        loser = str(data["loser"])
+        counter = fx.counter_for(state, loser, who, option)
+        if counter is not None:
+            fx.trigger_counter(draft, who, loser, option, counter, data)
+            return
         if option == "choose-location":
             draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
                 who=who, verb="choose", kind="location", prompt=f"{c.name}: choose the location struck",
                 options=tables.LOCATION_NAMES, exchange=x.id, data=data),)))
             return
-        draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=str(data["loser"]), effect=option))
-        if option == "arise" and c.stance == "prone":
-            draft.emit(ev.StanceChanged(handle=who, stance="standing", reason="Arise (Special Effect)"))
-        if option == "withdraw":
-            other = str(data["loser"])
-            if other in c.engaged:
-                draft.emit(ev.EngagementChanged(a=who, b=other, engaged=False))
+        follow = fx.pick_follow_up(state, who, option, data)
+        if follow is not None:
+            if option == "prepare-counter":  # public: a counter is prepared; which one is secret
+                draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=loser, effect=option))
+            draft.emit(follow)
+            return
+        draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=loser, effect=option))
+        fx.at_once(draft, who, loser, option)
+    continue_choosing(draft, who, data)
+
+
+def continue_choosing(draft: Draft, who: str, data: dict) -> None:
+    """Offer the next pick while any is left and eligible, else go on."""
     if int(data["left"]) > 0 and eligible(draft.state, who, data):
         draft.emit(ev.StepsAwaited(steps=(_choose_step(draft.state, who, data),)))
         return
     proceed(draft, data)
 
 
+def encode(data: dict) -> str:
+    """A choose step's data, kept inside another step's data."""
+    return json.dumps(data, sort_keys=True)
+
+
+def decode(text) -> dict:
+    return json.loads(str(text)) if text else {}
+
+
 def proceed(draft: Draft, data: dict) -> None:
-    """After the Special Effects: Trip Opponent's opposed roll, then the
-    damage roll if the attack succeeded; else the exchange ends (seed 001
-    "Unsuccessful Rolls and Fumbles")."""
-    from affray.rules.mythras.damage import damage_step, trip_step
+    """After the Special Effects: their opposed rolls and other steps (Trip
+    Opponent, Disarm Opponent, Blind Opponent, Damage Weapon by the
+    defender, Entangle by the defender, Accidental Injury), then the damage
+    roll if the attack succeeded; else the exchange ends (seed 001
+    "Unsuccessful Rolls and Fumbles"). A blow turned on a bystander by
+    Select Target follows in an exchange of its own."""
+    from affray.rules.mythras import effects as fx
+    from affray.rules.mythras.damage import damage_step
 
     x = draft.state.exchange
     chosen = [k for k in str(data.get("chosen", "")).split(",") if k]
-    steps = []
-    if "trip-opponent" in chosen and "force-failure" in chosen:
-        loser = draft.state.combatants[str(data["loser"])]
-        draft.emit(ev.NoteAdded(text=f"Force Failure: {loser.name} fails the roll against Trip Opponent (seed 001)"))
-        if loser.stance != "prone":
-            draft.emit(ev.StanceChanged(handle=loser.handle, stance="prone", reason="Trip Opponent (Force Failure)"))
-    elif "trip-opponent" in chosen:
-        steps.append(trip_step(draft.state, data))
-    if x.effects.get("hit"):
+    steps = fx.effect_steps(draft, data, chosen)
+    if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
         steps.append(damage_step(draft.state, chosen, str(data.get("location", ""))))
     if steps:
         draft.emit(ev.StepsAwaited(steps=tuple(steps)))
@@ -319,11 +660,41 @@ def proceed(draft: Draft, data: dict) -> None:
 
 
 def end_exchange(draft: Draft, summary: str) -> None:
-    """Close the exchange and move the turn on."""
-    from affray.rules.mythras.turns import advance
-
+    """Close the exchange; a charger then stops or sweeps past (seed 001
+    "Charging"); then any deferred attack opens, or the turn moves on."""
     x = draft.state.exchange
     if x is not None:
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
+        a = draft.state.combatants[x.attacker]
+        if "charge" in kinds(x) and a.can_fight and x.target in a.engaged:
+            draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+                who=a.handle, verb="choose", kind="charge-end",
+                prompt=f"{a.name}: stop at {draft.state.combatants[x.target].name}, or sweep past and break off: stop | sweep-past",
+                options=("stop", "sweep-past"), data={"target": x.target}),)))
+            return
+    after_exchange(draft)
+
+
+def after_exchange(draft: Draft) -> None:
+    """Open the next deferred attack (a counterattack, a waiting charge, the
+    next target of a sweep, a bystander's blow), else move the turn on."""
+    from affray.rules.mythras.turns import advance
+
+    for c in list(draft.state.combatants.values()):
+        for cond in c.conditions:
+            if cond.name != "deferred-attack":
+                continue
+            draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=cond.id, reason="its exchange opens"))
+            target = cat.from_of(cond)
+            t = draft.state.combatants.get(target)
+            kind = DEFERRED[cond.effects.get("kind", 0)]
+            weapons = sheet_of(c).weapons
+            weapon = weapons[cond.effects.get("weapon", 0)].name
+            if not c.can_fight or t is None or t.status == "dead":
+                draft.emit(ev.NoteAdded(text=f"{c.name}'s {kind} on {target} is lost: "
+                                             f"{'they can no longer fight' if not c.can_fight else 'the target is gone'}"))
+                continue
+            open_deferred(draft, c.handle, target, weapon, cond.effects.get("roll", 0), cond.effects.get("skill", 0), kind)
+            return
     draft.emit(ev.StepsAwaited(steps=()))
     advance(draft)

@@ -49,11 +49,11 @@ def find_weapon(c: Combatant, name: str, *, ready_only: bool = True) -> Weapon:
     return w
 
 
-def default_weapon(c: Combatant) -> Weapon:
+def default_weapon(c: Combatant, state: State | None = None) -> Weapon:
     """The first ready weapon that is not a shield, else a shield, else an
-    unarmed weapon."""
+    unarmed weapon; with ``state``, only weapons that can be used now."""
     weapons = sheet_of(c).weapons
-    ready = [w for w in weapons if w.name in c.ready]
+    ready = [w for w in weapons if w.name in c.ready and (state is None or not usable(state, c, w))]
     for w in ready:
         if w.kind != "shield":
             return w
@@ -65,9 +65,13 @@ def default_weapon(c: Combatant) -> Weapon:
     raise RuleError(f"{c.name} holds no weapon ready; name one with --weapon")
 
 
-def parry_weapons(c: Combatant) -> list[Weapon]:
-    """Ready weapons that can parry, biggest first (seed 001 "Parry")."""
+def parry_weapons(c: Combatant, state: State | None = None) -> list[Weapon]:
+    """Ready weapons that can parry, biggest first (seed 001 "Parry");
+    with ``state``, not those broken, stuck in a wound or in an entangled
+    hand."""
     ws = [w for w in sheet_of(c).weapons if w.name in c.ready and w.kind in ("melee", "shield")]
+    if state is not None:
+        ws = [w for w in ws if not usable(state, c, w)]
     return sorted(ws, key=lambda w: -tables.size_index(w.size))
 
 
@@ -105,37 +109,137 @@ def over_100_mods(state: State, *skills: int) -> tuple[ev.Modifier, ...]:
 
 
 def grade_modifiers(state: State, c: Combatant, base: int, situations, role: str,
-                    combat: bool = True) -> tuple[ev.Modifier, ...]:
+                    combat: bool = True, *, ranged: bool = False, extra=(), ease: int = 0) -> tuple[ev.Modifier, ...]:
     """The Difficulty Grade on ``c``'s ``role`` roll (attack or defence) as a
     modifier: the hardest of the named situations (seed 001 "Close Combat
-    Situational Modifiers"), prone ("Fighting while prone") and conditions
-    with a grade (Impale Effects Table; these also apply to non-combat
-    rolls, ``combat=False``). B4: the hardest grade applies.
-    :class:`RuleError` for an unknown or misplaced situation, or Hopeless."""
-    found: list[tuple[str, str]] = []
+    Situational Modifiers", or "Ranged Combat Situational Modifiers" when
+    ``ranged``), prone ("Fighting while prone"; "Attacker prone" for a
+    shot), ``extra`` (grade, text) pairs the caller found, and conditions
+    with a grade (Impale Effects Table, Blind Opponent, Fatigue; these also
+    apply to non-combat rolls, ``combat=False``). B4: the hardest grade
+    applies; then ``harder`` situations and conditions (Entangle, a blind
+    strike) make it harder by a grade each, and ``ease`` grades easier
+    (Aiming). :class:`RuleError` for an unknown or misplaced situation, or
+    Hopeless."""
+    found: list[tuple[str, str]] = list(extra)
+    harder: list[str] = []
     for key in situations:
         sit = tables.SITUATIONS.get(key)
         if sit is None:
             raise RuleError(f"unknown situation {key!r}; known: {', '.join(tables.SITUATIONS)}")
-        if sit.applies not in (role, "both"):
+        if sit.applies not in (role, "both") and role != "both":
             verb = "'affray react'" if sit.applies == "defence" else "'affray attack'"
             raise RuleError(f"situation {key!r} is for {sit.applies} rolls; give it with {verb}")
-        found.append((sit.grade, sit.text))
+        if combat and sit.combat != "both" and (sit.combat == "ranged") != ranged:
+            raise RuleError(f"situation {key!r} is for {sit.combat} combat, and this is a "
+                            f"{'ranged' if ranged else 'close'} {role} roll")
+        if sit.grade == "harder":
+            harder.append(sit.text)
+        elif sit.grade != "automatic":
+            found.append((sit.grade, sit.text))
     if combat and c.stance == "prone" and "prone" not in situations:
-        found.append(("formidable", "Fighting while prone"))
+        if not ranged:
+            found.append(("formidable", "Fighting while prone"))
+        elif role == "attack" and "attacker-prone" not in situations and "prepared-position" not in situations:
+            found.append(("herculean", "Attacker prone"))
     for cond in c.conditions:
         if "grade" in cond.effects:
             found.append((tables.GRADE_ORDER[cond.effects["grade"]], cond.note or cond.name))
-    if not found:
+        if cond.effects.get("harder"):
+            harder.extend([cond.note or cond.name] * cond.effects["harder"])
+    if not found and not harder and not ease:
         return ()
     grade = tables.hardest(g for g, _ in found)
+    why = "; ".join(text for g, text in found if g == grade)
+    if harder:
+        grade = tables.shift(grade, len(harder))
+        why = "; ".join(filter(None, [why] + [f"one grade harder: {h}" for h in harder]))
+    if ease and grade not in ("standard", "very-easy", "easy", "hopeless"):
+        grade = tables.shift(grade, -ease)
+        why += "; one grade easier (Aiming)"
     if grade == "standard":
         return ()
+    if grade == "hopeless" and role == "both" and not combat:
+        grade, why = "herculean", why + " (a resistance roll is never refused: taken at Herculean)"
     if grade == "hopeless":
-        raise RuleError(f"{c.name} cannot attempt that: the situation is Hopeless")
-    why = "; ".join(text for g, text in found if g == grade)
+        raise RuleError(f"{c.name} cannot attempt that: the situation is Hopeless ({why})")
     value = tables.graded(base, grade, rulings_of(state).grade_style) - base
     return (ev.Modifier(value, f"{grade}: {why}"),)
+
+
+def effects_of(conds, key: str):
+    """The conditions in ``conds`` carrying effect ``key``."""
+    return [c for c in conds if key in c.effects]
+
+
+def luck_left(c: Combatant) -> int:
+    """Luck Points ``c`` has not spent (sheet ``luck_points``)."""
+    spent = sum(x.effects.get("spent", 0) for x in c.conditions if x.name == "luck-spent")
+    return max(0, sheet_of(c).luck_points - spent)
+
+
+def stuck_weapons(state: State, handle: str) -> set[str]:
+    """Names of ``handle``'s weapons left impaled in someone (seed 001
+    "Impale": the wielder cannot parry with it while it is stuck)."""
+    from affray.rules.mythras.conditions import from_of
+
+    me = state.combatants[handle]
+    weapons = sheet_of(me).weapons
+    out = set()
+    for other in state.combatants.values():
+        for cond in other.conditions:
+            if cond.name == "impaled" and from_of(cond) == handle and "weapon" in cond.effects:
+                i = cond.effects["weapon"]
+                if 0 <= i < len(weapons):
+                    out.add(weapons[i].name)
+    return out
+
+
+def weapon_hp(c: Combatant, w: Weapon) -> int:
+    """A weapon's Hit Points left after Damage Weapon (seed 001)."""
+    lost = sum(x.effects.get("hp-lost", 0) for x in c.conditions if x.id == f"weapon-damaged:{w.name.lower()}")
+    return w.hp - lost
+
+
+def broken(c: Combatant, w: Weapon) -> bool:
+    """Whether Damage Weapon broke ``w`` (its HP at 0)."""
+    return w.hp > 0 and weapon_hp(c, w) <= 0
+
+
+def sundered_ap(c: Combatant, location: str) -> int:
+    """Armor Points the location's protection lost to Sunder (seed 001)."""
+    return sum(x.effects.get("ap-lost", 0) for x in c.conditions if x.name == "sundered" and x.location == location)
+
+
+def hand_of(c: Combatant, weapon: str) -> str:
+    """Which arm holds ``weapon``: our reading (as for a useless arm) is a
+    shield in the left hand, other weapons in the right, a second weapon in
+    the left; a two-handed weapon is in both (``both``)."""
+    weapons = {w.name: w for w in sheet_of(c).weapons}
+    w = weapons.get(weapon)
+    if w is None or w.kind == "unarmed":
+        return ""
+    if w.hands >= 2:
+        return "both"
+    held = [weapons[n] for n in c.ready if n in weapons]
+    others = [x for x in held if x.kind != "shield"]
+    if w.kind == "shield":
+        return "left arm"
+    return "right arm" if others and others[0].name == weapon else "left arm"
+
+
+def usable(state: State, c: Combatant, w: Weapon) -> str:
+    """Why ``c`` cannot use ``w`` now, or "": broken (Damage Weapon), stuck
+    in a wound (Impale) or held by an entangled arm (Entangle)."""
+    if broken(c, w):
+        return f"{w.name} is broken"
+    if w.name in stuck_weapons(state, c.handle):
+        return f"{w.name} is stuck in a wound (yank it free with 'affray act {c.handle} yank')"
+    hand = hand_of(c, w.name)
+    for cond in c.conditions:
+        if cond.name == "entangled" and cond.location.endswith("arm") and hand in (cond.location, "both"):
+            return f"{c.name}'s {cond.location} is entangled"
+    return ""
 
 
 def fighters(state: State) -> list[Combatant]:

@@ -14,11 +14,11 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError
-from affray.rules.d100 import is_success
+from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import end_exchange
-from affray.rules.mythras.common import TORSO, find_weapon, grade_modifiers, rulings_of, sheet_of, test
+from affray.rules.mythras.common import TORSO, find_weapon, grade_modifiers, rulings_of, sheet_of, sundered_ap, test
 from affray.rules.mythras.sheet import derive
 
 _BLOCKS = {0: "none", 1: "half", 2: "all"}
@@ -43,11 +43,26 @@ def split_maximized(expr: str, k: int) -> tuple[str, int]:
 
 
 def _plan(state: State, chosen: list[str]):
+    """(weapon, dice to roll, fixed points, damage modifier) of the blow of
+    the exchange: Maximize Damage fixes dice; a charge moves the Damage
+    Modifier one step (two for a quadruped, seed 001 "Charging"); a weapon
+    set against a charge uses the charger's; a Ranged weapon adds it only
+    when its ``damage_modifier`` says so ("Ranged Combat")."""
+    from affray.rules.mythras.attack import kinds
+
     x = state.exchange
     a = state.combatants[x.attacker]
     weapon = find_weapon(a, x.weapon, ready_only=False)
     rolled, fixed = split_maximized(weapon.damage, chosen.count("maximize-damage"))
     dm = derive(sheet_of(a), rulings_of(state)).damage_modifier
+    flags = kinds(x)
+    if "charge" in flags:
+        dm = tables.dm_step(dm, 2 if sheet_of(a).legs >= 4 else 1)
+    if "counter" in flags and "set" in weapon.traits:
+        t = state.combatants[x.target]
+        dm = derive(sheet_of(t), rulings_of(state)).damage_modifier
+    if weapon.kind == "ranged" and not weapon.damage_modifier:
+        dm = ""
     return weapon, rolled, fixed, dm
 
 
@@ -67,9 +82,10 @@ def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingSte
     if not location:
         needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
     shown = dicelib.combine(*(p for p in (rolled, str(fixed) if fixed else "", dm) if p))
+    into = f"{t.name}'s {x.with_item}" if "damage-weapon" in chosen and x.with_item else t.name
     return ev.PendingStep(
         who=a.handle, verb="roll", kind="damage",
-        prompt=f"{a.name}: roll damage {shown} against {t.name}" + (f"'s {location}" if location else " and hit location 1D20"),
+        prompt=f"{a.name}: roll damage {shown} against {into}" + (f"'s {location}" if location else " and hit location 1D20"),
         dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location},
     )
 
@@ -88,6 +104,9 @@ def trip_step(state: State, data: dict) -> ev.PendingStep:
 
 def roll_step(draft: Draft, who: str) -> None:
     """Perform the first pending roll step (or the first that is ``who``'s)."""
+    from affray.rules.mythras import actions, effects
+    from affray.rules.mythras.turns import roll_footing
+
     state = draft.state
     steps = [s for s in state.pending if s.verb == "roll" and (not who or s.who == who)]
     if not steps:
@@ -95,23 +114,30 @@ def roll_step(draft: Draft, who: str) -> None:
         raise RuleError(f"no roll is pending{' for ' + who if who else ''} (waiting for: {waiting})")
     step = steps[0]
     rest = tuple(s for s in state.pending if s is not step)
-    from affray.rules.mythras.turns import roll_footing
-
-    handlers = {"damage": _roll_damage, "trip": _roll_trip, "wound": _roll_endurance, "footing": roll_footing}
+    handlers = {"damage": _roll_damage, "trip": _roll_trip, "wound": _roll_endurance, "footing": roll_footing,
+                "knockback": _roll_fall, "bash": _roll_fall, **effects.ROLL_HANDLERS, **actions.ROLL_HANDLERS}
     handlers[step.kind](draft, step, rest)
 
 
 def _continue(draft: Draft, steps: tuple[ev.PendingStep, ...], summary: str) -> None:
     if steps:
         draft.emit(ev.StepsAwaited(steps=steps))
-    else:
+    elif draft.state.exchange is not None:
         end_exchange(draft, summary)
+    else:
+        from affray.rules.mythras.turns import advance
+
+        draft.emit(ev.StepsAwaited(steps=()))
+        advance(draft)
 
 
 def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
     """An opposed roll against an original roll (B6): the resister fails
     unless it wins; both failing follows ruling ``opposed_both_fail``."""
-    other = tables.skill_test(roll, skill) if skill else "failure"
+    if roll <= 0:  # an Automatic attack (a helpless target): a Success with no roll
+        other = SUCCESS
+    else:
+        other = tables.skill_test(roll, skill) if skill else "failure"
     winner = tables.opposed_winner(resister_level, resister_roll, other, roll)
     if winner == "none":
         both_fail = not is_success(resister_level) and not is_success(other)
@@ -124,24 +150,63 @@ def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll:
 def _roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
     c = draft.state.combatants[step.who]
     s = sheet_of(c)
-    name, skill = max((("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))),
-                      key=lambda p: p[1])
+    options = [("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))]
+    extra = []
+    if s.legs >= 4:  # seed 001 "Trip Opponent": quadrupeds may use Athletics for Evade, one grade easier
+        options.append(("Athletics", s.skill("Athletics")))
+        extra = [("easy", "a quadruped resisting Trip Opponent")]
+    name, skill = max(options, key=lambda p: p[1])
     tested = test(draft, c, name, skill, "resist Trip Opponent",
-                  grade_modifiers(draft.state, c, skill, (), "both", combat=False))
+                  grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
     tripped = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
     if tripped and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="Trip Opponent"))
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
     _continue(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
 
 
+def _roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """After Knockback: an Easy Acrobatics or Standard Athletics roll, or
+    fall prone (seed 001 "Knockback"). After a Bash into an obstacle: an
+    Acrobatics roll, or Athletics at Hard ("Bash"). The better chance is
+    taken."""
+    state = draft.state
+    c = state.combatants[step.who]
+    s = sheet_of(c)
+    easy_acro = step.kind == "knockback"
+    acro = tables.graded(s.skill("Acrobatics"), "easy" if easy_acro else "standard", rulings_of(state).grade_style)
+    ath = tables.graded(s.skill("Athletics"), "standard" if easy_acro else "hard", rulings_of(state).grade_style)
+    if acro >= ath:
+        name, skill, grade = "Acrobatics", s.skill("Acrobatics"), "easy" if easy_acro else "standard"
+    else:
+        name, skill, grade = "Athletics", s.skill("Athletics"), "standard" if easy_acro else "hard"
+    extra = [(grade, "Knockback" if easy_acro else "Bash into an obstacle")] if grade != "standard" else []
+    tested = test(draft, c, name, skill, "stay on their feet (" + ("Knockback" if easy_acro else "Bash") + ")",
+                  grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
+    if not is_success(tested.result) and c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if easy_acro else "Bash") + ")"))
+    _continue(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
+
+
+def effective_siz(c, against: str) -> float:
+    """SIZ against Knockback or Leaping Attacks (×1.5 when braced) or Bash
+    (×2 when braced), seed 001 "Brace"."""
+    siz = sheet_of(c).characteristics.SIZ
+    if not c.has("braced"):
+        return siz
+    return siz * (2 if against == "bash" else 1.5)
+
+
 def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
-    """Damage in the order of B10: weapon + damage modifier (no damage when
-    a negative modifier takes it to 0, B16), parry by comparative Size (B11;
-    Enhance Parry deflects all), armour last (B12; Bypass Armor), then the
-    location's HP and the wound (B15)."""
+    """Roll the blow: weapon dice (Impale: twice, the higher kept), damage
+    modifier (no damage when a negative one takes it to 0, B16), the
+    location; at Long Range the damage is halved (seed 001 "Ranged
+    Combat"). Sharpshooter may then move the location; then
+    :func:`apply_damage`."""
+    from affray.rules.mythras.attack import kinds
+
     state = draft.state
     x = state.exchange
-    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    a = state.combatants[x.attacker]
     chosen = [k for k in str(step.data.get("chosen", "")).split(",") if k]
     weapon, rolled, fixed, dm = _plan(state, chosen)
     weapon_part = fixed
@@ -168,27 +233,129 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     else:
         note.append("location chosen")
     total = max(0, weapon_part + mod)
+    if "long-range" in kinds(x):
+        note.append(f"Long Range: {total} halved")
+        total //= 2
+    if "charge" in kinds(x):
+        note.append("charge: Damage Modifier one step up")
+    data = {"chosen": ",".join(chosen), "location": location, "total": total,
+            "shown": f"{weapon_part}{mod:+d}", "note": "; ".join(note)}
+    if "sharpshooter" in chosen:
+        options = tables.ADJACENT.get(location, ()) + ("keep",)
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=a.handle, verb="choose", kind="sharpshooter",
+            prompt=f"{a.name}: Sharpshooter: the shot hits the {location}; move it to an adjoining location: {' | '.join(options)}",
+            options=options, exchange=x.id, data=data),) + tuple(rest)))
+        return
+    apply_damage(draft, data, rest)
+
+
+def _ward_block(state: State, t, location: str, attack: str) -> tuple[str, str]:
+    """The best passive block on ``location`` (seed 001 "Ward Location",
+    "Passive Blocking"): as a parry with the warding weapon's Size."""
+    best, by = "none", ""
+    for cond in t.conditions:
+        if cond.name == "warding" and cond.effects.get("loc:" + location):
+            w = sheet_of(t).weapons[cond.effects.get("weapon", 0)]
+            b = tables.parry_block(w.size, attack)
+            if _BLOCK_RANK[b] > _BLOCK_RANK[best]:
+                best, by = b, w.name
+    return best, by
+
+
+_BLOCK_RANK = {"none": 0, "half": 1, "all": 2}
+
+
+def _cover_ap(t, location: str) -> int:
+    """Armor Points of cover over ``location`` (seed 001 "Cover", "Take
+    Cover")."""
+    return max((c.effects.get("ap", 0) for c in t.conditions
+                if c.name == "in-cover" and c.effects.get("loc:" + location)), default=0)
+
+
+def apply_damage(draft: Draft, data: dict, rest) -> None:
+    """Damage in the order of B10 once rolled: Knockback (damage over SIZ,
+    before parry and armour) or Bash; the parry by comparative Size (B11;
+    Enhance Parry deflects all, Circumvent Parry bypasses it; a warded
+    location blocks as a parry of the warding weapon); a Damage Weapon blow
+    goes to the parrying weapon instead; armour last (worn + natural, less
+    Sunder's losses, plus cover; Bypass Armor), Sunder tearing into it;
+    then the location's HP and the wound (B15), and Bleed, Stun Location,
+    Impale and Entangle."""
+    from affray.rules.mythras import effects as fx
+    from affray.rules.mythras.attack import attack_size, kinds
+
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    chosen = [k for k in str(data.get("chosen", "")).split(",") if k]
+    weapon = find_weapon(a, x.weapon, ready_only=False)
+    location = str(data["location"])
+    total = int(data["total"])
+    note = [str(data.get("note", ""))] if data.get("note") else []
+    follow: list[ev.PendingStep] = []
+    flags = kinds(x)
+    # Knockback and Bash act on the damage rolled, before parry and armour
+    if "bash" in chosen:
+        feet = tables.bash_feet(total, weapon.kind == "shield" or "shield" in weapon.traits)
+        if feet:
+            draft.emit(ev.CombatantMoved(handle=t.handle, distance=feet * tables.FEET_TO_M, away_from=a.handle,
+                                         reason=f"Bash: {feet} ft back"))
+        if "obstacle" in flags and feet:
+            follow.append(_fall_step(state, t.handle, "bash", "bashed into an obstacle: Acrobatics, or Athletics at Hard, or fall"))
+    elif "damage-weapon" not in chosen and rulings_of(state).knockback == "on":
+        siz = effective_siz(t, "knockback")
+        feet = tables.knockback_feet(total, int(siz) if siz == int(siz) else siz)
+        if feet:
+            draft.emit(ev.CombatantMoved(handle=t.handle, distance=feet * tables.FEET_TO_M, away_from=a.handle,
+                                         reason=f"Knockback: {feet} ft back ({total} damage over SIZ {siz:g})"))
+            follow.append(_fall_step(state, t.handle, "knockback", "knocked back: Easy Acrobatics or Athletics, or fall prone"))
     block = _BLOCKS[int(x.effects.get("block", 0))]
     if x.effects.get("parried") and "enhance-parry" in chosen:
         block = "all"  # seed 001 "Enhance Parry": no matter the Size of the weapon
     if "circumvent-parry" in chosen:
         block = "none"  # seed 001 "Circumvent Parry": an otherwise successful parry is bypassed
+    ward, ward_by = _ward_block(state, t, location, attack_size(state, x))
+    if _BLOCK_RANK[ward] > _BLOCK_RANK[block]:
+        block = ward
+        note.append(f"warded by {ward_by}")
     after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
+    if "damage-weapon" in chosen and x.with_item:
+        fx.damage_weapon(draft, t.handle, x.with_item, after, f"Damage Weapon by {a.name}")
+        _continue(draft, tuple(rest) + tuple(follow), f"{a.name} strikes {t.name}'s {x.with_item}")
+        return
     sheet = sheet_of(t)
     worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
+    lost = sundered_ap(t, location)
+    worn_left = max(0, worn - lost)
+    natural_left = max(0, natural - max(0, lost - worn))
+    cover = _cover_ap(t, location)
     bypass = chosen.count("bypass-armor")
     if bypass >= 2:
         armour_ap = 0
     elif bypass == 1:
-        armour_ap = natural if worn else 0  # the worn armour is bypassed first (our reading)
+        armour_ap = natural_left if worn_left else 0  # the worn armour is bypassed first (our reading)
     else:
-        armour_ap = worn + natural
-    armour = min(after, armour_ap)
-    final = after - armour
+        armour_ap = worn_left + natural_left
+    if cover:
+        note.append(f"cover {cover} AP")
+    armour_ap += cover
+    if "sunder" in chosen:
+        surplus = max(0, after - armour_ap)
+        torn = min(worn_left + natural_left, surplus)
+        final = surplus - torn
+        armour = after - final
+        if torn:
+            draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
+                "sundered", cause=draft.next_version, round=state.round, step=draft.state.step, ends="never",
+                location=location, effects={"ap-lost": lost + torn},
+                note=f"Sunder: the {location}'s protection loses {torn} AP ({worn_left + natural_left - torn} left)")))
+    else:
+        armour = min(after, armour_ap)
+        final = after - armour
     draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=total, reduced=total - after,
                               armour=armour, final=final, critical=bool(x.effects.get("critical")),
-                              note=f"{weapon_part}{mod:+d}" + (f"; parry {block}" if block != "none" else "") + "; " + "; ".join(note)))
-    follow: list[ev.PendingStep] = []
+                              note=str(data.get("shown", "")) + (f"; parry {block}" if block != "none" else "") + "; " + "; ".join(n for n in note if n)))
     if final > 0:
         base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
         for key, reason in (("bleed", "bleed"), ("stun-location", "stun")):
@@ -200,29 +367,73 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
             else:
                 follow.append(_endurance(draft.state, t.handle, reason, base))
         if "impale" in chosen:
-            grade = tables.impale_grade(sheet.characteristics.SIZ, weapon.size)
-            if grade == "incapacitated":
-                effects = {"helpless": 1}
-            elif grade in tables.GRADES:
-                effects = {"grade": tables.GRADE_ORDER.index(grade)}
-            else:
-                effects = {}
-            draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
-                "impaled", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
-                location=location, effects=effects, note=f"impaled by {a.name}'s {weapon.name}: {grade} (Impale Effects Table)")))
+            _impale(draft, a, t, weapon, location)
+    if "entangle" in chosen and data.get("side", "attacker") == "attacker" and "entangling" in weapon.traits:
+        fx.entangle(draft, a.handle, t.handle, weapon.name, location)
+    if final > 0:
+        base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
         follow.extend(_wound(draft, t.handle, location, base))
-    _continue(draft, rest + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
+    _continue(draft, tuple(rest) + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
+
+
+def _impale(draft: Draft, a, t, weapon, location: str) -> None:
+    """Impale: the weapon stays in the wound (Impale Effects Table by the
+    victim's SIZ and the weapon's Size, or a missile's Impale Size); a
+    melee wielder may yank it free later (seed 001 "Impale")."""
+    state = draft.state
+    sheet = sheet_of(t)
+    size = weapon.impale_size or weapon.size
+    grade = tables.impale_grade(sheet.characteristics.SIZ, size)
+    if grade == "incapacitated":
+        effects = {"helpless": 1}
+    elif grade in tables.GRADES:
+        effects = {"grade": tables.GRADE_ORDER.index(grade)}
+    else:
+        effects = {}
+    if weapon.kind != "ranged":
+        effects[f"from:{a.handle}"] = 1
+        effects["weapon"] = [w.name for w in sheet_of(a).weapons].index(weapon.name)
+    draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
+        "impaled", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
+        location=location, effects=effects, note=f"impaled by {a.name}'s {weapon.name}: {grade} (Impale Effects Table)")))
+
+
+def _fall_step(state: State, handle: str, kind: str, why: str) -> ev.PendingStep:
+    c = state.combatants[handle]
+    return ev.PendingStep(who=handle, verb="roll", kind=kind, prompt=f"{c.name}: {why}",
+                          dice=(ev.DiceNeed(f"{c.name}: Acrobatics/Athletics", "1D100", by=handle),),
+                          exchange=state.exchange.id if state.exchange else 0)
+
+
+def hurt(draft: Draft, handle: str, location: str, amount: int, *, ignore_armour: bool, base: dict,
+         note: str, exchange: int | None = None) -> list[ev.PendingStep]:
+    """Damage outside the attack's blow (Accidental Injury, an impaled
+    weapon yanked free): armour unless ignored, then HP and the wound."""
+    state = draft.state
+    c = state.combatants[handle]
+    sheet = sheet_of(c)
+    ap = 0 if ignore_armour else max(0, sheet.armour.get(location, 0) + sheet.natural_armour.get(location, 0)
+                                     - sundered_ap(c, location))
+    armour = min(ap, amount)
+    final = amount - armour
+    x_id = exchange if exchange is not None else (state.exchange.id if state.exchange else 0)
+    draft.emit(ev.DamageDealt(exchange=x_id, target=handle, location=location, rolled=amount, reduced=0,
+                              armour=armour, final=final, note=note))
+    if final <= 0:
+        return []
+    return _wound(draft, handle, location, {**base, "location": location, "damage": final})
 
 
 def _endurance(state: State, handle: str, reason: str, base: dict, dice: tuple = ()) -> ev.PendingStep:
     c = state.combatants[handle]
+    x_id = state.exchange.id if state.exchange is not None else 0
     what = {"bleed": "or bleed (Bleed)", "stun": "or the location is stunned (Stun Location)",
             "serious": "or lose the location's use", "major": "or worse (Major Wound)"}[reason]
     return ev.PendingStep(
         who=handle, verb="roll", kind="wound",
         prompt=f"{c.name}: opposed Endurance against the attack ({base['roll']} vs {base['skill']}%) {what}",
         dice=tuple(dice) + (ev.DiceNeed(f"Endurance ({reason})", "1D100", by=handle),),
-        exchange=state.exchange.id, data={**base, "reason": reason},
+        exchange=x_id, data={**base, "reason": reason},
     )
 
 
@@ -233,7 +444,8 @@ def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.Pend
     c = state.combatants[handle]
     loc = c.location(location)
     severity = tables.wound_severity(loc.hp, loc.max_hp, rulings_of(state).major_wound_boundary)
-    draft.emit(ev.WoundInflicted(target=handle, location=location, severity=severity, exchange=state.exchange.id))
+    draft.emit(ev.WoundInflicted(target=handle, location=location, severity=severity,
+                                 exchange=state.exchange.id if state.exchange is not None else 0))
     if severity == "minor":
         return []
     if severity == "major" and not c.effect("helpless"):
@@ -294,7 +506,8 @@ def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: in
     elif reason == "stun":
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "stunned-location", ends="actions", count=damage, location=location,
-            effects={"cannot-attack": 1} if not limb or limb == "arm" else {},
+            effects=({"cannot-attack": 1, "no-defence": 1} if location == "head" else
+                     {"cannot-attack": 1} if not limb or limb == "arm" else {"no-move": 1}),
             note=f"Stun Location ({location})", **at)))
     elif reason == "serious" and limb:
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(

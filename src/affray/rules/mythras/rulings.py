@@ -54,6 +54,34 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     "Impale"); the engine records the higher. Named so it is on record."""
 
 
+    knockback: Literal["on", "off"] = "on"
+    """Knockback applies "by default" (seed 001 "Knockback"): a blow doing
+    more damage than the recipient's SIZ throws it back; ``off`` for tables
+    that leave it out."""
+
+    yank_resisted: Literal["opposed", "unopposed"] = "opposed"
+    """Yanking an impaled weapon free takes an unopposed Brawn roll "or an
+    Opposed Brawn roll if the opponent resists" (seed 001 "Impale"): a
+    victim able to fight resists (``opposed``) or never does."""
+
+    counter_effects: Literal["no-blow"] = "no-blow"
+    """What a triggered Prepare Counter substitutes (seed 001: "one of his
+    own, which succeeds automatically"): one of Trip Opponent, Disarm
+    Opponent, Blind Opponent, Withdraw, Arise, Slip Free, Scar Foe (the
+    effects that need no blow of the counterer's own). Named so it is on
+    record."""
+
+    held_counter_cost: Literal["free", "ap"] = "free"
+    """Holding magic "allows free use of the Counter Spell reaction by an
+    enemy" (seed 001 "Hold Magic"): countering a held spell costs no Action
+    Point (``free``) or the usual one (``ap``)."""
+
+    interrupt_timing: Literal["turn-start"] = "turn-start"
+    """An Interrupt halts an opponent's Turn "at any point" (seed 001); the
+    engine takes it when that Turn begins, before its declaration. Named so
+    it is on record."""
+
+
 DEFAULT_RULINGS = Rulings()
 
 SEED = "seed 001_0613c1b7f6517492.txt"
@@ -74,6 +102,15 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "grade_style": ("multiplier", "Difficulty Grades multiply (rounded up) or add the simplified values",
                     f"{REF} B4"),
     "impale_pick": ("higher", "which of Impale's two damage rolls is kept", f"{SEED} 'Impale'"),
+    "knockback": ("on", "Knockback when damage exceeds SIZ (on) or never (off)", f"{SEED} 'Knockback' ('by default')"),
+    "yank_resisted": ("opposed", "yanking an impaled weapon: the victim resists with Brawn (opposed) or not",
+                      f"{SEED} 'Impale'"),
+    "counter_effects": ("no-blow", "a triggered Prepare Counter substitutes an effect that needs no blow",
+                        f"{SEED} 'Prepare Counter' (silent on which); our ruling"),
+    "held_counter_cost": ("free", "Counter Spell against held magic costs no AP (free) or 1 AP (ap)",
+                          f"{SEED} 'Hold Magic' ('free use')"),
+    "interrupt_timing": ("turn-start", "an Interrupt is taken as the opponent's Turn begins",
+                         f"{SEED} 'Interrupt' ('at any point'); our ruling"),
 }
 
 

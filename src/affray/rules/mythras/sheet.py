@@ -26,7 +26,11 @@ CHARACTERISTICS = ("STR", "CON", "SIZ", "DEX", "INT", "POW", "CHA")
 #: ``melee``, ``shield``, ``unarmed`` (needs no hand to hold it), ``ranged``.
 WEAPON_KINDS = ("melee", "shield", "unarmed", "ranged")
 #: Traits the Special Effects Table asks for (seed 001).
-TRAITS = ("cutting", "impaling", "bludgeoning", "entangling", "two-handed", "shield", "unarmed", "ranged")
+TRAITS = ("cutting", "impaling", "bludgeoning", "entangling", "two-handed", "shield", "unarmed", "ranged",
+          "barbed", "set", "crossbow", "counter")
+#: Weapon reach, shortest first (Mythras weapon tables; seed 001 "Charging":
+#: the longer weapon strikes first).
+REACHES = ("touch", "short", "medium", "long", "very long")
 _DO = "fix the sheet and try again"
 
 
@@ -52,8 +56,18 @@ class Characteristics(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A weapon, shield or natural weapon. ``damage`` dice without the
     damage modifier; ``size`` Small..Enormous (seed 001 "Weapon Size");
-    ``reach`` (Touch, Short, Medium, Long, Very Long: recorded, not yet used);
-    ``ap``/``hp`` the item's own; ``traits`` from :data:`TRAITS`."""
+    ``reach`` (Touch, Short, Medium, Long, Very Long: the longer strikes
+    first against a charge); ``ap``/``hp`` the item's own (Damage Weapon,
+    Sunder); ``traits`` from :data:`TRAITS` (``barbed``: yanking it out does
+    full damage; ``set``: can be set against a charge).
+
+    Ranged weapons (seed 001 "Ranged Combat"): ``force`` the Size it strikes
+    a (shield) parry with (default: ``size``); ``range`` Close/Effective/Long
+    as ``"10/30/60"`` (metres); ``load`` Turns to reload (0: none);
+    ``impale_size`` the Size of the impaled missile (Impale Effects Table;
+    default ``size``); ``damage_modifier`` whether the wielder's Damage
+    Modifier applies (self-drawn bows and thrown weapons). ``ward``: how
+    many locations it covers when Warding (default 1, shields 2)."""
 
     name: str
     damage: str
@@ -64,6 +78,26 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     traits: list[str] = []
     hands: int = 1
     kind: str = "melee"
+    force: str = ""
+    range: str = ""
+    load: int = 0
+    impale_size: str = ""
+    damage_modifier: bool = True
+    ward: int = 0
+
+
+class Spell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A spell or magical ability (seed 001 "Cast Magic", "Hold Magic",
+    "Counter Spell"): cast with ``skill`` (a skill on the sheet, e.g.
+    Channel or Invocation), taking ``casting_time`` Turns; ``counter`` spells
+    can dismiss an incoming spell; ``effect`` is its named effect, told in
+    the log (the engine does not resolve spell effects)."""
+
+    name: str
+    skill: str
+    casting_time: int = 1
+    counter: bool = False
+    effect: str = ""
 
 
 class CombatStyle(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -80,7 +114,10 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     Athletics, Willpower, Unarmed... ``armour`` worn AP and
     ``natural_armour`` per location; ``extra_ap`` Action Points gained by
     Rank (seed 001); ``ready`` weapons held at the start (default: the first
-    style's weapons that fit two hands)."""
+    style's weapons that fit two hands); ``luck_points`` per session (seed
+    001 "Use Luck Point"); ``movement`` the Base Movement Rate in metres;
+    ``legs`` (4 or more: a quadruped for Charge, Trip Opponent and Leaping
+    Attacks); ``spells`` (:class:`Spell`)."""
 
     name: str
     characteristics: Characteristics
@@ -93,6 +130,10 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     extra_ap: int = 0
     ready: list[str] | None = None
     notes: str = ""
+    luck_points: int = 0
+    movement: int = 6
+    legs: int = 2
+    spells: list[Spell] = []
 
     def skill(self, name: str, default: int = 0) -> int:
         """A skill by name, case-insensitive (``default`` when missing)."""
@@ -184,6 +225,23 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
                 raise _fail(label, f"{p}.traits", f"unknown trait {t!r} (traits: {', '.join(TRAITS)})")
         if w.hands not in (1, 2) or not 0 <= w.ap <= 100 or not 0 <= w.hp <= 1000:
             raise _fail(label, p, "hands must be 1 or 2, ap 0..100, hp 0..1000")
+        if w.reach.lower() not in REACHES:
+            raise _fail(label, f"{p}.reach", f"must be one of {', '.join(REACHES)}, got {w.reach!r}")
+        for field in ("force", "impale_size"):
+            if getattr(w, field):
+                try:
+                    tables.size_index(getattr(w, field))
+                except ValueError as exc:
+                    raise _fail(label, f"{p}.{field}", str(exc)) from None
+        if w.range:
+            try:
+                bands = [int(x) for x in w.range.split("/")]
+            except ValueError:
+                bands = []
+            if len(bands) != 3 or not 0 < bands[0] <= bands[1] <= bands[2]:
+                raise _fail(label, f"{p}.range", f"{w.range!r} must be Close/Effective/Long, e.g. '10/30/60'")
+        if not 0 <= w.load <= 20 or not 0 <= w.ward <= 6:
+            raise _fail(label, p, "load must be 0..20 and ward 0..6")
     for i, s in enumerate(sheet.combat_styles):
         if not 0 <= s.skill <= 300:
             raise _fail(label, f"combat_styles[{i}].skill", f"must be 0..300, got {s.skill}")
@@ -197,6 +255,13 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
             raise _fail(label, f"armour.{k}", f"must be 0..100, got {v}")
     if not 0 <= sheet.extra_ap <= 10:
         raise _fail(label, "extra_ap", f"must be 0..10, got {sheet.extra_ap}")
+    if not 0 <= sheet.luck_points <= 20:
+        raise _fail(label, "luck_points", f"must be 0..20, got {sheet.luck_points}")
+    if not 0 <= sheet.movement <= 100 or not 0 <= sheet.legs <= 100:
+        raise _fail(label, "movement", "movement must be 0..100 metres and legs 0..100")
+    for i, sp in enumerate(sheet.spells):
+        if not sp.name.strip() or not 1 <= sp.casting_time <= 20:
+            raise _fail(label, f"spells[{i}]", "a spell needs a name and a casting_time of 1..20 Turns")
     for n in sheet.ready or []:
         if n.lower() not in names:
             raise _fail(label, "ready", f"{n!r} is not among the sheet's weapons")

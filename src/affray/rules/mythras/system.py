@@ -15,7 +15,7 @@ from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
-from affray.rules.mythras import attack, damage, turns
+from affray.rules.mythras import actions, attack, damage, turns
 from affray.rules.mythras.common import rulings_of
 from affray.rules.mythras.conditions import CATALOGUE
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
@@ -58,13 +58,12 @@ class Mythras(SystemBase):
                 attack.react(draft, find_combatant(state, command.defender), command.reaction,
                              command.with_item, command.modifiers, command.situations)
             case cmd.MakeChoice():
-                attack.choose(draft, find_combatant(state, command.who), command.option)
+                who = "GM" if command.who.strip().lower() == "gm" else find_combatant(state, command.who)
+                attack.choose(draft, who, command.option, secret=getattr(command, "secret", False))
             case cmd.RollPending():
                 damage.roll_step(draft, find_combatant(state, command.who) if command.who else "")
             case cmd.TakeAction():
-                who = find_combatant(state, command.who)
-                attack._require_turn(state, who)
-                turns.delay(draft, who, command.action)
+                actions.act(draft, find_combatant(state, command.who), command.action)
             case cmd.EndRound():
                 turns.end_round(draft)
             case _:
@@ -92,6 +91,7 @@ class Mythras(SystemBase):
         draft.emit(ev.CombatantJoined(
             handle=handle, name=name, side=side, sheet=msgspec.to_builtins(sheet), locations=d.locations,
             combat_actions=d.action_points, reactions=0, weapons_ready=d.ready, surprised=command.surprised,
+            movement=sheet.movement,
         ))
         s = draft.state
         steps = (turns.start_step(s),) if len({c.side for c in s.combatants.values()}) >= 2 else ()

@@ -118,13 +118,18 @@ class _Grades(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Situation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A row of the seed's Close Combat Situational Modifiers table;
-    ``applies``: attack, defence or both."""
+    """A row of the seed's Close Combat or Ranged Combat Situational
+    Modifiers tables; ``applies``: attack, defence or both; ``combat``:
+    close, ranged or both; ``grade`` a Difficulty Grade, ``automatic`` (no
+    roll) or ``harder`` (one grade harder than the rest); ``flag`` a mark
+    the exchange keeps (charge, crowd, long-range...)."""
 
     key: str
     grade: str
     applies: str
     text: str
+    combat: str = "close"
+    flag: str = ""
 
 
 class _Situations(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -370,3 +375,71 @@ def eligible_effects(
             continue
         out.append(e.key)
     return out
+
+
+def shift(grade: str, steps: int) -> str:
+    """``grade`` made ``steps`` grades harder (negative: easier), within the
+    table (B4). ``hopeless`` stays hopeless."""
+    if grade == "hopeless":
+        return grade
+    i = GRADE_ORDER.index(grade) + steps
+    return GRADE_ORDER[max(0, min(i, len(GRADE_ORDER) - 1))]
+
+
+def size_step(size: str, steps: int) -> str:
+    """A weapon Size moved ``steps`` along Small..Enormous, clamped (seed 001
+    "Charging": +1 step; "Long Range": Force one step less)."""
+    i = size_index(size) + steps
+    return SIZES[max(0, min(i, len(SIZES) - 1))]
+
+
+def dm_step(dm: str, steps: int) -> str:
+    """The Damage Modifier ``steps`` bands further along the B16 table (seed
+    001 "Charging": one step for a biped, two for a quadruped). Past the
+    last band each step adds +1D2 (the same reading as
+    :func:`damage_modifier`)."""
+    values = [b.value for b in _T.damage_modifier.bands]
+    if dm in values:
+        i = values.index(dm) + steps
+        if i < 0:
+            return values[0]
+        if i < len(values):
+            return values[i]
+        return values[-1] + "+1D2" * (i - len(values) + 1)
+    return dm + "+1D2" * max(0, steps)
+
+
+#: Hit locations next to each other on a humanoid (seed 001 "Sharpshooter":
+#: "a leg shot ... up to the abdomen"; "common sense should be applied").
+ADJACENT: dict[str, tuple[str, ...]] = {
+    "right leg": ("abdomen",),
+    "left leg": ("abdomen",),
+    "abdomen": ("right leg", "left leg", "chest"),
+    "chest": ("abdomen", "right arm", "left arm", "head"),
+    "right arm": ("chest",),
+    "left arm": ("chest",),
+    "head": ("chest",),
+}
+
+FEET_TO_M = 0.3
+
+
+def knockback_feet(damage: int, siz: int) -> int:
+    """Feet a blow throws its recipient back: 5 ft for each 8 points (or
+    fraction) of damage over the SIZ, before parry and armour; 0 when the
+    damage is not more than the SIZ (seed 001 "Knockback")."""
+    over = damage - siz
+    return 0 if over <= 0 else 5 * math.ceil(over / 8)
+
+
+def bash_feet(damage: int, shield: bool) -> int:
+    """Feet a Bash knocks the defender back: 5 ft per 3 points of damage
+    rolled with a shield, per 5 points with a bludgeoning weapon (seed 001
+    "Bash"; whole steps only: our reading)."""
+    return 5 * (damage // (3 if shield else 5))
+
+
+def reach_index(reach: str) -> int:
+    """Position of a weapon reach, Touch < Short < Medium < Long < Very Long."""
+    order = ("touch", "short", "medium", "long", "very long")
+    return order.index(reach.lower()) if reach.lower() in order else 2

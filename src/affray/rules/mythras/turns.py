@@ -137,9 +137,21 @@ def fight_over(draft: Draft) -> bool:
 
 def advance(draft: Draft) -> None:
     """Decide the next turn, or ask the GM to end the round when nobody has
-    Action Points for a turn (seed 001 "Turns")."""
+    Action Points for a turn (seed 001 "Turns"). After an Interrupt the
+    interrupted turn resumes ("Interrupt")."""
     if draft.state.phase != "round" or fight_over(draft):
         return
+    state = draft.state
+    for h in state.turn:
+        c = state.combatants.get(h)
+        cond = next((k for k in c.conditions if k.name == "interrupting"), None) if c else None
+        if cond is not None:
+            draft.emit(ev.ConditionExpired(handle=h, condition_id=cond.id, reason="the interrupting action is done"))
+            resumed = draft.state.combatants.get(cat.from_of(cond))
+            if resumed is not None and _may_take_turn(resumed):
+                draft.emit(ev.TurnBegan(handles=(resumed.handle,), action_no=state.action_no))
+                draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, resumed.handle, state.action_no),)))
+                return
     nxt = next_actor(draft.state)
     if nxt is None:
         draft.emit(ev.TurnBegan(handles=(), action_no=0),
@@ -148,32 +160,61 @@ def advance(draft: Draft) -> None:
         return
     handle, cycle = nxt
     _tick_turn_conditions(draft, handle)
-    c = draft.state.combatants[handle]
     draft.emit(ev.TurnBegan(handles=(handle,), action_no=cycle))
+    draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, handle, cycle),)))
+
+
+def turn_step(state: State, handle: str, cycle: int) -> ev.PendingStep:
+    """The pending turn of ``handle``: its main options (every Proactive
+    Action is open through 'affray act', see :mod:`.actions`)."""
+    c = state.combatants[handle]
     options = ("attack", "delay", "pass") if not c.effect("cannot-attack") else ("delay", "pass")
+    extra = []
     if c.stance == "prone":
-        options = ("stand",) + options
-    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        extra.append("stand")
+    names = {k.name for k in c.conditions}
+    if "spell-ready" in names:
+        extra += ["release", "hold"]
+    if "casting" in names:
+        extra.append("cast")
+    if names & {"entangled", "gripped"}:
+        extra.append("struggle")
+    if "unloaded" in names:
+        extra.append("reload")
+    if any(k.name == "impaled" and cat.from_of(k) == handle for o in state.combatants.values() for k in o.conditions):
+        extra.append("yank")
+    options = tuple(extra) + options
+    return ev.PendingStep(
         who=handle, verb="attack" if "attack" in options else "act", kind="turn",
-        prompt=f"{c.name} (turn {cycle}, {c.combat_actions} AP): {' | '.join(options)}",
+        prompt=f"{c.name} (turn {cycle}, {c.combat_actions} AP): {' | '.join(options)} (or 'affray act {handle} ACTION')",
         options=options,
         dice=(ev.DiceNeed("attack roll (if attacking)", "1D100", by=handle),) if "attack" in options else (),
-    ),)))
+    )
 
 
 def _tick_turn_conditions(draft: Draft, handle: str) -> None:
-    """Conditions counted in the bearer's own turns ("cannot attack for 1d3
-    turns", B15) count down as a turn begins; a surprised bearer may defend
-    again from its own turn on (seed 001 "Surprise")."""
+    """As the bearer's turn begins: conditions counted in its own turns
+    ("cannot attack for 1d3 turns", B15; Blind Opponent's 1d3 Turns, Stun
+    Location's Turns) count this turn and end once their turns are used;
+    those lasting until its next turn end (Brace, a Hustle's speed); a
+    surprised bearer may defend again (seed 001 "Surprise"); a cast spell
+    not yet released must now be held or lost ("Cast Magic")."""
     from msgspec.structs import replace
 
     for cond in draft.state.combatants[handle].conditions:
-        if cond.effects.get("no-defence"):  # surprise: defence returns when its Initiative arrives
+        if cond.effects.get("no-defence") and cond.name == "surprised":  # defence returns when its Initiative arrives
             effects = {k: v for k, v in cond.effects.items() if k != "no-defence"}
             draft.emit(ev.ConditionApplied(handle=handle, condition=replace(cond, effects=effects)))
+        if cond.ends.kind == "next-action":
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="its next turn"))
+            continue
+        if cond.name == "spell-ready" and not cond.effects.get("due"):
+            draft.emit(ev.ConditionApplied(handle=handle, condition=replace(
+                cond, effects={**cond.effects, "due": 1}, note=cond.note + "; release it or Hold Magic this turn")))
+            continue
         if cond.ends.kind != "actions":
             continue
-        if cond.ends.count <= 1:
+        if cond.ends.count <= 0:
             draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="its turns are over"))
         else:
             draft.emit(ev.ConditionApplied(handle=handle, condition=replace(
@@ -202,10 +243,11 @@ def end_round(draft: Draft) -> None:
 
 def delay(draft: Draft, handle: str, action: str) -> None:
     """A turn spent otherwise than attacking: ``pass`` (Dither: the turn is
-    wasted, 1 AP), ``delay`` (the remaining AP are held for reactions; no
-    more turns this round) or ``stand`` (Regain Footing, 1 AP: automatic if
-    unengaged, else an opposed Brawn or Athletics roll). Seed 001 "Dither",
-    "Delay", "Regain Footing"."""
+    wasted, 1 AP), ``delay`` (the remaining AP are held for reactions and
+    Interrupts; no more turns this round) or ``stand`` (Regain Footing,
+    1 AP: automatic if unengaged, else an opposed Brawn or Athletics roll).
+    Seed 001 "Dither", "Delay", "Regain Footing". The other actions are in
+    :mod:`.actions`."""
     state = draft.state
     c = state.combatants[handle]
     action = action.lower()
@@ -214,6 +256,12 @@ def delay(draft: Draft, handle: str, action: str) -> None:
     elif action in ("stand", "regain-footing"):
         if c.stance != "prone":
             raise RuleError(f"{c.name} is not prone; attack, delay or pass")
+        pin = next((k for k in c.conditions if k.name == "pinned"), None)
+        if pin is not None and cat.from_of(pin) in c.engaged:
+            raise RuleError(f"{c.name} is pinned by {state.combatants[cat.from_of(pin)].name} and cannot stand until "
+                            "the leaper leaves or an Arise is won (seed 001 'Leaping Attacks')")
+        if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
+            raise RuleError(f"{c.name}'s leg is entangled or stunned: no standing up yet")
         draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", reason="regain footing"))
         foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
         if not foes:
@@ -257,5 +305,8 @@ def roll_footing(draft: Draft, step: ev.PendingStep, rest) -> None:
         draft.emit(ev.StanceChanged(handle=c.handle, stance="standing", reason="regains footing"))
     if rest:
         draft.emit(ev.StepsAwaited(steps=tuple(rest)))
-    else:
+    elif draft.state.exchange is not None:
         end_exchange(draft, "")
+    else:
+        draft.emit(ev.StepsAwaited(steps=()))
+        advance(draft)

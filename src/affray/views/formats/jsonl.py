@@ -95,6 +95,17 @@ def _write_records(records, liveness: Liveness, out, rounds, show_secret) -> Non
             )
 
 
+#: Event types that can be secret (:func:`affray.views.narrate.is_secret`);
+#: only rows naming ``secret`` are decoded to check.
+_MAYBE_SECRET = frozenset({"note-added", "condition-applied", "command-issued"})
+
+
+def _names_secret(data) -> bool:
+    if isinstance(data, str):
+        return '"secret"' in data
+    return b'"secret"' in bytes(data)
+
+
 def _write_rows(rows, liveness: Liveness, out, rounds, show_secret) -> None:
     current = 0
     batch: list[tuple] = []
@@ -105,7 +116,8 @@ def _write_rows(rows, liveness: Liveness, out, rounds, show_secret) -> None:
         for seq, eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in batch:
             if type_ == "round-started" and status == "live" and rounds:
                 current = codec.decode(type_, schema, data).round
-            if type_ == "note-added" and not show_secret and is_secret(codec.decode(type_, schema, data)):
+            if (not show_secret and type_ in _MAYBE_SECRET and _names_secret(data)
+                    and is_secret(codec.decode(type_, schema, data))):
                 continue
             if rounds and not in_rounds(current, rounds):
                 continue

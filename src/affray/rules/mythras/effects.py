@@ -1,0 +1,565 @@
+"""What each Special Effect does once chosen (seed 001 "Special Effect
+Descriptions"), apart from those that shape the damage roll (in
+:mod:`affray.rules.mythras.damage`: Maximize Damage, Bypass Armor, Impale,
+Bleed, Stun Location, Choose Location, Sharpshooter, Bash, Sunder, the
+attacker's Damage Weapon, the attacker's Entangle).
+
+Here: the follow-up choices (Blind Opponent's grade, Select Target's
+bystander, Prepare Counter's secret pick, a triggered counter's
+substitute), the effects that act at once (Arise, Withdraw, Grip, Slip
+Free, Rapid Reload) and the opposed-roll steps (Trip Opponent, Disarm
+Opponent, Blind Opponent, the defender's Damage Weapon and Entangle,
+Accidental Injury).
+"""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from affray import dice as dicelib
+from affray.events import core as ev
+from affray.events.mythras import SpecialEffectChosen
+from affray.projections.state import State
+from affray.rules.base import Draft
+from affray.rules.mythras import conditions as cat
+from affray.rules.mythras import tables
+from affray.rules.mythras.attack import (
+    COUNTER_EFFECTS,
+    _sub_step,
+    after_exchange,
+    bystanders,
+    continue_choosing,
+    decode,
+    defer_attack,
+    encode,
+    held_weapon,
+    open_deferred,
+)
+from affray.rules.mythras.common import find_weapon, grade_modifiers, rulings_of, sheet_of, test, weapon_hp
+from affray.rules.mythras.sheet import derive
+
+EFFECT_KEYS = tuple(tables.SPECIAL_EFFECTS)
+
+
+def _name(key: str) -> str:
+    return tables.SPECIAL_EFFECTS[key].name
+
+
+def _at(draft: Draft) -> dict:
+    s = draft.state
+    return dict(cause=draft.next_version, round=s.round, step=s.step)
+
+
+# --------------------------------------------------------------------------- #
+# Prepare Counter
+# --------------------------------------------------------------------------- #
+
+
+def counter_for(state: State, bearer: str, foe: str, effect: str):
+    """``bearer``'s prepared counter against ``foe`` using ``effect``, if
+    any (seed 001 "Prepare Counter")."""
+    c = state.combatants.get(bearer)
+    if c is None or effect not in EFFECT_KEYS:
+        return None
+    idx = EFFECT_KEYS.index(effect)
+    for cond in c.conditions:
+        if cond.name == "prepared-counter" and cat.from_of(cond) == foe and cond.effects.get("effect") == idx:
+            return cond
+    return None
+
+
+def trigger_counter(draft: Draft, winner: str, loser: str, effect: str, counter, data: dict) -> None:
+    """The foe attempts the very Special Effect the bearer prepared against:
+    it is substituted by one of the bearer's own, which succeeds
+    automatically (seed 001 "Prepare Counter"). The counter is revealed."""
+    state = draft.state
+    x = state.exchange
+    w, l = state.combatants[winner], state.combatants[loser]
+    draft.emit(SpecialEffectChosen(exchange=x.id, by=winner, against=loser, effect=effect, detail="countered"))
+    draft.emit(ev.ConditionExpired(handle=loser, condition_id=counter.id, reason=f"revealed: it counters {_name(effect)}"))
+    draft.emit(ev.NoteAdded(text=f"{l.name} had prepared a counter against {w.name}'s {_name(effect)}: "
+                                 f"{l.name} substitutes an effect of their own, which succeeds automatically (seed 001 'Prepare Counter')"))
+    data = dict(data)
+    data["chosen"] = ",".join(_remove_last(str(data["chosen"]).split(","), effect))
+    options = _counter_options(state, loser, winner)
+    draft.emit(_sub_step(loser, "counter-effect",
+                         f"{l.name}: the counter triggers; choose your own Special Effect (it succeeds automatically): {' | '.join(options)}",
+                         options, {"resume": encode(data), "winner": winner}, x.id))
+
+
+def _remove_last(items: list[str], key: str) -> list[str]:
+    out = list(items)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i] == key:
+            del out[i]
+            break
+    return [k for k in out if k]
+
+
+def _counter_options(state: State, who: str, foe: str) -> tuple[str, ...]:
+    c, f = state.combatants[who], state.combatants[foe]
+    out = []
+    for key in COUNTER_EFFECTS:
+        if key == "arise" and c.stance != "prone":
+            continue
+        if key == "slip-free" and not any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions):
+            continue
+        if key == "disarm-opponent" and held_weapon(state, foe) is None:
+            continue
+        if key == "withdraw" and foe not in c.engaged:
+            continue
+        if key == "trip-opponent" and f.stance == "prone":
+            continue
+        out.append(key)
+    return tuple(out) + ("none",)
+
+
+def _counter_effect(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    state = draft.state
+    x = state.exchange
+    who, foe = step.who, str(step.data["winner"])
+    data = decode(step.data["resume"])
+    if option != "none":
+        draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=foe, effect=option, detail="counter: succeeds automatically"))
+        if option == "trip-opponent":
+            if state.combatants[foe].stance != "prone":
+                draft.emit(ev.StanceChanged(handle=foe, stance="prone", reason="Trip Opponent (prepared counter)"))
+        elif option == "disarm-opponent":
+            w = held_weapon(state, foe)
+            if w is not None:
+                _disarm(draft, foe, w, "disarmed by a prepared counter")
+        elif option == "blind-opponent":
+            data["counter"] = f"{who}>blind-opponent"
+        else:
+            at_once(draft, who, foe, option)
+    continue_choosing(draft, foe, data)
+
+
+def _secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """Note the counter in secret: a ``prepared-counter`` condition marked
+    ``secret`` (exports leave it out, as they leave out the command that
+    chose it); only its existence is public."""
+    state = draft.state
+    who = step.who
+    foe = str(step.data["foe"])
+    c = state.combatants[who]
+    n = sum(1 for k in c.conditions if k.name == "prepared-counter") + 1
+    while any(k.id == f"prepared-counter:{foe}:{n}" for k in c.conditions):
+        n += 1
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "prepared-counter", ends="event", key=f"{foe}:{n}",
+        effects={"secret": 1, "effect": EFFECT_KEYS.index(option), f"from:{foe}": 1},
+        note=f"secret: against {state.combatants[foe].name}'s {_name(option)}", **_at(draft))))
+    continue_choosing(draft, who, decode(step.data["resume"]))
+
+
+# --------------------------------------------------------------------------- #
+# Picks with a follow-up choice, and effects that act at once
+# --------------------------------------------------------------------------- #
+
+
+def pick_follow_up(state: State, who: str, option: str, data: dict):
+    """The follow-up step a pick needs before it is recorded: Blind
+    Opponent's grade (Hard or Formidable, "depending on the method"),
+    Select Target's bystander. None for the rest. (Prepare Counter is
+    recorded first, then asks for its secret: see :func:`at_once`.)"""
+    x = state.exchange
+    c = state.combatants[who]
+    if option == "blind-opponent":
+        return _sub_step(who, "blind-grade", f"{c.name}: how blinding is it? hard | formidable",
+                         ("hard", "formidable"), {"resume": encode(data)}, x.id)
+    if option == "select-target":
+        options = tuple(bystanders(state))
+        return _sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
+                         options, {"resume": encode(data)}, x.id)
+    if option == "prepare-counter":
+        return _sub_step(who, "counter",
+                         f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
+                         EFFECT_KEYS, {"resume": encode(data), "foe": str(data["loser"])}, x.id)
+    return None
+
+
+def _blind_grade(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    data = decode(step.data["resume"])
+    x = draft.state.exchange
+    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect="blind-opponent", detail=option))
+    data["blind"] = option
+    continue_choosing(draft, step.who, data)
+
+
+def _select_target(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    data = decode(step.data["resume"])
+    x = draft.state.exchange
+    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect="select-target", detail=option))
+    data["bystander"] = option
+    continue_choosing(draft, step.who, data)
+
+
+def at_once(draft: Draft, who: str, loser: str, option: str) -> None:
+    """Effects that act as they are chosen: Arise, Withdraw, Grip, Slip
+    Free, Rapid Reload (seed 001)."""
+    state = draft.state
+    c = state.combatants[who]
+    if option == "arise" and c.stance == "prone":
+        draft.emit(ev.StanceChanged(handle=who, stance="standing", reason="Arise (Special Effect)"))
+        for cond in c.conditions:
+            if cond.name == "pinned":
+                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="Arise"))
+    elif option == "withdraw":
+        if loser in c.engaged:
+            draft.emit(ev.EngagementChanged(a=who, b=loser, engaged=False))
+        for cond in c.conditions:
+            if cond.name == "gripped" and cat.from_of(cond) == loser:
+                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="withdrew"))
+    elif option == "grip":
+        draft.emit(ev.ConditionApplied(handle=loser, condition=cat.make(
+            "gripped", ends="event", key=who, effects={f"from:{who}": 1},
+            note=f"gripped by {c.name}: cannot disengage", **_at(draft))))
+    elif option == "slip-free":
+        for cond in c.conditions:
+            if cond.name in ("entangled", "gripped", "pinned"):
+                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="Slip Free"))
+    elif option == "rapid-reload":
+        x = state.exchange
+        w = find_weapon(c, x.weapon, ready_only=False)
+        cond = next((k for k in c.conditions if k.id == f"unloaded:{w.name.lower()}"), None)
+        if cond is not None:
+            left = cond.effects.get("load", 0) - 1
+            if left <= 0:
+                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{w.name} is reloaded (Rapid Reload)"))
+            else:
+                draft.emit(ev.ConditionApplied(handle=who, condition=replace(
+                    cond, effects={**cond.effects, "load": left}, note=f"{w.name}: {left} Turn(s) to reload (Rapid Reload)")))
+    elif option == "prepare-counter":
+        pass  # the secret pick follows (pick_follow_up)
+
+
+# --------------------------------------------------------------------------- #
+# Steps after the picks
+# --------------------------------------------------------------------------- #
+
+
+def _dm_dice(state: State, handle: str) -> str:
+    dm = derive(sheet_of(state.combatants[handle]), rulings_of(state)).damage_modifier
+    return dm if dm and dicelib.count_dice(dm) and not dm.startswith("-") else ""
+
+
+def effect_steps(draft: Draft, data: dict, chosen: list[str]) -> list[ev.PendingStep]:
+    """The steps (and immediate outcomes) of the picked effects, in order:
+    Trip Opponent, Disarm Opponent, Blind Opponent (their opposed rolls;
+    Force Failure makes the resister fail outright), the defender's Damage
+    Weapon and Entangle, Accidental Injury; Select Target defers the blow
+    onto the bystander (seed 001)."""
+    from affray.rules.mythras.damage import trip_step
+
+    state = draft.state
+    x = state.exchange
+    steps: list[ev.PendingStep] = []
+    if not chosen and not data.get("counter"):
+        return steps
+    side = str(data.get("side", ""))
+    winner = x.attacker if side == "attacker" else x.target
+    loser = str(data.get("loser", ""))
+    forced = "force-failure" in chosen
+    l = state.combatants.get(loser)
+    if "trip-opponent" in chosen:
+        if forced:
+            draft.emit(ev.NoteAdded(text=f"Force Failure: {l.name} fails the roll against Trip Opponent (seed 001)"))
+            if l.stance != "prone":
+                draft.emit(ev.StanceChanged(handle=loser, stance="prone", reason="Trip Opponent (Force Failure)"))
+        else:
+            steps.append(trip_step(state, data))
+    if "disarm-opponent" in chosen:
+        steps.append(_disarm_step(state, winner, loser, data, forced))
+    if "blind-opponent" in chosen:
+        steps.append(_blind_step(state, winner, loser, data, forced, str(data.get("blind", "hard"))))
+    counter = str(data.get("counter", ""))
+    if counter.endswith(">blind-opponent"):
+        by = counter.split(">")[0]
+        other = x.attacker if by == x.target else x.target
+        steps.append(_blind_step(state, by, other, data, True, "hard"))
+    if "damage-weapon" in chosen and side == "defender":
+        steps.append(_weapon_damage_step(state, winner, loser, data))
+    if "entangle" in chosen and side == "defender":
+        c = state.combatants[winner]
+        steps.append(ev.PendingStep(
+            who=winner, verb="roll", kind="entangle",
+            prompt=f"{c.name}: roll the location of {l.name} the {data.get('item') or 'weapon'} entangles",
+            dice=(ev.DiceNeed("entangled location", "1D20", by=winner),), exchange=x.id,
+            data={"weapon": str(data.get("item", "")), "victim": loser}))
+    if "accidental-injury" in chosen:
+        a = state.combatants[x.attacker]
+        w = find_weapon(a, x.weapon, ready_only=False)
+        needs = [ev.DiceNeed(f"{w.name} damage (own)", w.damage, by=a.handle)]
+        dm = _dm_dice(state, a.handle)
+        if dm and w.kind != "ranged":
+            needs.append(ev.DiceNeed("damage modifier (own)", str(dicelib.parse(dm.lstrip("+"))), by=a.handle))
+        needs.append(ev.DiceNeed("hit location (own)", "1D20", by=a.handle))
+        steps.append(ev.PendingStep(
+            who=a.handle, verb="roll", kind="injury",
+            prompt=f"{a.name}: the fumble turns on its wielder: roll {w.name} damage against yourself and a location",
+            dice=tuple(needs), exchange=x.id, data={"roll": data.get("roll", 0), "skill": data.get("skill", 0)}))
+    if "select-target" in chosen and data.get("bystander"):
+        defer_attack(draft, x.attacker, str(data["bystander"]), x.weapon, x.roll, x.skill, "bystander")
+    return steps
+
+
+def _disarm_step(state: State, winner: str, loser: str, data: dict, forced: bool) -> ev.PendingStep:
+    l = state.combatants[loser]
+    w = held_weapon(state, loser)
+    needs = [] if forced else [ev.DiceNeed(f"{l.name}: Combat Style against Disarm", "1D100", by=loser)]
+    dm = _dm_dice(state, winner)
+    if dm:
+        needs.append(ev.DiceNeed("distance flung (Damage Modifier x3 ft, if disarmed)", str(dicelib.parse(dm.lstrip("+"))), by=winner))
+    return ev.PendingStep(
+        who=loser, verb="roll", kind="disarm",
+        prompt=f"{l.name}: opposed Combat Style against Disarm Opponent ({data['roll']} vs {data['skill']}%) or lose {w.name}"
+        if not forced else f"{l.name} is disarmed (Force Failure): roll how far {w.name} flies",
+        dice=tuple(needs), exchange=state.exchange.id,
+        data={"roll": data["roll"], "skill": data["skill"], "winner": winner, "weapon": w.name, "forced": int(forced),
+              "item": str(data.get("item", ""))})
+
+
+def _blind_step(state: State, winner: str, loser: str, data: dict, forced: bool, grade: str) -> ev.PendingStep:
+    l = state.combatants[loser]
+    needs = [] if forced else [ev.DiceNeed(f"{l.name}: Evade against Blind Opponent", "1D100", by=loser)]
+    needs.append(ev.DiceNeed("Turns blinded", "1D3", by=winner))
+    return ev.PendingStep(
+        who=loser, verb="roll", kind="blind",
+        prompt=(f"{l.name}: opposed Evade (or Combat Style with a shield) against Blind Opponent "
+                f"({data['roll']} vs {data['skill']}%), or be blinded ({grade}) for 1D3 Turns") if not forced
+        else f"{l.name} is blinded ({grade}): roll 1D3 Turns",
+        dice=tuple(needs), exchange=state.exchange.id,
+        data={"roll": data["roll"], "skill": data["skill"], "winner": winner, "grade": grade, "forced": int(forced)})
+
+
+def _weapon_damage_step(state: State, winner: str, loser: str, data: dict) -> ev.PendingStep:
+    c = state.combatants[winner]
+    mine = find_weapon(c, str(data["item"]), ready_only=False)
+    target = held_weapon(state, loser)
+    needs = [ev.DiceNeed(f"{mine.name} damage (against {target.name})", mine.damage, by=winner)]
+    dm = _dm_dice(state, winner)
+    if dm:
+        needs.append(ev.DiceNeed("damage modifier", str(dicelib.parse(dm.lstrip("+"))), by=winner))
+    return ev.PendingStep(
+        who=winner, verb="roll", kind="weapon-damage",
+        prompt=f"{c.name}: roll {mine.name} damage against {state.combatants[loser].name}'s {target.name} (Damage Weapon)",
+        dice=tuple(needs), exchange=state.exchange.id,
+        data={"owner": loser, "weapon": target.name, "with": mine.name})
+
+
+# --------------------------------------------------------------------------- #
+# Roll-step handlers
+# --------------------------------------------------------------------------- #
+
+
+def _continue(draft: Draft, rest, summary: str) -> None:
+    from affray.rules.mythras.damage import _continue as go_on
+
+    go_on(draft, rest, summary)
+
+
+def _disarm(draft: Draft, handle: str, w, why: str) -> None:
+    state = draft.state
+    draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
+    c = state.combatants[handle]
+    idx = [x.name for x in sheet_of(c).weapons].index(w.name)
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "dropped", ends="event", key=w.name.lower(), effects={"weapon": idx, "stage": 0},
+        note=f"{w.name} lies on the ground: 2 Actions to pick it up (seed 001 'Ready')", **_at(draft))))
+    # a weapon that drops lets go of what it entangles
+    for other in state.combatants.values():
+        for cond in other.conditions:
+            if cond.name == "entangled" and cat.from_of(cond) == handle and cond.effects.get("weapon") == idx:
+                draft.emit(ev.ConditionExpired(handle=other.handle, condition_id=cond.id, reason=f"{w.name} dropped"))
+
+
+def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """Disarm Opponent: an opposed roll of the loser's Combat Style against
+    the original roll, one grade harder for each step the disarmer's weapon
+    is larger (easier for each smaller); lost: the weapon flies the
+    disarmer's Damage Modifier x3 feet, or drops at the feet (seed 001)."""
+    from affray.rules.mythras.damage import _resister_fails
+
+    state = draft.state
+    c = state.combatants[step.who]
+    winner = state.combatants[str(step.data["winner"])]
+    w = find_weapon(c, str(step.data["weapon"]), ready_only=False)
+    forced = bool(step.data.get("forced"))
+    lost = True
+    if not forced:
+        x = state.exchange
+        theirs = (find_weapon(winner, x.weapon, ready_only=False) if x.weapon else None) if winner.handle == x.attacker else (
+            find_weapon(winner, str(step.data["item"]), ready_only=False) if step.data.get("item") else None)
+        steps = tables.size_index(theirs.size) - tables.size_index(w.size) if theirs is not None else 0
+        skill_name, skill = sheet_of(c).weapon_skill(w)
+        extra = [(tables.shift("standard", steps), f"Disarm: the disarming weapon is {abs(steps)} Size(s) "
+                  f"{'larger' if steps > 0 else 'smaller'}")] if steps else []
+        tested = test(draft, c, skill_name, skill, "resist Disarm Opponent",
+                      grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
+        lost = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    dm = _dm_dice(state, winner.handle)
+    feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
+    if lost:
+        _disarm(draft, c.handle, w, f"disarmed by {winner.name}: " + (f"flung {feet} ft" if feet else "drops at their feet"))
+    _continue(draft, rest, f"{c.name} {'is disarmed' if lost else 'keeps hold of ' + w.name}")
+
+
+def _roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """Blind Opponent: the loser's opposed Evade (or Combat Style when it
+    holds a shield) against the original parry roll; a failure means a
+    Hard or Formidable situational modifier for the next 1d3 Turns (seed
+    001)."""
+    from affray.rules.mythras.damage import _resister_fails
+
+    state = draft.state
+    c = state.combatants[step.who]
+    blinded = True
+    if not step.data.get("forced"):
+        s = sheet_of(c)
+        shield = next((w for w in s.weapons if w.kind == "shield" and w.name in c.ready), None)
+        skill_name, skill = s.weapon_skill(shield) if shield is not None else ("Evade", s.skill("Evade"))
+        tested = test(draft, c, skill_name, skill, "resist Blind Opponent",
+                      grade_modifiers(state, c, skill, (), "both", combat=False))
+        blinded = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    turns = draft.roll("1D3", "Turns blinded", by=str(step.data["winner"])).total
+    if blinded:
+        grade = str(step.data["grade"])
+        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+            "blinded", ends="actions", count=turns, effects={"grade": tables.GRADE_ORDER.index(grade)},
+            note=f"Blind Opponent: {grade} for {turns} Turn(s)", **_at(draft))))
+    _continue(draft, rest, f"{c.name} {'is blinded' if blinded else 'is not blinded'}")
+
+
+def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) -> None:
+    """Apply ``damage`` to a weapon: its own Armor Points resist, the rest
+    comes off its Hit Points; at 0 it breaks (seed 001 "Damage Weapon")."""
+    state = draft.state
+    c = state.combatants[owner]
+    w = find_weapon(c, weapon, ready_only=False)
+    through = max(0, damage - w.ap)
+    left = weapon_hp(c, w) - through
+    old = next((k for k in c.conditions if k.id == f"weapon-damaged:{w.name.lower()}"), None)
+    lost = (old.effects.get("hp-lost", 0) if old else 0) + through
+    draft.emit(ev.NoteAdded(text=f"{why}: {damage} damage to {c.name}'s {w.name} (AP {w.ap}) → {through} HP lost, {max(0, left)} left"))
+    if through:
+        draft.emit(ev.ConditionApplied(handle=owner, condition=cat.make(
+            "weapon-damaged", ends="never", key=w.name.lower(), effects={"hp-lost": lost, "broken": int(left <= 0)},
+            note=f"{w.name}: {max(0, left)}/{w.hp} HP" + (" — broken" if left <= 0 else ""), **_at(draft))))
+    if left <= 0 and w.name in c.ready:
+        draft.emit(ev.WeaponDropped(handle=owner, weapon=w.name, reason="broken (Damage Weapon)"))
+
+
+def _roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The defender's Damage Weapon: its parrying weapon's damage roll (with
+    the Damage Modifier) against the attacker's weapon (seed 001)."""
+    c = draft.state.combatants[step.who]
+    mine = find_weapon(c, str(step.data["with"]), ready_only=False)
+    total = draft.roll(mine.damage, f"{mine.name} damage (Damage Weapon)", by=c.handle).total
+    dm = _dm_dice(draft.state, c.handle)
+    if dm:
+        total += draft.roll(str(dicelib.parse(dm.lstrip("+"))), "damage modifier", by=c.handle).total
+    damage_weapon(draft, str(step.data["owner"]), str(step.data["weapon"]), total, f"Damage Weapon by {c.name}")
+    _continue(draft, rest, f"{c.name} damages a weapon")
+
+
+def entangle(draft: Draft, wielder: str, victim: str, weapon: str, location: str) -> None:
+    """Entangle: the location is immobilised (seed 001): an arm cannot use
+    what it holds, a snared leg cannot move, head or body make all skill
+    rolls one grade harder."""
+    state = draft.state
+    w = state.combatants[wielder]
+    idx = [x.name for x in sheet_of(w).weapons].index(weapon) if weapon else 0
+    limb = state.combatants[victim].location(location).limb
+    effects = {f"from:{wielder}": 1, "weapon": idx}
+    if not limb:
+        effects["harder"] = 1
+    draft.emit(ev.ConditionApplied(handle=victim, condition=cat.make(
+        "entangled", ends="event", location=location, effects=effects,
+        note=f"entangled by {w.name}'s {weapon or 'weapon'}", **_at(draft))))
+
+
+def _roll_entangle(draft: Draft, step: ev.PendingStep, rest) -> None:
+    d20 = draft.roll("1D20", "entangled location", by=step.who).total
+    location = tables.hit_location(d20)
+    entangle(draft, step.who, str(step.data["victim"]), str(step.data["weapon"]), location)
+    _continue(draft, rest, f"{location} entangled")
+
+
+def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """Accidental Injury: the fumbling attacker rolls his weapon's damage
+    against himself in a random location; unarmed, the damage ignores
+    armour (seed 001). Wounds follow as usual, the opposed Endurance roll
+    against the defender's roll."""
+    from affray.rules.mythras.damage import hurt
+
+    state = draft.state
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    w = find_weapon(a, x.weapon, ready_only=False)
+    total = draft.roll(w.damage, f"{w.name} damage (own)", by=a.handle).total
+    dm = _dm_dice(state, a.handle)
+    if dm and w.kind != "ranged":
+        total += draft.roll(str(dicelib.parse(dm.lstrip("+"))), "damage modifier (own)", by=a.handle).total
+    d20 = draft.roll("1D20", "hit location (own)", by=a.handle).total
+    location = tables.hit_location(d20)
+    follow = hurt(draft, a.handle, location, total, ignore_armour=w.kind == "unarmed",
+                  base={"roll": int(step.data["roll"]), "skill": int(step.data["skill"])},
+                  note=f"Accidental Injury; d20={d20}" + ("; unarmed: armour ignored" if w.kind == "unarmed" else ""))
+    _continue(draft, tuple(rest) + tuple(follow), f"{a.name} injures themself")
+
+
+# --------------------------------------------------------------------------- #
+# Follow-up choices of other steps
+# --------------------------------------------------------------------------- #
+
+
+def _crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    x = draft.state.exchange
+    draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead (seed 001 'Firing into a Crowd')"))
+    draft.emit(ev.ReactionChosen(exchange=x.id, handle=x.target, reaction="none"))
+    draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the shot goes astray"))
+    open_deferred(draft, x.attacker, option, str(step.data["weapon"]), int(step.data["roll"]), int(step.data["skill"]), "crowd")
+
+
+def _charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    target = str(step.data["target"])
+    if option == "sweep-past":
+        draft.emit(ev.EngagementChanged(a=step.who, b=target, engaged=False))
+        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[step.who].name} sweeps past, breaking engagement (seed 001 'Charging')"))
+    draft.emit(ev.StepsAwaited(steps=()))
+    after_exchange(draft)
+
+
+def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    from affray.rules.mythras.damage import apply_damage
+
+    data = dict(step.data)
+    x = draft.state.exchange
+    if option != "keep":
+        draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=x.target, effect="sharpshooter",
+                                       detail=f"{data['location']} → {option}"))
+        data["location"] = option
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    apply_damage(draft, data, rest)
+
+
+FOLLOW_UPS = {
+    "counter": _secret_counter,
+    "counter-effect": _counter_effect,
+    "blind-grade": _blind_grade,
+    "select-target": _select_target,
+    "crowd-victim": _crowd_victim,
+    "charge-end": _charge_end,
+    "sharpshooter": _sharpshooter,
+}
+
+ROLL_HANDLERS = {
+    "disarm": _roll_disarm,
+    "blind": _roll_blind,
+    "weapon-damage": _roll_weapon_damage,
+    "entangle": _roll_entangle,
+    "injury": _roll_injury,
+}
+
+__all__ = ["FOLLOW_UPS", "ROLL_HANDLERS"]
