@@ -107,6 +107,8 @@ def test_glancing_blow_turns_a_major_chest_wound_serious():
     t(H(who="vasana", option="glancing-blow"))
     c = t.c("vasana")
     assert c.location("chest").hp == -5
+    assert c.location("chest").wound == "serious"  # shown as the lesser wound (a wound-eased event)
+    assert t.one(ev.WoundEased).reason == "Glancing Blow"
     assert not c.has("bleeding-out")
     step = t.step()
     assert (step.kind, step.data["severity"], step.data["tests"]) == ("wound", "serious", "consciousness")
@@ -123,6 +125,7 @@ def test_glancing_blow_turns_a_severed_leg_useless():
     t(cmd.RollPending(), "10")  # passes the consciousness test of the Major Wound
     t(H(who="vasana", option="glancing-blow", location="right leg"))
     c = t.c("vasana")
+    assert c.location("right leg").wound == "serious"
     assert c.has("useless-limb") and not c.has("severed-limb") and not c.has("bleeding-out")
     assert not c.has("resilience-retest")  # a Serious limb wound has no re-tests
 

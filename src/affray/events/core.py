@@ -368,6 +368,17 @@ class WoundInflicted(Event, frozen=True, kw_only=True, tag="wound-inflicted"):
     exchange: int = 0
 
 
+class WoundEased(Event, frozen=True, kw_only=True, tag="wound-eased"):
+    """The wound to ``location`` is now the lesser ``severity`` (an mrq1
+    Glancing Blow turns a Major Wound into a Serious one; healing rules may
+    ease wounds too). ``reason`` says why."""
+
+    target: str
+    location: str
+    severity: str
+    reason: str = ""
+
+
 class ExchangeEnded(Event, frozen=True, kw_only=True, tag="exchange-ended"):
     """The exchange is over; ``summary`` is a one-line account."""
 

@@ -297,6 +297,11 @@ def _wound(state: State, e: ev.WoundInflicted, rec: Recorded) -> State:
     return state
 
 
+@_on(ev.WoundEased)
+def _eased(state: State, e: ev.WoundEased, rec: Recorded) -> State:
+    return _set_location(state, e.target, e.location, wound=e.severity)
+
+
 @_on(ev.ConditionApplied)
 def _condition(state: State, e: ev.ConditionApplied, rec: Recorded) -> State:
     c = state.combatants[e.handle]

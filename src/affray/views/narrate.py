@@ -121,6 +121,9 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{e.rolled}{crit} damage to {n(e.target)}'s {e.location}{after} → {e.final} HP lost{how}"
         case ev.WoundInflicted():
             return f"{n(e.target)}: {e.severity.capitalize()} Wound to the {e.location}"
+        case ev.WoundEased():
+            why = f" ({e.reason})" if e.reason else ""
+            return f"{n(e.target)}: the wound to the {e.location} is now {e.severity}{why}"
         case ev.ConditionApplied() if e.condition.name in QUIET_CONDITIONS:
             return ""
         case ev.ConditionExpired() if e.condition_id.split(":", 1)[0] in QUIET_CONDITIONS:

@@ -98,7 +98,7 @@ def _glancing_blow(draft: Draft, c: Combatant, location: str) -> None:
     target = -loc.max_hp if rulings.major_wound_boundary == "strict" else -loc.max_hp + 1
     _record(draft, c, "glancing-blow", location=loc.name)
     draft.emit(ev.HitPointsRestored(handle=c.handle, location=loc.name, amount=target - loc.hp, reason="Glancing Blow"))
-    draft.emit(ev.WoundInflicted(target=c.handle, location=loc.name, severity="serious"))
+    draft.emit(ev.WoundEased(target=c.handle, location=loc.name, severity="serious", reason="Glancing Blow"))
     label = f"Serious Wound to the {loc.name}"
     for cond in draft.state.combatants[c.handle].conditions:
         if cond.location != loc.name:
