@@ -220,7 +220,7 @@ def affray_cmd() -> list[str]:
     found = shutil.which("affray")
     if found:
         return [found]
-    return [sys.executable, "-c", "from affray.cli.app import main; main()"]
+    return [sys.executable, "-c", "from affray.cli.main import main; main()"]
 
 
 def run_cli(argv: list[str], runs: int) -> tuple[list[float], int]:

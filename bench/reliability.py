@@ -63,7 +63,6 @@ import json
 import os
 import random
 import select
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -77,21 +76,20 @@ from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import msgspec
 
 from affray import dice as dicelib
 from affray.commands import types as cmd
 from affray.commands.handler import execute
-from affray.demo import SCENARIOS, examples_dir, next_command
+from affray.demo import next_command
 from affray.events import codec
 from affray.projections.snapshots import load as load_snapshot, load_state, replay
 from affray.rules.base import RuleError
-from affray.rules.mrq1 import tables
-from affray.rules.mrq1.sheet import load_sheet
 from affray.store import EventStore
 from affray.store.errors import ConflictError, DatabaseLocked
 
-HUGE_HP = 1_000_000  # per hit location: the duel never ends
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import affray_cmd, bench_sheets as sheets, remove_db  # noqa: E402  (bench/bench.py's helpers)
+
 SINGLE_EVENT_COMMANDS = {
     "encounter-opened", "note-added", "command-retracted", "command-restored", "encounter-rewound", "encounter-closed",
 }
@@ -103,16 +101,6 @@ TARGETS = ("mid-batch", "at-commit", "after-commit", "snapshot")
 # --------------------------------------------------------------------------- #
 
 
-def sheets() -> list[tuple[dict, str, str]]:
-    """The demo duel's sheets as plain data, every location's HP raised."""
-    out = []
-    for rel, side, name in SCENARIOS["duel"]:
-        sheet = load_sheet(examples_dir() / rel)
-        sheet = msgspec.structs.replace(sheet, location_hp={loc: HUGE_HP for loc in tables.HIT_LOCATIONS})
-        out.append((msgspec.to_builtins(sheet), side, name))
-    return out
-
-
 def batch_digest(rows) -> str:
     """SHA-256 over ``(type, data)`` of a batch: what append writes per event."""
     h = hashlib.sha256()
@@ -122,22 +110,6 @@ def batch_digest(rows) -> str:
         h.update(data.encode())
         h.update(b"\n")
     return h.hexdigest()
-
-
-def remove_db(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-
-
-def affray_cmd() -> list[str]:
-    """How to run the installed ``affray`` console script of this interpreter."""
-    exe = Path(sys.executable).with_name("affray")
-    if exe.exists():
-        return [str(exe)]
-    found = shutil.which("affray")
-    if found:
-        return [found]
-    return [sys.executable, "-c", "from affray.cli.main import main; main()"]
 
 
 def _fmt_int(n: int) -> str:
