@@ -318,12 +318,12 @@ def replay_stages(store: EventStore, eid: str, runs: int) -> dict:
     s_sql, n = stage(sql_only, runs)
     assert n == store.version(eid), (n, store.version(eid))
     rows = conn.execute(select_live, args).fetchall()
-    fast, current, decode = codec.fast_decoder(), codec.CURRENT_SCHEMA, codec.decode
+    typed, current, decode = codec.typed_decoder, codec.CURRENT_SCHEMA, codec.decode
     skip = {"command-retracted", "command-restored", "encounter-rewound"}
 
     def decode_rows() -> list:
         return [
-            Live(v, c, fast(d) if current.get(t) == s else decode(t, s, d))
+            Live(v, c, typed(t)(d) if current.get(t) == s else decode(t, s, d))
             for v, c, t, s, d in rows
             if t not in skip and c not in dead
         ]

@@ -11,6 +11,7 @@ Errors: :class:`UnknownEvent` for a tag affray does not know;
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Union
 
 import msgspec
@@ -41,8 +42,24 @@ EventUnion = Union[tuple(EVENT_TYPES.values())]  # type: ignore[valid-type]
 CURRENT_SCHEMA: dict[str, int] = {tag: cls.schema for tag, cls in EVENT_TYPES.items()}
 
 _encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(EventUnion)
 _dict_decoder = msgspec.json.Decoder(dict)
+#: tag -> that event type's own decoder, built on first use: a decoder for
+#: the whole union costs ~10 ms to build, which a short read (``affray
+#: state``: a snapshot and a few events) would pay for types it never sees.
+_typed: dict[str, Callable[[bytes | str], Event]] = {}
+
+
+def typed_decoder(event_type: str) -> Callable[[bytes | str], Event]:
+    """``decode(data)`` for stored data of type ``event_type`` at its current
+    schema (the tag in the data is checked too). Raises :class:`UnknownEvent`
+    for a type this affray does not know."""
+    fn = _typed.get(event_type)
+    if fn is None:
+        cls = EVENT_TYPES.get(event_type)
+        if cls is None:
+            raise UnknownEvent(f"unknown event type {event_type!r}")
+        fn = _typed[event_type] = msgspec.json.Decoder(cls).decode
+    return fn
 
 
 def tag_of(event: Event) -> str:
@@ -63,18 +80,17 @@ def encode(event: Event) -> bytes:
     return _encoder.encode(event)
 
 
-def fast_decoder():
-    """``decode(data)`` for stored data already at its current schema (the
-    replay hot path checks :data:`CURRENT_SCHEMA` first; the one typed
-    decoder is shared, not rebuilt)."""
-    return _decoder.decode
+def typed_decoders() -> dict[str, Callable[[bytes | str], Event]]:
+    """The decoders built so far, by tag (the dict itself): the replay hot
+    path looks a type up here and calls :func:`typed_decoder` only on a miss."""
+    return _typed
 
 
 def decode(event_type: str, schema: int, data: bytes | str) -> Event:
     """Decode stored ``data``; upcast first when ``schema`` is behind."""
     current = schema_of(event_type)
     if schema == current:
-        return _decoder.decode(data)
+        return typed_decoder(event_type)(data)
     raw = _dict_decoder.decode(data)
     while schema < current:
         fn = UPCASTERS.get((event_type, schema))
@@ -83,4 +99,4 @@ def decode(event_type: str, schema: int, data: bytes | str) -> Event:
         raw = fn(raw)
         schema += 1
     raw["type"] = event_type
-    return msgspec.convert(raw, EventUnion)
+    return msgspec.convert(raw, EVENT_TYPES[event_type])

@@ -453,7 +453,7 @@ class EventStore:
         ``None`` (a fold that has no handler for it needs only its version and
         command id). Same errors as :meth:`read`."""
         decode = codec.decode
-        fast = codec.fast_decoder()
+        built, typed = codec.typed_decoders(), codec.typed_decoder
         current = codec.CURRENT_SCHEMA
         meta = _META_TYPES
         version = from_version
@@ -469,7 +469,7 @@ class EventStore:
                 if only is not None and type_ not in only:
                     yield Live(version, command_id, None)
                 elif current.get(type_) == schema:
-                    yield Live(version, command_id, fast(data))
+                    yield Live(version, command_id, (built.get(type_) or typed(type_))(data))
                 else:
                     yield Live(version, command_id, decode(type_, schema, data))
         except sqlite3.Error as exc:
