@@ -179,6 +179,24 @@ class Draft:
         return self.state.combatants[handle]
 
 
+def joining(state: State, command, name: str) -> tuple[str, str]:
+    """``(handle, side)`` for a ``JoinCombatant`` command: the handle typed,
+    or one made from ``name`` (lower-case letters and digits); the side
+    trimmed. Raises :class:`RuleError` for a malformed or taken handle, or
+    no side. Shared by every system's join."""
+    import re
+
+    handle = command.handle.strip().lower() or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", handle):
+        raise RuleError(f"handle {command.handle!r} must be 1–32 letters, digits, '-' or '_'; pass another --handle")
+    if handle in state.combatants:
+        raise RuleError(f"handle {handle!r} is already taken; pass --name or --handle to tell them apart")
+    side = command.side.strip()
+    if not side:
+        raise RuleError("a combatant needs a side; pass --side NAME")
+    return handle, side
+
+
 def find_combatant(state: State, name: str) -> str:
     """Resolve a handle, or an unambiguous prefix of a handle or name.
 

@@ -6,14 +6,13 @@ reads the projected state and never touches the store.
 
 from __future__ import annotations
 
-import re
 
 import msgspec
 
 from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
+from affray.rules.base import Draft, RuleError, SystemBase, find_combatant, joining
 from affray.rules.mrq1 import actions, attack, damage, extras, precise, ranged, turns  # noqa: F401  (actions, precise register roll steps)
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
@@ -106,14 +105,7 @@ class Mrq1(SystemBase):
         except msgspec.ValidationError as exc:
             raise RuleError(f"sheet: {exc}") from None
         name = command.name or sheet.name
-        handle = command.handle.strip().lower() or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
-        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", handle):
-            raise RuleError(f"handle {command.handle!r} must be 1–32 letters, digits, '-' or '_'; pass another --handle")
-        if handle in state.combatants:
-            raise RuleError(f"handle {handle!r} is already taken; pass --name or --handle to tell them apart")
-        side = command.side.strip()
-        if not side:
-            raise RuleError("a combatant needs a side; pass --side NAME")
+        handle, side = joining(state, command, name)
         d = derive(sheet, _rulings(state))
         draft.emit(
             ev.CombatantJoined(

@@ -7,14 +7,13 @@ reads the projected state and never touches the store.
 
 from __future__ import annotations
 
-import re
 
 import msgspec
 
 from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
+from affray.rules.base import Draft, RuleError, SystemBase, find_combatant, joining
 from affray.rules.mythras import actions, attack, damage, turns
 from affray.rules.mythras.common import rulings_of
 from affray.rules.mythras.conditions import CATALOGUE
@@ -79,14 +78,7 @@ class Mythras(SystemBase):
         except SheetError as exc:
             raise RuleError(str(exc)) from None
         name = command.name or sheet.name
-        handle = command.handle.strip().lower() or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
-        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", handle):
-            raise RuleError(f"handle {command.handle!r} must be 1–32 letters, digits, '-' or '_'; pass another --handle")
-        if handle in state.combatants:
-            raise RuleError(f"handle {handle!r} is already taken; pass --name or --handle to tell them apart")
-        side = command.side.strip()
-        if not side:
-            raise RuleError("a combatant needs a side; pass --side NAME")
+        handle, side = joining(state, command, name)
         d = derive(sheet, rulings_of(state))
         draft.emit(ev.CombatantJoined(
             handle=handle, name=name, side=side, sheet=msgspec.to_builtins(sheet), locations=d.locations,
