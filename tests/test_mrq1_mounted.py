@@ -211,3 +211,17 @@ def test_mounted_fights_run_to_the_end_and_audit_clean(seed):
     report = audit_encounter(store, eid)
     assert report.checked and not report.differences
     assert project(list(store.read(eid))) == state
+
+
+def test_a_footman_as_tall_as_the_rider_lifts_the_plus_and_minus_20():
+    """Seed 004 "Mounted Combat": the ±20% "do not apply if the target on
+    foot is as tall as the mounted character is while mounted" (the GM says
+    so with --situation as-tall); the Riding cap stays."""
+    t = cavalry()
+    attack(t, "aldric", "broo", "50", situations=("as-tall",))
+    tested = t.tests_of("aldric")[0]
+    assert tested.target == 60 and ev.Modifier(-15, "mounted: Longsword capped at Riding 60%") in tested.modifiers
+    assert not any(m.reason == "mounted against a foe on foot" for m in tested.modifiers)
+    react(t, "broo", "parry", "30,40", situations=("as-tall",))
+    parry = t.tests_of("broo")[0]
+    assert parry.target == 45 and not any("mounted attacker" in m.reason for m in parry.modifiers)

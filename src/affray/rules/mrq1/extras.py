@@ -107,8 +107,9 @@ def prepare(draft: Draft, command: cmd.Command) -> cmd.Command:
                 if item is not None:
                     mounted.check_weapon(c, item)
                     command = replace(command, with_item=item.name)
-            extra = mounted.skill_modifiers(state, who, x.attacker, item, attacking=False)
-            return replace(command, modifiers=tuple(command.modifiers) + tuple(extra))
+            tall, situations = _as_tall(command.situations)
+            extra = mounted.skill_modifiers(state, who, x.attacker, item, attacking=False, as_tall=tall)
+            return replace(command, modifiers=tuple(command.modifiers) + tuple(extra), situations=situations)
         case cmd.DeclareAttack():
             who = find_combatant(state, command.attacker)
             target = find_combatant(state, command.target)
@@ -116,10 +117,11 @@ def prepare(draft: Draft, command: cmd.Command) -> cmd.Command:
             mounted.check_attack(state, who, target, command.weapon)
             a = state.combatants[who]
             w = find_weapon(a, command.weapon) if command.weapon else default_weapon(a)
-            extra = mounted.skill_modifiers(state, who, target, w, attacking=True)
+            tall, situations = _as_tall(command.situations)
+            extra = mounted.skill_modifiers(state, who, target, w, attacking=True, as_tall=tall)
             if not extra:  # the core picks the weapon (the off-hand item for a two-weapon bonus attack)
-                return command
-            return replace(command, weapon=w.name, modifiers=tuple(command.modifiers) + tuple(extra))
+                return replace(command, situations=situations)
+            return replace(command, weapon=w.name, modifiers=tuple(command.modifiers) + tuple(extra), situations=situations)
         case cmd.RollPending():
             step = next((s for s in state.pending if s.verb == "roll"), None)
             excluded = mounted.excluded_locations(state) if step is not None and step.kind == "damage" else ()
@@ -153,3 +155,10 @@ def after(draft: Draft, command: cmd.Command) -> None:
                 unarmed.lay_hold(draft)
     if any(isinstance(e, ev.RoundStarted) for e in draft.events):
         mounted.riding_steps(draft)
+
+
+def _as_tall(situations) -> tuple[bool, tuple[str, ...]]:
+    """Whether the GM named the footman as tall as the rider (``--situation
+    as-tall``), and the other situations (the core's own keys)."""
+    rest = tuple(s for s in situations if s.strip().lower() != mounted.AS_TALL)
+    return len(rest) != len(tuple(situations)), rest

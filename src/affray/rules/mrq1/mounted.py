@@ -64,12 +64,21 @@ def check_weapon(c: Combatant, w: Weapon) -> None:
         raise RuleError(f"{c.name} is mounted and may not use {w.name} ({w.group or 'two-handed'}; seed 004 Mounted Combat); dismount or choose another weapon")
 
 
-def skill_modifiers(state: State, me: str, other: str, w: Weapon | None, *, attacking: bool) -> list[ev.Modifier]:
+#: The situation that lifts the ±20% between a rider and a footman: "These
+#: modifiers do not apply if the target on foot is as tall as the mounted
+#: character is while mounted" (seed 004 "Mounted Combat"; the GM says so).
+AS_TALL = "as-tall"
+
+
+def skill_modifiers(
+    state: State, me: str, other: str, w: Weapon | None, *, attacking: bool, as_tall: bool = False
+) -> list[ev.Modifier]:
     """Mounted-combat modifiers for ``me`` attacking (or parrying, with
     ``w``; dodging, ``w`` None) against ``other``: the Riding cap on the
     weapon skill, +20% for a rider against a footman (attack or parry), −20%
     for a footman's reaction against a mounted attacker, −30% to a rider's
-    Dodge."""
+    Dodge. ``as_tall``: the footman is as tall as the rider, and the ±20%
+    does not apply (seed 004 "Mounted Combat")."""
     c, o = state.combatants[me], state.combatants[other]
     mods: list[ev.Modifier] = []
     if mount_of(c):
@@ -77,11 +86,11 @@ def skill_modifiers(state: State, me: str, other: str, w: Weapon | None, *, atta
             riding = skill(c, "Riding")
             if w.skill > riding:
                 mods.append(ev.Modifier(riding - w.skill, f"mounted: {w.name} capped at Riding {riding}%"))
-            if on_foot(o):
+            if on_foot(o) and not as_tall:
                 mods.append(ev.Modifier(20, "mounted against a foe on foot"))
         elif not attacking:
             mods.append(ev.Modifier(-30, "dodging while mounted"))
-    elif not attacking and mount_of(o) and on_foot(c):
+    elif not attacking and mount_of(o) and on_foot(c) and not as_tall:
         mods.append(ev.Modifier(-20, "on foot against a mounted attacker"))
     return mods
 
