@@ -378,3 +378,15 @@ def test_grapple_fights_run_to_the_end_and_audit_clean(seed, table):
     report = audit_encounter(store, eid)
     assert report.checked and not report.differences
     assert project(list(store.read(eid))) == state
+
+
+def test_ruling_grapple_damage_armour_off_lets_inflict_pain_through_armour():
+    """Ruling ``grapple_damage_armour`` (seed 004 "Grappling Combatants" is
+    silent on armour): false, and Inflict Pain's 8 points reach the chest
+    whole (with the default, true, the chest's AP 3 absorbs 3)."""
+    t = grappled(rulings={"grapple_damage_armour": "false"})
+    t(cmd.TakeAction(who="broo", action="pass"))
+    t(G(who="ulfrik", manoeuvre="inflict-pain"), "45")
+    t(cmd.RollPending(), "5,3,11")
+    dealt = t.one(ev.DamageDealt)
+    assert (dealt.location, dealt.rolled, dealt.armour, dealt.final) == ("chest", 8, 0, 8)

@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError
 
-from test_mrq1_flow import MAUL, TOUGH, Table, attack, join, react, sheet
+from test_mrq1_flow import MAUL, TOUGH, Table, attack, join, react, sheet  # noqa: F401
 
 
 def cavalry(aldric: dict | None = None, broo: dict | None = None, *, riding: str = "30", sr: str = "10,1,1") -> Table:
@@ -225,3 +225,24 @@ def test_a_footman_as_tall_as_the_rider_lifts_the_plus_and_minus_20():
     react(t, "broo", "parry", "30,40", situations=("as-tall",))
     parry = t.tests_of("broo")[0]
     assert parry.target == 45 and not any("mounted attacker" in m.reason for m in parry.modifiers)
+
+
+@pytest.mark.parametrize("costs, spent", [("true", 1), ("false", 0)])
+def test_ruling_mount_costs_action(costs, spent):
+    """Ruling ``mount_costs_action`` (seed 004 "Mounted Combat" is silent):
+    dismounting in a round spends a Combat Action by default; with false it
+    is free and the rider still has his turn."""
+    t = Table(
+        join(sheet("aldric", location_hp=TOUGH), "heroes", "aldric"),
+        join(sheet("bayard", location_hp=TOUGH), "heroes", "bayard"),
+        join(sheet("broo", location_hp=TOUGH), "broo", "broo"),
+        rulings={"mount_costs_action": costs},
+    )
+    t(cmd.Mount(rider="aldric", mount="bayard"))  # before the round: free either way
+    assert t.new(ev.ActionSpent) == []
+    t(cmd.StartRound(), "10,1,1")
+    t(cmd.RollPending(), "30")  # Bayard's Riding test
+    before = t.c("aldric").combat_actions
+    t(cmd.Mount(rider="aldric", off=True))
+    assert before - t.c("aldric").combat_actions == spent
+    assert not t.c("aldric").has("mounted")

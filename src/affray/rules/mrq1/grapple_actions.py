@@ -158,7 +158,9 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
     d20 = draft.roll("1D20", "hit location", by=c.handle).total
     location = _location_for(t, d20)
     rolled = max(0, base + mod)
-    armour = min(rolled, t.location(location).ap)
+    from affray.rules.mrq1.rulings import from_mapping
+
+    armour = min(rolled, t.location(location).ap) if from_mapping(draft.state.rulings).grapple_damage_armour else 0
     draft.emit(ev.DamageDealt(exchange=0, target=t.handle, location=location, rolled=rolled, reduced=0, armour=armour,
                               final=rolled - armour, note=f"{step.data['manoeuvre']}: {base}{f' {mod:+d}' if modifier else ''}; d20={d20}"))
     follow = _wound(draft, t.handle, location, 0) if rolled - armour > 0 else []

@@ -160,9 +160,14 @@ def _where(t: Combatant, d20: int) -> str:
 
 
 def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
-    """Get on or off a mount (our ruling: a combat action in a round)."""
+    """Get on or off a mount: during a round, on the rider's turn, and a
+    Combat Action unless ruling ``mount_costs_action`` is false (seed 004
+    "Mounted Combat" is silent on the cost)."""
+    from affray.rules.mrq1.rulings import from_mapping
+
     state = draft.state
     c = state.combatants[rider]
+    costs = state.phase == "round" and from_mapping(state.rulings).mount_costs_action
     if state.phase == "round":
         from affray.rules.mrq1.attack import _require_turn
 
@@ -172,7 +177,7 @@ def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
         m = mount_of(c)
         if not m:
             raise RuleError(f"{c.name} is not mounted")
-        if state.phase == "round":
+        if costs:
             draft.emit(ev.ActionSpent(handle=rider, kind="combat-action", reason="dismount"))
         _dismount(draft, rider, "dismounts")
     else:
@@ -183,7 +188,7 @@ def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
             raise RuleError(f"{m.name} cannot carry {c.name} now")
         if m.side != c.side:
             raise RuleError(f"{m.name} fights for side {m.side}; a rider mounts a beast of his own side")
-        if state.phase == "round":
+        if costs:
             draft.emit(ev.ActionSpent(handle=rider, kind="combat-action", reason=f"mount {m.name}"))
         draft.emit(ev.ConditionApplied(handle=rider, condition=cat.make(
             "mounted", ends="event", suffix=m.handle, effects={"mounted": 1}, note=f"on {m.name}", **at)))

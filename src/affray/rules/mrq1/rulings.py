@@ -53,6 +53,8 @@ RULING_CHOICES: dict[str, tuple] = {
     "charge_bonus_on_critical": ("roll", "max"),
     "area_damage_armour": (True, False),
     "dive_half_rounding": ("down", "up"),
+    "grapple_damage_armour": (True, False),
+    "mount_costs_action": (True, False),
 }
 
 
@@ -167,6 +169,15 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     dive_half_rounding: Literal["down", "up"] = "down"
     """A successful Dive halves the damage, rounding down or up. Source:
     seed 004 "Dive"; our ruling."""
+
+    grapple_damage_armour: bool = True
+    """Armour absorbs the 1D6 (+ damage modifier) of Inflict Pain and Throw
+    at the random location struck. Source: seed 004 "Grappling Combatants"
+    is silent; our ruling."""
+
+    mount_costs_action: bool = True
+    """Mounting or dismounting during a round costs a Combat Action. Source:
+    seed 004 "Mounted Combat" is silent; our ruling."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -373,6 +384,16 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "down",
         "A successful Dive halves the area damage, rounding down (down) or up (up).",
         f"{SEED} 'Dive'; our ruling",
+    ),
+    "grapple_damage_armour": (
+        "true",
+        "Armour absorbs Inflict Pain and Throw damage at the random location struck.",
+        f"{SEED} 'Grappling Combatants' is silent; our ruling",
+    ),
+    "mount_costs_action": (
+        "true",
+        "Mounting or dismounting during a round costs a Combat Action.",
+        f"{SEED} 'Mounted Combat' is silent; our ruling",
     ),
 }
 
