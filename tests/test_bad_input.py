@@ -593,3 +593,26 @@ def test_concurrency_conflict_exits_3(fight, racing_writer, args):
     with closing(sqlite3.connect(fight.db)) as conn:
         newest = conn.execute("SELECT actor, type FROM events ORDER BY seq DESC LIMIT 1").fetchone()
     assert newest == ("other-gm", "note-added")
+
+
+@pytest.mark.parametrize("system, sheet_file", [("mrq1", "mrq1/vasana.toml"), ("mythras", "mythras/kaelin.toml")])
+def test_a_stored_sheet_from_a_newer_affray_is_one_line(system, sheet_file):
+    """A sheet in the log with a field this affray does not know (a newer
+    affray wrote it, or a hand edit): the rules refuse with one line naming
+    the combatant, instead of a msgspec traceback."""
+    from affray.projections.state import Combatant
+    from affray.rules.base import RuleError, get
+
+    if system == "mrq1":
+        from affray.rules.mrq1.common import sheet_of
+    else:
+        from affray.rules.mythras.common import sheet_of
+    from affray.demo import examples_dir
+
+    data = get(system).load_sheet(str(examples_dir() / sheet_file))
+    c = Combatant(handle="x", name="Xan", side="a", sheet={**data, "from_the_future": 1}, locations=(),
+                  max_combat_actions=2, max_reactions=2)
+    with pytest.raises(RuleError) as info:
+        sheet_of(c)
+    line = str(info.value)
+    assert "\n" not in line and "Xan" in line and "upgrade affray" in line

@@ -179,6 +179,16 @@ class Draft:
         return self.state.combatants[handle]
 
 
+def unreadable_sheet(name: str, exc: Exception) -> RuleError:
+    """The one-line error for a sheet stored in the log that this affray's
+    sheet schema refuses (written by a newer affray, or edited by hand)."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return RuleError(
+        f"the sheet of {name} stored in this log does not fit this affray ({first}); "
+        "a newer affray may have written it: upgrade affray"
+    )
+
+
 def joining(state: State, command, name: str) -> tuple[str, str]:
     """``(handle, side)`` for a ``JoinCombatant`` command: the handle typed,
     or one made from ``name`` (lower-case letters and digits); the side

@@ -8,7 +8,7 @@ import msgspec
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, unreadable_sheet
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.rulings import Rulings, from_mapping
 from affray.rules.mrq1.sheet import Sheet, Weapon
@@ -29,8 +29,13 @@ def _rulings(items: tuple[tuple[str, str], ...]) -> Rulings:
 
 
 def sheet_of(c: Combatant) -> Sheet:
-    """The combatant's sheet as the typed :class:`Sheet`."""
-    return msgspec.convert(c.sheet, Sheet)
+    """The combatant's sheet as the typed :class:`Sheet`. Raises
+    :class:`RuleError` (one line) for a stored sheet this affray cannot read
+    (a field from a newer affray, or a log edited by hand)."""
+    try:
+        return msgspec.convert(c.sheet, Sheet)
+    except msgspec.ValidationError as exc:
+        raise unreadable_sheet(c.name, exc) from None
 
 
 def ordinal(n: int) -> str:

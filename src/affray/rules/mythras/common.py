@@ -8,7 +8,7 @@ import msgspec
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, unreadable_sheet
 from affray.rules.mythras import tables
 from affray.rules.mythras.rulings import Rulings, from_mapping
 from affray.rules.mythras.sheet import Sheet, Weapon
@@ -27,8 +27,13 @@ def _rulings(items: tuple[tuple[str, str], ...]) -> Rulings:
 
 
 def sheet_of(c: Combatant) -> Sheet:
-    """The combatant's sheet as the typed :class:`Sheet`."""
-    return _sheet(msgspec.json.encode(c.sheet))
+    """The combatant's sheet as the typed :class:`Sheet`. Raises
+    :class:`RuleError` (one line) for a stored sheet this affray cannot read
+    (a field from a newer affray, or a log edited by hand)."""
+    try:
+        return _sheet(msgspec.json.encode(c.sheet))
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise unreadable_sheet(c.name, exc) from None
 
 
 @lru_cache(maxsize=256)
