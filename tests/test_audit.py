@@ -15,7 +15,7 @@ from affray.cli import travel as cli_travel
 from affray.cli.app import app
 from affray.commands import types as cmd
 from affray.commands.handler import execute
-from affray.commands.travel import amend
+from affray.commands.amend import amend
 from affray.demo import autoplay, setup
 from affray.events import core as ev
 from affray.rules.mrq1 import tables

@@ -30,7 +30,8 @@ from affray.cli import travel as cli_travel
 from affray.cli.app import app
 from affray.commands import types as cmd
 from affray.commands.handler import execute
-from affray.commands.travel import amend, command_points, to_command
+from affray.commands.amend import amend
+from affray.commands.points import command_points, to_command
 from affray.projections.snapshots import load_state
 from affray.demo import next_command, setup
 from affray.dice import DiceError

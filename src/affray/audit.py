@@ -5,7 +5,7 @@ store's own verify: edits, deletions, reordering); every snapshot against a
 fresh replay (snapshots are a cache, never trusted blindly); and, with
 ``dice``, that the seed matches its commitment and re-derives every engine
 roll (DESIGN.md, "Dice"); a branch's engine rolls are derived with its
-origin's encounter id (:func:`affray.commands.travel.dice_stream`).
+origin's encounter id (:func:`affray.commands.points.stream_of`).
 
 The other audit, re-deriving every recorded decision with the current rules,
 is :mod:`affray.auditing`.
@@ -53,7 +53,7 @@ def _verify_dice(store, encounter_id: str, records) -> tuple[list[str], int]:
     problems = []
     if opened is not None and dicelib.commitment(seed) != opened.seed_sha256:
         problems.append(f"{encounter_id}: the seed does not match the commitment sha256 {opened.seed_sha256[:16]}…")
-    from affray.commands.travel import stream_of
+    from affray.commands.points import stream_of
 
     stream = stream_of(records, encounter_id)  # a branch follows its origin's dice
     n = 0

@@ -115,7 +115,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray amend 1.3 --mod "-20:Broo stands in the river" --replay
         """
-        from affray.commands.travel import amend as run_amend
+        from affray.commands.amend import amend as run_amend
         from affray.commands.types import AmendCommand
 
         opts = options(ctx)

@@ -36,7 +36,7 @@ def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_i
     from affray import dice as dicelib
     from affray.commands.handler import execute
     from affray.commands.lookup import resolve_encounter
-    from affray.commands.travel import command_points, decide_only
+    from affray.commands.points import command_points, decide_only
 
     eid = resolve_encounter(store, encounter_id)
     records = list(store.read(eid))

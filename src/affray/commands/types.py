@@ -117,7 +117,7 @@ class CloseEncounter(Command, frozen=True, kw_only=True, tag="close"):
 
 
 # --------------------------------------------------------------------------- #
-# Time travel (issue 5): handled by affray.commands.travel
+# Time travel (issue 5): handled by affray.commands.travel and affray.commands.amend
 # --------------------------------------------------------------------------- #
 
 

@@ -783,7 +783,7 @@ def replay(records: list[Recorded], round_no: int) -> dict:
     command that starts the round (its strike ranks) is its step 0, and it
     also closes the round before. Raises ``ValueError`` with one line when
     the live timeline has no such round."""
-    from affray.commands.travel import command_points, command_text
+    from affray.commands.points import command_points, command_text
 
     ix = LogIndex(records)
     points = command_points(records, ix.timeline)

@@ -1,0 +1,237 @@
+"""Amend: issue a recorded command again with a change (DESIGN.md, "Undo,
+redo, rewind, branch, amend"; invariant 1: it is all new events).
+
+Amend rewinds to just before a command (or branches there), issues it again
+from its ``CommandIssued`` record with the changes, and with ``replay``
+re-issues each later live command from its record with its recorded dice
+typed as table values. A replay stops at the first command that no longer
+fits, with one line saying which and why; everything appended so far is a
+valid history. The amended command is checked before anything is appended,
+and the whole amend is one transaction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import msgspec
+
+from affray.commands import types as cmd
+from affray.events import core as ev
+from affray.projections.state import State
+from affray.projections.timeline import Timeline
+from affray.commands.points import (
+    Point,
+    command_points,
+    command_text,
+    decide_only,
+    faces_of,
+    find_point,
+    stream_of,
+    to_command,
+)
+from affray.commands.travel import branch
+from affray.rules.base import RuleError
+
+# --------------------------------------------------------------------------- #
+# Amend
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class AmendReport:
+    """What an amend did.
+
+    ``outcomes`` are the appended commands in order (the rewind, when on the
+    live encounter; the amended command; each replay); ``replayed`` pairs
+    each replayed original command id with its new one; ``stopped`` is the
+    one-line reason a replay stopped ("" when it did not); ``left`` the
+    original command ids not replayed (void, kept in the log)."""
+
+    encounter_id: str
+    original: str
+    amended: str
+    changes: str
+    rewound_to: int = 0
+    branch: str = ""
+    outcomes: list = field(default_factory=list)
+    replayed: list[tuple[str, str]] = field(default_factory=list)
+    stopped: str = ""
+    left: list[str] = field(default_factory=list)
+    state: State | None = None
+
+
+def _token_face(token: str) -> int:
+    return 100 if token == "00" else 10 if token == "0" else int(token)
+
+
+def _changed(original: cmd.Command, a: cmd.AmendCommand, cid: str) -> tuple[cmd.Command, str]:
+    d = msgspec.to_builtins(original)
+    tag = d.get("command")
+    what: list[str] = []
+
+    def refuse(flag: str, fits: str) -> None:
+        verb = "apply" if " and " in flag else "applies"
+        raise RuleError(f"{cid} is '{command_text(d)}'; {flag} {verb} to {fits}")
+
+    if a.reaction:
+        if tag != "react":
+            refuse("--reaction", "a react command")
+        what.append(f"reaction {a.reaction} (was {d['reaction']})")
+        d["reaction"] = a.reaction
+    if a.target_combatant:
+        if tag != "attack":
+            refuse("--target", "an attack")
+        what.append(f"target {a.target_combatant} (was {d['target']})")
+        d["target"] = a.target_combatant
+    if a.weapon:
+        key = {"attack": "weapon", "react": "with_item"}.get(tag)
+        if key is None:
+            refuse("--weapon", "an attack or a react command")
+        what.append(f"{'weapon' if key == 'weapon' else 'with'} {a.weapon}" + (f" (was {d[key]})" if d[key] else ""))
+        d[key] = a.weapon
+    if a.modifiers or a.situations:
+        if tag not in ("attack", "react"):
+            refuse("--mod and --situation", "an attack or a react command")
+        d["modifiers"] = list(d.get("modifiers") or []) + [msgspec.to_builtins(m) for m in a.modifiers]
+        d["situations"] = list(d.get("situations") or []) + list(a.situations)
+        what += [f"modifier {m.value:+d} {m.reason}" for m in a.modifiers]
+        what += [f"situation {s}" for s in a.situations]
+    return to_command(d), "; ".join(what)
+
+
+def _find_target(points: list[Point], tl: Timeline, target: str) -> Point:
+    text = target.strip()
+    if re.fullmatch(r"c\d+", text):
+        hit = next((p for p in points if p.command_id == text), None)
+        if hit is None:
+            status = tl.status(text) if text in tl.first_version else "unknown"
+            why = {"retracted": "it was undone", "void": "it was rewound away", "unknown": "there is no such command"}.get(
+                status, "it is not a command"
+            )
+            raise RuleError(f"cannot amend {text}: {why}; 'affray log' shows the live commands")
+        return hit
+    if not re.fullmatch(r"\d+\.\d+", text):
+        raise RuleError(f"amend takes ROUND.STEP (like 1.3) or a command id (like c42), got {target!r}")
+    return find_point(points, text)
+
+
+def _stop_line(p: Point, exc: Exception) -> str:
+    from affray import dice as dicelib
+
+    what = command_text(p.issued.command, p.issued.dice) if p.issued is not None else p.kind
+    if isinstance(exc, dicelib.MissingDice):
+        need = ", ".join(f"{e} ({u})" for u, e in exc.needs)
+        why = f"it now needs dice that were not recorded: {need}"
+    elif isinstance(exc, dicelib.TooManyDice):
+        why = f"it now rolls fewer dice than were recorded ({', '.join(exc.extra)} left over)"
+    else:
+        why = str(exc).rstrip(".")
+    return f"replay stopped at {p.command_id} ({what}, step {p.label}): {why}"
+
+
+def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, actor: str = "") -> AmendReport:
+    """Amend a command (see the module docstring). Raises :class:`RuleError`
+    (or a dice error) with nothing appended when the amended command itself
+    is refused; a replay that no longer fits is reported, not raised."""
+    from affray import dice as dicelib
+    from affray.commands.handler import execute
+    from affray.commands.lookup import resolve_encounter
+    from affray.projections.timeline import fold
+
+    eid = resolve_encounter(store, encounter_id)
+    records = list(store.read(eid))
+    if any(isinstance(r.event, ev.EncounterClosed) for r in records):
+        raise RuleError(f"encounter {eid} is closed; amend it on a branch: affray branch NAME --version N")
+    head = records[-1].version
+    tl = Timeline(records)
+    points = command_points(records, tl)
+    p = _find_target(points, tl, command.target)
+    if p.issued is None:
+        what = {"open": "the opening of the encounter", "note": "a note", "close": "the closing"}.get(p.kind, "an entry")
+        raise RuleError(
+            f"{p.command_id} is {what}, not a fight command; "
+            "only commands with a recorded command (attack, react, roll...) can be amended"
+        )
+    if p.kind in ("join", "branch"):
+        raise RuleError(f"{p.command_id} is a '{p.kind}' command; amend fight commands (attack, react, roll, ...)")
+    original = to_command(p.issued.command)
+    changed, changes = _changed(original, command, p.command_id)
+    recorded = faces_of(p.records)
+    if command.dice.strip():
+        values = dicelib.parse_values(command.dice)
+        given, before = [_token_face(t) for t in values], [int(f) for f in recorded]
+        n = min(len(given), len(before))  # dice the command did not roll before are new, not re-rolls
+        if given[:n] != before[:n] or len(given) < len(before):
+            if not command.reroll:
+                shown = ",".join(recorded) or "engine dice"
+                raise RuleError(
+                    f"{p.command_id} was rolled with {shown}; amend reuses them: drop --dice, "
+                    "or pass --reroll REASON to roll anew (the request is logged)"
+                )
+        changes = "; ".join(x for x in (changes, f"dice {','.join(values)}") if x)
+    else:
+        values = list(p.issued.dice)
+    if not changes:
+        raise RuleError("nothing to amend: pass --mod, --situation, --reaction, --target, --weapon or --dice")
+
+    # check the amended command before anything is appended
+    cut = p.first_version - 1
+    base = fold(State(), (r for r in tl.live_records() if r.version <= cut))
+    base = msgspec.structs.replace(base, version=head + 1)
+    seed, stream = store.get_seed(eid), stream_of(records, eid)
+    try:
+        decide_only(base, changed, values, seed=seed, stream=stream, manual=base.manual_dice, actor=actor)
+    except dicelib.TooManyDice as exc:
+        if command.dice.strip():
+            raise
+        values = list(exc.used)  # the change needs fewer dice: keep those it uses
+        decide_only(base, changed, values, seed=seed, stream=stream, manual=base.manual_dice, actor=actor)
+
+    later = [q for q in points if q.first_version > p.last_version]
+    report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
+    with store.transaction():  # the rewind or branch, the amended command and the replays: all or none
+        if command.on_branch:
+            out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut), origin=eid, actor=actor)
+            work = report.branch = out.encounter_id
+        else:
+            out = execute(store, cmd.Rewind(to_version=cut), encounter_id=eid, actor=actor)
+            report.outcomes.append(out)
+            report.rewound_to = cut
+            work = eid
+        reroll = command.reroll
+        note = f"amend: {p.command_id} (step {p.label}) issued again: {changes}" + (f" (re-roll: {reroll})" if reroll else "")
+        out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note)
+        report.outcomes.append(out)
+        report.amended = out.records[0].command_id
+        state = out.state
+        if command.replay:
+            for i, q in enumerate(later):
+                try:
+                    if q.issued is None:
+                        notes = [r.event for r in q.records if isinstance(r.event, ev.NoteAdded)]
+                        if q.kind != "note" or not notes:
+                            raise RuleError(f"it has no recorded command ({q.kind or 'meta'} entry)")
+                        again = cmd.AddNote(text=f"{notes[0].text} (replayed from {q.command_id})", secret=notes[0].secret)
+                        out = execute(store, again, encounter_id=work, actor=actor)
+                    else:
+                        again = to_command(q.issued.command)
+                        dice = faces_of(q.records)
+                        decide_only(state, again, dice, actor=actor)  # no new dice, no refusal
+                        out = execute(
+                            store, again, encounter_id=work, dice=",".join(dice), actor=actor,
+                            note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
+                        )
+                except (RuleError, dicelib.DiceError) as exc:
+                    report.stopped = _stop_line(q, exc)
+                    report.left = [x.command_id for x in later[i:]]
+                    break
+                report.outcomes.append(out)
+                report.replayed.append((q.command_id, out.records[0].command_id))
+                state = out.state
+        else:
+            report.left = [q.command_id for q in later]
+    report.encounter_id = work
+    report.state = state
+    return report

@@ -1,0 +1,244 @@
+"""Commands as points of a fight's history, and recorded commands decided
+again: what rewind, branch, amend, ``why`` and the audit share.
+
+Round/step points (:func:`command_points`) follow the projection's count:
+a command's step is the number of live commands since its round began;
+a command that starts a round (``start``, or ``end-round`` rolling the next
+strike ranks) is step 0 of the round it starts. :func:`to_command` rebuilds
+a command from its ``CommandIssued`` record; :func:`decide_only` decides it
+with given dice without appending (amend's check, the audit, Second Chance).
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import msgspec
+
+from affray.commands import types as cmd
+from affray.events import core as ev
+from affray.events.envelope import Recorded
+from affray.projections.state import State
+from affray.projections.timeline import Timeline
+from affray.rules.base import RuleError
+
+# --------------------------------------------------------------------------- #
+# Points of the live timeline
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class Point:
+    """One live command on the timeline.
+
+    ``start`` is the (round, step) the command was issued at; ``end`` the
+    (round, step) after it (they differ for a command that starts a round).
+    ``kind`` is the command's tag (``attack``, ``react``...), or ``open``,
+    ``note``, ``close`` for commands without a ``CommandIssued`` record.
+    ``ends_round`` is the round a ``RoundEnded`` in it closed (0: none).
+    """
+
+    command_id: str
+    first_version: int
+    last_version: int
+    start: tuple[int, int]
+    end: tuple[int, int]
+    actor: str
+    kind: str = ""
+    ends_round: int = 0
+    issued: ev.CommandIssued | None = None
+    records: list[Recorded] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """``ROUND.STEP`` of the command (its end point for a round start)."""
+        r, s = self.end if self.end[1] == 0 and self.end != self.start else self.start
+        return f"{r}.{s}"
+
+
+def command_points(records: Iterable[Recorded], timeline: Timeline | None = None) -> list[Point]:
+    """Every live command of ``records`` (a whole log) with its round and step."""
+    tl = timeline if timeline is not None else Timeline(records)
+    out: list[Point] = []
+    rnd, step, cur = 0, 0, None
+    for rec in tl.live_records():
+        if cur is None or rec.command_id != cur.command_id:
+            step += 1
+            cur = Point(rec.command_id, rec.version, rec.version, (rnd, step), (rnd, step), rec.actor)
+            out.append(cur)
+        e = rec.event
+        cur.records.append(rec)
+        if isinstance(e, ev.EncounterOpened):
+            step = 0
+            cur.kind = cur.kind or "open"
+            cur.start = (rnd, 0)
+        elif isinstance(e, ev.RoundStarted):
+            rnd, step = e.round, 0
+        elif isinstance(e, ev.RoundEnded):
+            cur.ends_round = e.round
+        elif isinstance(e, ev.CommandIssued) and cur.issued is None:
+            cur.issued = e
+            cur.kind = str(e.command.get("command", "")) if cur.kind != "open" else cur.kind
+        elif isinstance(e, ev.NoteAdded):
+            cur.kind = cur.kind or "note"
+        elif isinstance(e, ev.EncounterClosed):
+            cur.kind = "close"
+        cur.last_version = rec.version
+        cur.end = (rnd, step)
+    for p in out:
+        if p.issued is not None and p.kind == "note":  # a re-roll note before the record (older logs)
+            p.kind = str(p.issued.command.get("command", ""))
+    return out
+
+
+def find_point(points: list[Point], text: str) -> Point:
+    """The live command at ``ROUND.STEP`` (or, for ``ROUND``, the command
+    that ended that round). Raises :class:`RuleError` with one line."""
+    from affray.projections.travel import parse_point
+
+    try:
+        rnd, step = parse_point(text)
+    except ValueError as exc:
+        raise RuleError(str(exc)) from None
+    if step is None:
+        hit = next((p for p in points if p.ends_round == rnd), None)
+        if hit is None:
+            raise RuleError(
+                f"round {rnd} has not ended on the live timeline; name a step, like {rnd}.1 "
+                f"('affray replay --round {rnd}' lists them)"
+            )
+        return hit
+    hit = next((p for p in points if p.start == (rnd, step) and p.end[0] == rnd), None)
+    hit = hit or next((p for p in points if p.end == (rnd, step)), None)
+    hit = hit or next((p for p in points if p.start == (rnd, step)), None)
+    if hit is None:
+        raise RuleError(
+            f"the live timeline has no round {rnd} step {step}; 'affray replay --round {rnd}' lists its steps"
+        )
+    return hit
+
+
+def check_boundary(tl: Timeline, version: int) -> None:
+    for cid in tl.commands:
+        first, last = tl.first_version[cid], tl.last_version[cid]
+        if first <= version < last:
+            raise RuleError(
+                f"version {version} is inside command {cid} (versions {first}–{last}); "
+                f"choose {first - 1} (before it) or {last} (after it)"
+            )
+
+
+def _issued_of(batch: list[Recorded]) -> ev.CommandIssued | None:
+    return next((r.event for r in batch if isinstance(r.event, ev.CommandIssued)), None)
+
+
+_COMMAND_UNION = None
+
+
+def to_command(data: dict) -> cmd.Command:
+    """The command a ``CommandIssued.command`` dict describes.
+
+    Raises :class:`RuleError` when it does not decode (a tag this affray
+    does not know, or fields that changed meaning)."""
+    global _COMMAND_UNION
+    if _COMMAND_UNION is None:
+        kinds = [k for k in _subclasses(cmd.Command) if k.__struct_config__.tag]
+        _COMMAND_UNION = typing.Union[tuple(kinds)]  # noqa: UP007 - a runtime union of structs
+    try:
+        return msgspec.convert(data, _COMMAND_UNION)
+    except msgspec.ValidationError as exc:
+        raise RuleError(f"the recorded command {data.get('command')!r} does not decode: {exc}") from None
+
+
+def _subclasses(k: type) -> list[type]:
+    out = []
+    for sub in k.__subclasses__():
+        out.append(sub)
+        out.extend(_subclasses(sub))
+    return out
+
+
+def command_text(data: dict, dice: Iterable[str] = ()) -> str:
+    """A recorded command as the CLI line that issues it (for logs and reports)."""
+    tag = str(data.get("command", "?"))
+    skip = {"command", "sheet", "modifiers", "situations"}
+    order = {
+        "attack": ("attacker", "target"),
+        "react": ("defender", "reaction"),
+        "roll": ("who",),
+        "choose": ("who", "option"),
+        "act": ("who", "action"),
+        "join": ("side",),
+    }.get(tag, ())
+    words = [tag] + [str(data[k]) for k in order if data.get(k)]
+    for key, value in data.items():
+        if key in skip or key in order or value in ("", None, False, 0, [], ()):
+            continue
+        flag = {"with_item": "with", "target_combatant": "target"}.get(key, key).replace("_", "-")
+        words.append(f"--{flag} {value!r}" if isinstance(value, str) and " " in value else f"--{flag} {value}")
+    for m in data.get("modifiers") or ():
+        words.append(f"--mod \"{m['value']:+d}:{m['reason']}\"" if isinstance(m, dict) else f"--mod {m}")
+    for s in data.get("situations") or ():
+        words.append(f"--situation {s}")
+    dice = list(dice)
+    if dice:
+        words.append("--dice " + ",".join(dice))
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------- #
+# Dice streams (branches follow their origin's engine dice)
+# --------------------------------------------------------------------------- #
+
+
+
+
+def stream_of(records: list[Recorded], encounter_id: str) -> str:
+    """The encounter id engine dice are derived with: the encounter's own,
+    or for a branch its origin's (``EncounterOpened.dice_stream``)."""
+    opened = next((r.event for r in records[:1] if isinstance(r.event, ev.EncounterOpened)), None)
+    return (opened.dice_stream if opened is not None else "") or encounter_id
+
+
+# --------------------------------------------------------------------------- #
+# Deciding without appending (amend's check, the audit)
+# --------------------------------------------------------------------------- #
+
+
+def decide_only(
+    state: State,
+    command: cmd.Command,
+    values: list[str],
+    *,
+    seed: bytes | None = None,
+    stream: str = "",
+    manual: bool = True,
+    actor: str = "",
+    reroll: str = "",
+) -> list[ev.Event]:
+    """The events ``command`` would append in ``state`` with table
+    ``values`` (the batch ``execute`` builds: ``CommandIssued`` first),
+    without touching any store. ``manual`` (default) refuses to roll what
+    ``values`` do not cover. Raises what ``execute`` raises."""
+    from affray import dice as dicelib
+    from affray.commands.handler import _issue
+    from affray.rules import base
+
+    system = base.get(state.system)
+    roller = dicelib.Roller(
+        seed if not manual else None, stream or state.encounter_id, state.next_roll_index, values,
+        manual=manual, typed_by=actor,
+    )
+    issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
+    events = [issued] + system.decide(_issue(state, issued), command, roller)
+    roller.finish()
+    return events
+
+
+def faces_of(batch: Iterable[Recorded]) -> list[str]:
+    """Every face a command's rolls show, in order, as table tokens."""
+    return [str(f) for r in batch if isinstance(r.event, ev.DiceRolled) for f in r.event.faces]
+
+
