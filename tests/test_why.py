@@ -25,7 +25,8 @@ from affray.demo import autoplay, setup
 from affray.events.core import Modifier
 from affray.projections.snapshots import load_state
 from affray.store import EventStore
-from affray.views.why import replay, replay_lines, why, why_lines
+from affray.views.round_replay import replay, replay_lines
+from affray.views.why import why, why_lines
 
 from conftest import assert_user_error
 from test_golden import SCRIPT, open_duel

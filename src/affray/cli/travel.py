@@ -201,7 +201,7 @@ def register(app: typer.Typer) -> None:
         Example: affray replay --round 1
         """
         from affray.commands.lookup import resolve_encounter
-        from affray.views.why import replay as build, replay_lines
+        from affray.views.round_replay import replay as build, replay_lines
 
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
