@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from affray import dice
+from affray.dice import engine as dice_engine
 from affray.dice import (
     BadDiceValue,
     BadExpression,
@@ -149,7 +150,7 @@ def test_rejection_path_real_digest():
 
 
 def test_rejection_path_forced(monkeypatch):
-    real = dice._digest
+    real = dice_engine._digest
     calls = []
 
     def fake(seed, encounter_id, index, k):
@@ -158,7 +159,7 @@ def test_rejection_path_forced(monkeypatch):
             return b"\xff" * 32  # 2**64-1 is >= the limit for a d6: all rejected
         return real(seed, encounter_id, index, k)
 
-    monkeypatch.setattr(dice, "_digest", fake)
+    monkeypatch.setattr(dice_engine, "_digest", fake)
     face = engine_face(SEED, ENC, 5, 6)
     assert calls == [0, 1, 2]
     block = hmac.new(SEED, f"{ENC}:5:2".encode(), hashlib.sha256).digest()
@@ -177,9 +178,9 @@ def test_rejection_limit_is_exact(monkeypatch):
     below = (limit - 1).to_bytes(8, "big")
     at = limit.to_bytes(8, "big")
     ok = (5).to_bytes(8, "big")
-    monkeypatch.setattr(dice, "_digest", lambda *a: below + ok * 3)
+    monkeypatch.setattr(dice_engine, "_digest", lambda *a: below + ok * 3)
     assert engine_face(SEED, ENC, 0, 6) == 1 + (limit - 1) % 6
-    monkeypatch.setattr(dice, "_digest", lambda *a: at + ok * 3)
+    monkeypatch.setattr(dice_engine, "_digest", lambda *a: at + ok * 3)
     assert engine_face(SEED, ENC, 0, 6) == 1 + 5 % 6
 
 

@@ -1,0 +1,92 @@
+"""Provably fair engine dice: HMAC-SHA256 of the seed, the encounter id and
+the roll number, with rejection sampling (the public contract is in
+:mod:`affray.dice`; ``tests/test_dice.py`` pins golden values)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+import hashlib
+import hmac
+import os
+
+from affray.dice.expr import parse
+from affray.events.core import DiceRolled
+
+_TWO_64 = 2**64
+
+
+# --------------------------------------------------------------------------- #
+# Engine dice
+# --------------------------------------------------------------------------- #
+
+
+def new_seed() -> bytes:
+    """A fresh encounter seed: 32 random bytes from :mod:`secrets`."""
+    return os.urandom(32)  # the OS CSPRNG, as secrets.token_bytes uses
+
+
+def commitment(seed: bytes) -> str:
+    """The public commitment to ``seed``: ``sha256(seed).hexdigest()`` (64 hex chars)."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def _digest(seed: bytes, encounter_id: str, index: int, k: int) -> bytes:
+    """HMAC-SHA256 block ``k`` for engine roll ``index`` (see module docstring)."""
+    msg = f"{encounter_id}:{index}" if k == 0 else f"{encounter_id}:{index}:{k}"
+    return hmac.new(seed, msg.encode("utf-8"), hashlib.sha256).digest()
+
+
+def engine_face(seed: bytes, encounter_id: str, index: int, sides: int) -> int:
+    """The face (``1..sides``) of engine roll ``index`` on a d``sides``.
+
+    Derived from HMAC-SHA256(key=seed, msg=f"{encounter_id}:{index}") with
+    rejection sampling, exactly as the module docstring specifies; the same
+    inputs always give the same face. ``seed`` is non-empty bytes,
+    ``index >= 0``, ``1 <= sides <= 2**64``; otherwise ``ValueError``
+    (a programming error).
+    """
+    if not isinstance(seed, (bytes, bytearray)) or not seed:
+        raise ValueError("the engine needs the encounter's seed as non-empty bytes")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError(f"an engine roll number is an int >= 0, not {index!r}")
+    if isinstance(sides, bool) or not isinstance(sides, int) or not 1 <= sides <= _TWO_64:
+        raise ValueError(f"a die has 1 to 2**64 sides, not {sides!r}")
+    limit = _TWO_64 - _TWO_64 % sides
+    k = 0
+    while True:
+        block = _digest(bytes(seed), encounter_id, index, k)
+        for j in range(0, 32, 8):
+            v = int.from_bytes(block[j:j + 8], "big")
+            if v < limit:
+                return 1 + v % sides
+        k += 1
+
+
+def _engine_faces(seed: bytes, encounter_id: str, first: int,
+                  dice: Sequence[int]) -> tuple[int, ...]:
+    return tuple(
+        engine_face(seed, encounter_id, first + i, sides) for i, sides in enumerate(dice)
+    )
+
+
+def rederive(seed: bytes, encounter_id: str, rolled: DiceRolled) -> tuple[int, ...]:
+    """The faces an engine roll must have, re-derived from the revealed seed.
+
+    ``rolled`` is a ``DiceRolled`` with ``source == "engine"``; its dice use
+    roll numbers ``rolled.index``, ``rolled.index + 1``, ... (see the module
+    docstring). ``affray verify --dice`` compares the result with
+    ``rolled.faces``. A zero-dice roll re-derives to ``()``.
+    Raises ``ValueError`` for a table roll, an engine roll with dice but no
+    index, or a recorded expression that cannot be read (``BadExpression``).
+    """
+    if rolled.source != "engine":
+        raise ValueError(
+            f"{rolled.purpose or rolled.expr} is a {rolled.source!r} roll; "
+            "only engine rolls can be re-derived"
+        )
+    e = parse(rolled.expr)
+    if not e.dice:
+        return ()
+    if rolled.index < 0:
+        raise ValueError(f"engine roll {rolled.expr} ({rolled.purpose}) has no index")
+    return _engine_faces(seed, encounter_id, rolled.index, e.dice)
