@@ -78,8 +78,8 @@ def trigger_counter(draft: Draft, winner: str, loser: str, effect: str, counter,
     data["chosen"] = ",".join(_remove_last(str(data["chosen"]).split(","), effect))
     options = _counter_options(state, loser, winner)
     draft.emit(sub_step(loser, "counter-effect",
-                         f"{l.name}: the counter triggers; choose your own Special Effect (it succeeds automatically): {' | '.join(options)}",
-                         options, {"resume": encode(data), "winner": winner}, x.id))
+                        f"{l.name}: the counter triggers; choose your own Special Effect (it succeeds automatically): {' | '.join(options)}",
+                        options, {"resume": encode(data), "winner": winner}, x.id))
 
 
 def _remove_last(items: list[str], key: str) -> list[str]:
@@ -162,31 +162,30 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
     c = state.combatants[who]
     if option == "blind-opponent":
         return sub_step(who, "blind-grade", f"{c.name}: how blinding is it? hard | formidable",
-                         ("hard", "formidable"), {"resume": encode(data)}, x.id)
+                        ("hard", "formidable"), {"resume": encode(data)}, x.id)
     if option == "select-target":
         options = tuple(bystanders(state))
         return sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
-                         options, {"resume": encode(data)}, x.id)
+                        options, {"resume": encode(data)}, x.id)
     if option == "prepare-counter":
         return sub_step(who, "counter",
-                         f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
-                         EFFECT_KEYS, {"resume": encode(data), "foe": str(data["loser"])}, x.id)
+                        f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
+                        EFFECT_KEYS, {"resume": encode(data), "foe": str(data["loser"])}, x.id)
     return None
 
 
-def _blind_grade(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    data = decode(step.data["resume"])
-    x = draft.state.exchange
-    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect="blind-opponent", detail=option))
-    data["blind"] = option
-    continue_choosing(draft, step.who, data)
+#: Follow-ups that complete a Special Effect with a detail: the step kind ->
+#: the effect and the key of the choose step's data the detail goes under
+#: (Blind Opponent's grade, Select Target's bystander).
+_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander")}
 
 
-def _select_target(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def _effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    effect, key = _DETAILS[step.kind]
     data = decode(step.data["resume"])
     x = draft.state.exchange
-    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect="select-target", detail=option))
-    data["bystander"] = option
+    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect=effect, detail=option))
+    data[key] = option
     continue_choosing(draft, step.who, data)
 
 
@@ -542,8 +541,8 @@ def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
 FOLLOW_UPS = {
     "counter": _secret_counter,
     "counter-effect": _counter_effect,
-    "blind-grade": _blind_grade,
-    "select-target": _select_target,
+    "blind-grade": _effect_detail,
+    "select-target": _effect_detail,
     "crowd-victim": _crowd_victim,
     "charge-end": _charge_end,
     "sharpshooter": _sharpshooter,
