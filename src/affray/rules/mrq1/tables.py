@@ -7,7 +7,8 @@ a gap the sources leave open is a named ruling in
 :mod:`affray.rules.mrq1.rulings`.
 
 The tables themselves are TOML files under ``rules/mrq1/data/`` (each with a
-``source = "..."`` note), decoded once at import into typed structs.
+``source = "..."`` note), decoded once at import into typed structs (the
+loader and the shared row shapes are :mod:`affray.rules.tables`).
 
 Units: skills and modifiers in percent, distances in metres, damage and
 hit points in points. Levels of success are the strings of
@@ -25,6 +26,7 @@ from affray import dice
 from affray.rules import d100
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
 from affray.rules.mrq1.rulings import DEFAULT_RULINGS, Rulings
+from affray.rules.tables import Band, HitLocation, Row, Sourced, band_of, by_key, load, location_of
 
 __all__ = [
     "CLOSE_MODIFIERS",
@@ -85,77 +87,55 @@ class TableCell(msgspec.Struct, frozen=True):
     effects: dict[str, int]
 
 
-class _Cell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class _Cell(Row):
     attacker: str
     defender: str
     outcome: str
     effects: dict[str, int] = {}
 
 
-class _ReactionTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _ReactionTable(Sourced):
     cells: list[_Cell]
 
 
-class _ReactionsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _ReactionsFile(Sourced):
     dodge: _ReactionTable
     parry: _ReactionTable
     grapple: _ReactionTable
 
 
-class _Band(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    low: int
-    value: int | str
-    high: int | None = None
+class _BandTable(Sourced):
+    bands: list[Band]
 
 
-class _BandTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
-    bands: list[_Band]
-
-
-class _Above100(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Above100(Sourced):
     base: str
     band_width: int
     step_sides: list[int]
 
 
-class _DamageModifierTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
-    bands: list[_Band]
+class _DamageModifierTable(_BandTable):
     above_100: _Above100
 
 
-class _LocationHpTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _LocationHpTable(Sourced):
     band_width: int
     bands: list[tuple[int, int]]
     above_step: int
     rows: dict[str, list[int]]
 
 
-class _CharacteristicsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _CharacteristicsFile(Sourced):
     combat_actions: _BandTable
     damage_modifier: _DamageModifierTable
     location_hp: _LocationHpTable
 
 
-class _Location(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    name: str
-    low: int
-    high: int
-    limb: str
+class _LocationsFile(Sourced):
+    locations: list[HitLocation]
 
 
-class _LocationsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
-    locations: list[_Location]
-
-
-class Modifier(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Modifier(Row):
     """A named situational modifier from the seed.
 
     ``value`` in percent (added to the skill). ``applies``: ``attack``,
@@ -178,38 +158,31 @@ class Modifier(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     section: str = ""
 
 
-class _Grade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class _Grade(Row):
     key: str
     value: int
     time: str
 
 
-class _Difficulty(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Difficulty(Sourced):
     grades: list[_Grade]
 
 
-class _ModifierTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _ModifierTable(Sourced):
     modifiers: list[Modifier]
 
 
-class _ModifiersFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _ModifiersFile(Sourced):
     difficulty: _Difficulty
     close: _ModifierTable
     ranged: _ModifierTable
     combat: _ModifierTable
 
 
-def _load(name: str, typ: type):
-    return msgspec.toml.decode((DATA / name).read_bytes(), type=typ)
-
-
-_REACTIONS: _ReactionsFile = _load("reactions.toml", _ReactionsFile)
-_CHARS: _CharacteristicsFile = _load("characteristics.toml", _CharacteristicsFile)
-_LOCS: _LocationsFile = _load("locations.toml", _LocationsFile)
-_MODS: _ModifiersFile = _load("modifiers.toml", _ModifiersFile)
+_REACTIONS: _ReactionsFile = load(DATA, "reactions.toml", _ReactionsFile)
+_CHARS: _CharacteristicsFile = load(DATA, "characteristics.toml", _CharacteristicsFile)
+_LOCS: _LocationsFile = load(DATA, "locations.toml", _LocationsFile)
+_MODS: _ModifiersFile = load(DATA, "modifiers.toml", _ModifiersFile)
 
 #: The ``source`` note of every table, by table name.
 SOURCES: dict[str, str] = {
@@ -412,10 +385,10 @@ def parry_deduction(ap: int, halves: int, rulings: Rulings | None = None) -> int
 # --------------------------------------------------------------------------- #
 
 
-def _band_lookup(bands: list[_Band], x: int, what: str):
-    for b in bands:
-        if x >= b.low and (b.high is None or x <= b.high):
-            return b.value
+def _band_lookup(bands: list[Band], x: int, what: str):
+    band = band_of(bands, x)
+    if band is not None:
+        return band.value
     raise ValueError(f"{what} {x} is below the table (lowest is {bands[0].low})")
 
 
@@ -498,9 +471,9 @@ def hit_location(d20: int) -> str:
     """
     if isinstance(d20, bool) or not isinstance(d20, int) or not 1 <= d20 <= 20:
         raise ValueError(f"d20 takes values 1-20; got {d20!r}")
-    for name, (low, high) in HIT_LOCATIONS.items():
-        if low <= d20 <= high:
-            return name
+    name = location_of(_LOCS.locations, d20)
+    if name is not None:
+        return name
     raise AssertionError("hit location table has a gap")  # pragma: no cover
 
 
@@ -563,14 +536,14 @@ def strike_rank_modifier(
 #: ``unstable-ground``, ``arm-obstructed``, ``underwater``, ``lower-ground``,
 #: ``partial-darkness``, ``darkness``, ``blind``). Cumulative.
 #: Source: seed 004 "Close Combat Situational Modifiers".
-CLOSE_MODIFIERS: dict[str, Modifier] = {m.key: m for m in _MODS.close.modifiers}
+CLOSE_MODIFIERS: dict[str, Modifier] = by_key(_MODS.close.modifiers)
 #: Ranged attack situational modifiers by key; see :class:`Modifier` ``group``.
 #: Source: seed 004 "Ranged Attack Situational Modifiers".
-RANGED_MODIFIERS: dict[str, Modifier] = {m.key: m for m in _MODS.ranged.modifiers}
+RANGED_MODIFIERS: dict[str, Modifier] = by_key(_MODS.ranged.modifiers)
 #: Other modifiers the seed states in its text (aim, defend, flurry, precise
 #: attack, impaled, overextended, dodge penalties, useless limbs...); each
 #: names its ``section`` of seed 004.
-COMBAT_MODIFIERS: dict[str, Modifier] = {m.key: m for m in _MODS.combat.modifiers}
+COMBAT_MODIFIERS: dict[str, Modifier] = by_key(_MODS.combat.modifiers)
 
 
 def lookup_modifier(key: str, catalogue: dict[str, Modifier] | None = None) -> Modifier:

@@ -9,19 +9,22 @@ Rolls and Fumbles", "Evade" and "Evading", "Charging", "Sweep Attacks",
 type and specific roll from the Special Effects Table) and the Special
 Effect Descriptions; rules-reference.md B6-B9.
 
-The mechanics of each Special Effect once chosen live in
-:mod:`affray.rules.mythras.effects`; damage in
+Around the exchange: the choice of Special Effects lives in
+:mod:`affray.rules.mythras.effect_choice` and the mechanics of each once
+chosen in :mod:`affray.rules.mythras.effects`; the Counterattack on a
+charge and the deferred attacks (charge, sweep, bystander, crowd) in
+:mod:`affray.rules.mythras.special_attacks`; a shot into a crowd in
+:mod:`affray.rules.mythras.ranged`; what a Charge asks of the charger in
+:mod:`affray.rules.mythras.movement`; Ward Location in
+:mod:`affray.rules.mythras.defence`; damage in
 :mod:`affray.rules.mythras.damage`.
 """
 
 from __future__ import annotations
 
-import json
-
 from msgspec.structs import replace
 
 from affray.events import core as ev
-from affray.events.mythras import SpecialEffectChosen
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
@@ -35,26 +38,15 @@ from affray.rules.mythras.common import (
     parry_weapons,
     sheet_of,
     test,
-    traits_of,
     usable,
 )
+from affray.rules.mythras.defence import end_ward
+from affray.rules.mythras.magic import fizzle
+from affray.rules.mythras.movement import check_charge
+
 
 BLOCK = {"none": 0, "half": 1, "all": 2}
 WINNER = {"none": 0, "attacker": 1, "defender": 2}
-
-#: Kinds of a deferred attack (an attack rolled now, resolved in its own
-#: exchange later): see :func:`defer_attack`.
-DEFERRED = ("counter", "charge", "sweep", "bystander", "crowd")
-
-#: Effects that only shape a blow that lands.
-NEEDS_HIT = ("choose-location", "maximize-damage", "bypass-armor", "bleed", "stun-location", "impale",
-             "enhance-parry", "circumvent-parry", "bash", "sunder", "sharpshooter")
-#: Effects whose victim resists with an opposed roll (Force Failure combines with them).
-OPPOSED = {"trip-opponent", "bleed", "stun-location", "disarm-opponent", "blind-opponent"}
-#: What a triggered Prepare Counter may put in the attacker's place (our
-#: reading of "one of his own, which succeeds automatically": an effect that
-#: needs no blow of its own; ruling ``counter_effects``).
-COUNTER_EFFECTS = ("trip-opponent", "disarm-opponent", "blind-opponent", "withdraw", "arise", "slip-free", "scar-foe")
 
 
 def kinds(x) -> set[str]:
@@ -128,7 +120,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     if automatic and "helpless" not in flags:
         flags.append("helpless")
     if "charge" in flags:
-        _check_charge(state, a, t)
+        check_charge(state, a, t)
     extra = []
     if ranged:
         for cond, grade, text in (("running", "hard", "Target is Running"), ("sprinting", "formidable", "Target is Sprinting")):
@@ -150,10 +142,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     if aim is not None and ranged:
         draft.emit(ev.ConditionExpired(handle=attacker, condition_id=aim.id,
                                        reason="the shot is loosed" + ("" if ease else " (aimed less than a whole round: no benefit)")))
-    _end_ward(draft, attacker, weapon.name, "attacked with it")
-    for cond in a.conditions:  # seed 001 "Cast Magic": not held at the caster's Turn, the magic is lost
-        if cond.name == "spell-ready" and cond.effects.get("due"):
-            draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="not held: the magic dissipates"))
+    end_ward(draft, attacker, weapon.name, "attacked with it")
+    fizzle(draft, attacker, "attack")
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,
                                  kind="+".join(flags) or "close", modifiers=mods))
     if not ranged and target not in a.engaged:
@@ -169,58 +159,13 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         return
     tested = test(draft, a, skill_name, skill, f"attack on {t.name} with {weapon.name}", mods)
     if "crowd" in flags and not is_success(tested.result) and tested.result != FUMBLE:
-        if _crowd_miss(draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers):
+        from affray.rules.mythras.ranged import crowd_miss
+
+        if crowd_miss(draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers):
             return
     draft.emit(ev.AttackResolved(exchange=exchange, hit=is_success(tested.result), critical=tested.result == CRITICAL,
                                  fumble=tested.result == FUMBLE, roll=tested.roll, skill=tested.target))
     offer_reaction(draft)
-
-
-def _check_charge(state: State, a: Combatant, t: Combatant) -> None:
-    """A Charge moves at a run or sprint into engagement (seed 001
-    "Charging", "Movement": only the unengaged move; a snared leg cannot)."""
-    if a.engaged:
-        engaged = ", ".join(state.combatants[h].name for h in a.engaged if h in state.combatants)
-        raise RuleError(f"{a.name} is engaged with {engaged} and cannot charge (seed 001 'Movement'); attack without --situation charge")
-    if a.stance == "prone":
-        raise RuleError(f"{a.name} is prone and cannot charge; stand up first")
-    if any(c.name == "entangled" and c.location.endswith("leg") for c in a.conditions):
-        raise RuleError(f"{a.name}'s leg is entangled: no charging (seed 001 'Entangle')")
-
-
-def _crowd_miss(draft: Draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers) -> bool:
-    """Seed 001 "Firing into a Crowd": a shot that fails only because of
-    the crowd penalty strikes an adjacent victim instead, who may Evade or
-    Parry; Special Effects apply only to the original target. The victim is
-    the GM's pick (a ``choose`` step), or none when nobody stands near."""
-    state = draft.state
-    plain = tuple(s for s in situations if s not in ("crowd-edge", "crowd-through"))
-    without = grade_modifiers(state, a, skill, plain, "attack", ranged=True, extra=extra, ease=ease) + tuple(modifiers)
-    if not is_success(tables.skill_test(tested.roll, max(0, skill + sum(m.value for m in without)))):
-        return False
-    x = draft.state.exchange
-    draft.emit(ev.AttackResolved(exchange=x.id, hit=False, roll=tested.roll, skill=tested.target))
-    others = [c.handle for c in state.combatants.values()
-              if c.handle not in (a.handle, t.handle) and c.status == "active"]
-    if not others:
-        draft.emit(ev.NoteAdded(text="the shot misses only for the crowd, but nobody else stands in the line of fire"))
-        offer_reaction(draft)
-        return True
-    base = max(0, skill + sum(m.value for m in without))
-    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
-        who="GM", verb="choose", kind="crowd-victim",
-        prompt=f"GM: {a.name}'s shot misses {t.name} only for the crowd: who is struck instead? {' | '.join(others)}",
-        options=tuple(others), exchange=x.id,
-        data={"roll": tested.roll, "skill": base, "weapon": weapon.name}),)))
-    return True
-
-
-def _end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
-    """Warding ends once its weapon attacks or actively parries (seed 001
-    "Ward Location")."""
-    for cond in draft.state.combatants[handle].conditions:
-        if cond.name == "warding" and cond.id == f"warding:{weapon.lower()}":
-            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))
 
 
 def offer_reaction(draft: Draft) -> None:
@@ -282,7 +227,9 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         resolve(draft, "none", None, FAILURE, 0)
         return
     if reaction == "counterattack":
-        _counterattack(draft, c, a, with_item, modifiers, situations)
+        from affray.rules.mythras.special_attacks import counterattack
+
+        counterattack(draft, c, a, with_item, modifiers, situations)
         return
     item = None
     flags = kinds(x)
@@ -301,7 +248,7 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         skill_name, skill = "Evade", sheet_of(c).skill("Evade")
     draft.emit(ev.ActionSpent(handle=defender, kind="combat-action", reason=f"{reaction} against {a.name}"))
     if item is not None:
-        _end_ward(draft, defender, item.name, "parried actively")
+        end_ward(draft, defender, item.name, "parried actively")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
     extra = [("hard", "Defending against a mounted foe")] if (a.has("mounted") and not c.has("mounted")
                                                               and "lower-ground" not in situations) else []
@@ -311,74 +258,6 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
     if reaction == "evade" and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded (seed 001 'Evade')"))
     resolve(draft, reaction, item, d.result, d.roll, shared_penalty=sum(m.value for m in shared), d_target=d.target)
-
-
-def _counterattack(draft: Draft, c: Combatant, a: Combatant, with_item: str, modifiers, situations) -> None:
-    """Seed 001 "Charging": rather than Parrying or Evading, the recipient
-    of a charge counterattacks at the same time; the longer weapon strikes
-    first. Each blow is an exchange of its own with no defence (a Failure);
-    the second waits as a ``deferred-attack`` condition. A weapon that can
-    be set against a charge (trait ``set``) uses the charger's Damage
-    Modifier."""
-    state = draft.state
-    x = state.exchange
-    w = find_weapon(c, with_item) if with_item else next(w for w in parry_weapons(c, state) if w.kind != "shield")
-    why = usable(state, c, w)
-    if why:
-        raise RuleError(why)
-    skill_name, skill = sheet_of(c).weapon_skill(w)
-    draft.emit(ev.ActionSpent(handle=c.handle, kind="combat-action", reason=f"counterattack against {a.name}'s charge"))
-    draft.emit(ev.ReactionChosen(exchange=x.id, handle=c.handle, reaction="counterattack", with_item=w.name))
-    mods = grade_modifiers(state, c, skill, tuple(situations), "attack") + tuple(modifiers)
-    tested = test(draft, c, skill_name, skill, f"counterattack on {a.name} with {w.name}", mods)
-    charger_w = find_weapon(a, x.weapon, ready_only=False)
-    if tables.reach_index(w.reach) > tables.reach_index(charger_w.reach):
-        # the recipient's longer weapon strikes first: the charge waits
-        defer_attack(draft, a.handle, c.handle, charger_w.name, x.roll, x.skill, "charge")
-        draft.emit(ev.NoteAdded(text=f"{c.name}'s {w.name} is longer than {a.name}'s {charger_w.name}: it strikes first (seed 001 'Charging')"))
-        draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the charge waits for the longer weapon"))
-        open_deferred(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
-        return
-    defer_attack(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
-    resolve(draft, "none", None, FAILURE, 0)
-
-
-def defer_attack(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
-    """Keep an attack already rolled (or to be made) for an exchange of its
-    own after this one: a ``deferred-attack`` condition on ``attacker``."""
-    state = draft.state
-    c = state.combatants[attacker]
-    idx = [w.name for w in sheet_of(c).weapons].index(weapon)
-    draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
-        "deferred-attack", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
-        effects={f"from:{target}": 1, "roll": roll, "skill": skill, "weapon": idx, "kind": DEFERRED.index(kind)},
-        key=f"{target}:{kind}", note=f"{kind} on {state.combatants[target].name} with {weapon}")))
-
-
-def open_deferred(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
-    """Open the exchange of a deferred attack: a counterattack or a charge
-    (no defence), a sweep (the defender reacts as normal), a blow turned on
-    a bystander by Select Target (it hits automatically, no Special
-    Effects) or a shot into a crowd that strikes a neighbour (who may
-    react; no Special Effects)."""
-    state = draft.state
-    exchange = state.next_exchange
-    flags = [kind]
-    a = state.combatants[attacker]
-    if find_weapon(a, weapon, ready_only=False).kind == "ranged":
-        flags.insert(0, "ranged")
-    draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon, kind="+".join(flags)))
-    if "ranged" not in flags and target not in a.engaged:
-        draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
-    level = SUCCESS if kind == "bystander" else tables.skill_test(roll, skill)
-    draft.emit(ev.AttackResolved(exchange=exchange, hit=is_success(level), critical=level == CRITICAL,
-                                 fumble=level == FUMBLE, roll=roll, skill=skill))
-    if kind in ("counter", "charge"):
-        draft.emit(ev.ReactionChosen(exchange=exchange, handle=target, reaction="none"))
-        draft.emit(ev.NoteAdded(text="simultaneous blows: no defence against this one (seed 001 'Charging')"))
-        resolve(draft, "none", None, FAILURE, 0)
-        return
-    offer_reaction(draft)
 
 
 def attacker_level(x, penalty: int = 0) -> str:
@@ -441,7 +320,9 @@ def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared
         data = {"left": cell.effects, "chosen": "", "side": cell.winner, "own": own, "other": other,
                 "item": item.name if (item is not None and winner == x.target) else "",
                 "loser": loser, "roll": w_roll, "skill": w_skill, "location": ""}
-        draft.emit(ev.StepsAwaited(steps=(_choose_step(draft.state, winner, data),)))
+        from affray.rules.mythras.effect_choice import choose_step
+
+        draft.emit(ev.StepsAwaited(steps=(choose_step(draft.state, winner, data),)))
         return
     proceed(draft, {"chosen": "", "location": ""})
 
@@ -458,184 +339,6 @@ def _surprise_bonus(draft: Draft, t: Combatant, a_level: str) -> bool:
             draft.emit(ev.NoteAdded(text=f"{t.name} is surprised: a bonus Special Effect (seed 001 'Surprise')"))
             return True
     return False
-
-
-def _weapon_of(state: State, who: str, data: dict):
-    """The weapon ``who`` fought with in this exchange (None for an Evade)."""
-    x = state.exchange
-    c = state.combatants[who]
-    if who == x.attacker:
-        return find_weapon(c, x.weapon, ready_only=False) if x.weapon else None
-    if data.get("item"):
-        return find_weapon(c, str(data["item"]), ready_only=False)
-    return None
-
-
-def bystanders(state: State) -> list[str]:
-    """Combatants other than the two in the exchange who still stand."""
-    x = state.exchange
-    return [c.handle for c in state.combatants.values()
-            if c.handle not in (x.attacker, x.target) and c.status == "active"]
-
-
-def held_weapon(state: State, who: str):
-    """The weapon ``who`` would lose to a Disarm in this exchange: the one
-    it fought with, else the first held ready (None when only natural or
-    unarmed weapons are left)."""
-    x = state.exchange
-    c = state.combatants[who]
-    if who == x.attacker:
-        w = find_weapon(c, x.weapon, ready_only=False) if x.weapon else None
-    elif x.with_item:
-        w = find_weapon(c, x.with_item, ready_only=False)
-    else:
-        held = [w for w in sheet_of(c).weapons if w.name in c.ready and w.kind != "unarmed"]
-        w = held[0] if held else None
-    if w is None or w.kind == "unarmed" or w.name not in c.ready:
-        return None
-    return w
-
-
-def eligible(state: State, who: str, data: dict) -> list[str]:
-    """Special Effects ``who`` may still pick: eligible by the table and not
-    already taken unless stackable (seed 001 "Special Effects"), and with
-    the conditions each description sets (a blow that landed, a parrying
-    weapon to damage, a weapon to disarm, SIZ and STR limits, a bystander,
-    something to slip free from, a weapon to reload)."""
-    x = state.exchange
-    c = state.combatants[who]
-    loser = state.combatants[str(data["loser"])]
-    mine = _weapon_of(state, who, data)
-    traits = traits_of(mine) if mine is not None else set()
-    parried = x.reaction == "parry"
-    keys = tables.eligible_effects(str(data["side"]), own=str(data["own"]), other=str(data["other"]),
-                                   traits=traits, parried=parried)
-    taken = [k for k in str(data["chosen"]).split(",") if k]
-    out = [k for k in keys if k not in taken or tables.SPECIAL_EFFECTS[k].stackable]
-    flags = kinds(x)
-    if not x.effects.get("hit"):
-        out = [k for k in out if k not in NEEDS_HIT]
-    if not x.effects.get("parried"):
-        out = [k for k in out if k not in ("enhance-parry", "circumvent-parry")]
-    if c.stance != "prone":
-        out = [k for k in out if k != "arise"]
-    if "choose-location" in out and ("blind-strike" in flags or (
-            "ranged" in flags and str(data["own"]) != CRITICAL and "close-range" not in flags)):
-        out.remove("choose-location")
-    me_sheet, loser_sheet = sheet_of(c).characteristics, sheet_of(loser).characteristics
-    def drop(key, ok):
-        if key in out and not ok:
-            out.remove(key)
-    if "damage-weapon" in out:
-        target_w = held_weapon(state, loser.handle) if who == x.target else (
-            find_weapon(loser, x.with_item, ready_only=False) if parried and x.with_item else None)
-        drop("damage-weapon", target_w is not None and target_w.hp > 0 and (who == x.attacker or mine is not None))
-    drop("disarm-opponent", held_weapon(state, loser.handle) is not None and loser_sheet.STR <= 2 * me_sheet.STR)
-    siz = loser_sheet.SIZ * (2 if loser.has("braced") else 1)
-    drop("bash", siz <= 2 * me_sheet.SIZ)
-    drop("select-target", bool(bystanders(state)) and bool(x.weapon))
-    drop("accidental-injury", bool(x.weapon))  # a leap has no weapon to turn on its wielder
-    drop("slip-free", any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions))
-    drop("rapid-reload", mine is not None and mine.load > 0)
-    drop("entangle", who == x.attacker or mine is not None)
-    if "accidental-injury" in taken:
-        drop("accidental-injury", False)
-    if not (OPPOSED & set(out)) and not (OPPOSED & set(taken)):
-        out = [k for k in out if k != "force-failure"]  # it needs an effect with an opposed roll
-    return out
-
-
-def _choose_step(state: State, who: str, data: dict) -> ev.PendingStep:
-    c = state.combatants[who]
-    options = tuple(eligible(state, who, data)) + ("none",)
-    return ev.PendingStep(
-        who=who, verb="choose", kind="special-effect",
-        prompt=f"{c.name}: choose a Special Effect ({data['left']} left): {' | '.join(options)}",
-        options=options, exchange=state.exchange.id, data=data,
-    )
-
-
-def _sub_step(who: str, kind: str, prompt: str, options, data: dict, x_id: int) -> ev.StepsAwaited:
-    return ev.StepsAwaited(steps=(ev.PendingStep(who=who, verb="choose", kind=kind, prompt=prompt,
-                                                 options=tuple(options), exchange=x_id, data=data),))
-
-
-def choose(draft: Draft, who: str, option: str, secret: bool = False) -> None:
-    """Pick one Special Effect (or ``none`` to forgo the rest), or answer a
-    follow-up choice (the location of Choose Location, the grade of Blind
-    Opponent, the bystander of Select Target, the secret effect of Prepare
-    Counter, Sharpshooter's new location, a crowd's victim, the end of a
-    charge). Each pick is a ``SpecialEffectChosen``; Withdraw, Arise, Grip
-    and Slip Free act at once; the rest act when damage is rolled or as
-    their own opposed-roll step (seed 001 "Special Effect Descriptions")."""
-    from affray.rules.mythras import effects as fx
-
-    state = draft.state
-    c = state.combatants.get(who)
-    step = next((s for s in state.pending if s.verb == "choose" and s.who == who), None)
-    name = c.name if c is not None else who
-    if step is None:
-        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
-        raise RuleError(f"{name} has no choice to make now (waiting for: {waiting})")
-    option = option.strip().lower()
-    if option not in step.options:
-        raise RuleError(f"{name} can choose {' | '.join(step.options)} here, not {option!r}")
-    if step.kind == "counter" and not secret:
-        raise RuleError("the effect a counter is prepared against is noted in secret: add --secret "
-                        "(seed 001 'Prepare Counter'; exports hide it)")
-    from affray.rules.mythras import actions
-
-    follow_ups = {**fx.FOLLOW_UPS, **actions.FOLLOW_UPS}
-    if step.kind in follow_ups:
-        follow_ups[step.kind](draft, step, option)
-        return
-    x = state.exchange
-    data = dict(step.data)
-    if step.kind == "location":
-        draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=str(data["loser"]), effect="choose-location",
-                                       detail=option))
-        data["location"] = option
-    elif option == "none":
-        data["left"] = 0
-    else:
-        data["left"] = int(data["left"]) - 1
-        data["chosen"] = ",".join([k for k in str(data["chosen"]).split(",") if k] + [option])
-        loser = str(data["loser"])
-        counter = fx.counter_for(state, loser, who, option)
-        if counter is not None:
-            fx.trigger_counter(draft, who, loser, option, counter, data)
-            return
-        if option == "choose-location":
-            draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
-                who=who, verb="choose", kind="location", prompt=f"{c.name}: choose the location struck",
-                options=tables.LOCATION_NAMES, exchange=x.id, data=data),)))
-            return
-        follow = fx.pick_follow_up(state, who, option, data)
-        if follow is not None:
-            if option == "prepare-counter":  # public: a counter is prepared; which one is secret
-                draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=loser, effect=option))
-            draft.emit(follow)
-            return
-        draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=loser, effect=option))
-        fx.at_once(draft, who, loser, option)
-    continue_choosing(draft, who, data)
-
-
-def continue_choosing(draft: Draft, who: str, data: dict) -> None:
-    """Offer the next pick while any is left and eligible, else go on."""
-    if int(data["left"]) > 0 and eligible(draft.state, who, data):
-        draft.emit(ev.StepsAwaited(steps=(_choose_step(draft.state, who, data),)))
-        return
-    proceed(draft, data)
-
-
-def encode(data: dict) -> str:
-    """A choose step's data, kept inside another step's data."""
-    return json.dumps(data, sort_keys=True)
-
-
-def decode(text) -> dict:
-    return json.loads(str(text)) if text else {}
 
 
 def proceed(draft: Draft, data: dict) -> None:
@@ -678,6 +381,7 @@ def end_exchange(draft: Draft, summary: str) -> None:
 def after_exchange(draft: Draft) -> None:
     """Open the next deferred attack (a counterattack, a waiting charge, the
     next target of a sweep, a bystander's blow), else move the turn on."""
+    from affray.rules.mythras.special_attacks import DEFERRED, open_deferred
     from affray.rules.mythras.turns import advance
 
     for c in list(draft.state.combatants.values()):

@@ -250,3 +250,46 @@ def usable(state: State, c: Combatant, w: Weapon) -> str:
 def fighters(state: State) -> list[Combatant]:
     """Combatants still in the fight (active), in join order."""
     return [c for c in state.combatants.values() if c.status == "active"]
+
+
+# --------------------------------------------------------------------------- #
+# Helpers of the Combat Actions (seed 001 "Combat Actions")
+# --------------------------------------------------------------------------- #
+
+
+def at(draft: Draft) -> dict:
+    """When a condition is applied: the cause, round and step it dates from."""
+    s = draft.state
+    return dict(cause=draft.next_version, round=s.round, step=s.step)
+
+
+def spend(draft: Draft, who: str, reason: str) -> None:
+    """An action costs one Action Point (seed 001 "Action Points")."""
+    draft.emit(ev.ActionSpent(handle=who, kind="combat-action", reason=reason))
+
+
+def done(draft: Draft) -> None:
+    """The action is over: clear the pending steps and move the turn on."""
+    from affray.rules.mythras.turns import advance
+
+    draft.emit(ev.StepsAwaited(steps=()))
+    advance(draft)
+
+
+def resume(draft: Draft, rest) -> None:
+    """Go back to the steps an out-of-turn roll interrupted, else move on."""
+    if rest:
+        draft.emit(ev.StepsAwaited(steps=tuple(rest)))
+    else:
+        done(draft)
+
+
+def engaged_foes(state: State, c: Combatant) -> list[Combatant]:
+    """The foes engaged with ``c`` who can still fight (seed 001 "Engagement")."""
+    return [state.combatants[h] for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
+
+
+def best_skill(c: Combatant, *names: str) -> tuple[str, int]:
+    """The better of several skills, e.g. Brawn or Evade, with its value."""
+    s = sheet_of(c)
+    return max(((n, s.skill(n)) for n in names), key=lambda p: p[1])

@@ -23,31 +23,26 @@ from affray.projections.state import State
 from affray.rules.base import Draft
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import (
+from affray.rules.mythras.attack import after_exchange
+from affray.rules.mythras.common import at, find_weapon, grade_modifiers, rulings_of, sheet_of, test, weapon_hp
+from affray.rules.mythras.effect_choice import (
     COUNTER_EFFECTS,
-    _sub_step,
-    after_exchange,
     bystanders,
     continue_choosing,
     decode,
-    defer_attack,
     encode,
     held_weapon,
-    open_deferred,
+    sub_step,
 )
-from affray.rules.mythras.common import find_weapon, grade_modifiers, rulings_of, sheet_of, test, weapon_hp
 from affray.rules.mythras.sheet import derive
+from affray.rules.mythras.special_attacks import defer_attack, open_deferred
+
 
 EFFECT_KEYS = tuple(tables.SPECIAL_EFFECTS)
 
 
 def _name(key: str) -> str:
     return tables.SPECIAL_EFFECTS[key].name
-
-
-def _at(draft: Draft) -> dict:
-    s = draft.state
-    return dict(cause=draft.next_version, round=s.round, step=s.step)
 
 
 # --------------------------------------------------------------------------- #
@@ -82,9 +77,9 @@ def trigger_counter(draft: Draft, winner: str, loser: str, effect: str, counter,
     data = dict(data)
     data["chosen"] = ",".join(_remove_last(str(data["chosen"]).split(","), effect))
     options = _counter_options(state, loser, winner)
-    draft.emit(_sub_step(loser, "counter-effect",
-                         f"{l.name}: the counter triggers; choose your own Special Effect (it succeeds automatically): {' | '.join(options)}",
-                         options, {"resume": encode(data), "winner": winner}, x.id))
+    draft.emit(sub_step(loser, "counter-effect",
+                        f"{l.name}: the counter triggers; choose your own Special Effect (it succeeds automatically): {' | '.join(options)}",
+                        options, {"resume": encode(data), "winner": winner}, x.id))
 
 
 def _remove_last(items: list[str], key: str) -> list[str]:
@@ -149,7 +144,7 @@ def _secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
     draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
         "prepared-counter", ends="event", key=f"{foe}:{n}",
         effects={"secret": 1, "effect": EFFECT_KEYS.index(option), f"from:{foe}": 1},
-        note=f"secret: against {state.combatants[foe].name}'s {_name(option)}", **_at(draft))))
+        note=f"secret: against {state.combatants[foe].name}'s {_name(option)}", **at(draft))))
     continue_choosing(draft, who, decode(step.data["resume"]))
 
 
@@ -166,32 +161,31 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
     x = state.exchange
     c = state.combatants[who]
     if option == "blind-opponent":
-        return _sub_step(who, "blind-grade", f"{c.name}: how blinding is it? hard | formidable",
-                         ("hard", "formidable"), {"resume": encode(data)}, x.id)
+        return sub_step(who, "blind-grade", f"{c.name}: how blinding is it? hard | formidable",
+                        ("hard", "formidable"), {"resume": encode(data)}, x.id)
     if option == "select-target":
         options = tuple(bystanders(state))
-        return _sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
-                         options, {"resume": encode(data)}, x.id)
+        return sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
+                        options, {"resume": encode(data)}, x.id)
     if option == "prepare-counter":
-        return _sub_step(who, "counter",
-                         f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
-                         EFFECT_KEYS, {"resume": encode(data), "foe": str(data["loser"])}, x.id)
+        return sub_step(who, "counter",
+                        f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
+                        EFFECT_KEYS, {"resume": encode(data), "foe": str(data["loser"])}, x.id)
     return None
 
 
-def _blind_grade(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    data = decode(step.data["resume"])
-    x = draft.state.exchange
-    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect="blind-opponent", detail=option))
-    data["blind"] = option
-    continue_choosing(draft, step.who, data)
+#: Follow-ups that complete a Special Effect with a detail: the step kind ->
+#: the effect and the key of the choose step's data the detail goes under
+#: (Blind Opponent's grade, Select Target's bystander).
+_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander")}
 
 
-def _select_target(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def _effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    effect, key = _DETAILS[step.kind]
     data = decode(step.data["resume"])
     x = draft.state.exchange
-    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect="select-target", detail=option))
-    data["bystander"] = option
+    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect=effect, detail=option))
+    data[key] = option
     continue_choosing(draft, step.who, data)
 
 
@@ -214,7 +208,7 @@ def at_once(draft: Draft, who: str, loser: str, option: str) -> None:
     elif option == "grip":
         draft.emit(ev.ConditionApplied(handle=loser, condition=cat.make(
             "gripped", ends="event", key=who, effects={f"from:{who}": 1},
-            note=f"gripped by {c.name}: cannot disengage", **_at(draft))))
+            note=f"gripped by {c.name}: cannot disengage", **at(draft))))
     elif option == "slip-free":
         for cond in c.conditions:
             if cond.name in ("entangled", "gripped", "pinned"):
@@ -366,7 +360,7 @@ def _disarm(draft: Draft, handle: str, w, why: str) -> None:
     idx = [x.name for x in sheet_of(c).weapons].index(w.name)
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "dropped", ends="event", key=w.name.lower(), effects={"weapon": idx, "stage": 0},
-        note=f"{w.name} lies on the ground: 2 Actions to pick it up (seed 001 'Ready')", **_at(draft))))
+        note=f"{w.name} lies on the ground: 2 Actions to pick it up (seed 001 'Ready')", **at(draft))))
     # a weapon that drops lets go of what it entangles
     for other in state.combatants.values():
         for cond in other.conditions:
@@ -427,7 +421,7 @@ def _roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
         grade = str(step.data["grade"])
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "blinded", ends="actions", count=turns, effects={"grade": tables.GRADE_ORDER.index(grade)},
-            note=f"Blind Opponent: {grade} for {turns} Turn(s)", **_at(draft))))
+            note=f"Blind Opponent: {grade} for {turns} Turn(s)", **at(draft))))
     _continue(draft, rest, f"{c.name} {'is blinded' if blinded else 'is not blinded'}")
 
 
@@ -445,7 +439,7 @@ def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) 
     if through:
         draft.emit(ev.ConditionApplied(handle=owner, condition=cat.make(
             "weapon-damaged", ends="never", key=w.name.lower(), effects={"hp-lost": lost, "broken": int(left <= 0)},
-            note=f"{w.name}: {max(0, left)}/{w.hp} HP" + (" — broken" if left <= 0 else ""), **_at(draft))))
+            note=f"{w.name}: {max(0, left)}/{w.hp} HP" + (" — broken" if left <= 0 else ""), **at(draft))))
     if left <= 0 and w.name in c.ready:
         draft.emit(ev.WeaponDropped(handle=owner, weapon=w.name, reason="broken (Damage Weapon)"))
 
@@ -476,7 +470,7 @@ def entangle(draft: Draft, wielder: str, victim: str, weapon: str, location: str
         effects["harder"] = 1
     draft.emit(ev.ConditionApplied(handle=victim, condition=cat.make(
         "entangled", ends="event", location=location, effects=effects,
-        note=f"entangled by {w.name}'s {weapon or 'weapon'}", **_at(draft))))
+        note=f"entangled by {w.name}'s {weapon or 'weapon'}", **at(draft))))
 
 
 def _roll_entangle(draft: Draft, step: ev.PendingStep, rest) -> None:
@@ -547,8 +541,8 @@ def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
 FOLLOW_UPS = {
     "counter": _secret_counter,
     "counter-effect": _counter_effect,
-    "blind-grade": _blind_grade,
-    "select-target": _select_target,
+    "blind-grade": _effect_detail,
+    "select-target": _effect_detail,
     "crowd-victim": _crowd_victim,
     "charge-end": _charge_end,
     "sharpshooter": _sharpshooter,

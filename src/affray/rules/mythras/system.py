@@ -17,6 +17,7 @@ from affray.rules.base import Draft, RuleError, SystemBase, find_combatant, join
 from affray.rules.mythras import actions, attack, damage, turns
 from affray.rules.mythras.common import rulings_of
 from affray.rules.mythras.conditions import CATALOGUE
+from affray.rules.mythras.effect_choice import choose
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.mythras.sheet import SheetError, derive, load_sheet, parse_sheet
 
@@ -58,7 +59,7 @@ class Mythras(SystemBase):
                              command.with_item, command.modifiers, command.situations)
             case cmd.MakeChoice():
                 who = "GM" if command.who.strip().lower() == "gm" else find_combatant(state, command.who)
-                attack.choose(draft, who, command.option, secret=getattr(command, "secret", False))
+                choose(draft, who, command.option, secret=getattr(command, "secret", False))
             case cmd.RollPending():
                 damage.roll_step(draft, find_combatant(state, command.who) if command.who else "")
             case cmd.TakeAction():

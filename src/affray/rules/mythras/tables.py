@@ -1,7 +1,8 @@
 """Mythras / CFI tables and table-driven rules (system ``mythras``).
 
 The tables live in ``data/tables.toml``, each with a ``source`` note, and are
-decoded once at import. Sources: seed 001 (``001_0613c1b7f6517492.txt``, CFI
+decoded once at import (the loader and the shared row shapes are
+:mod:`affray.rules.tables`). Sources: seed 001 (``001_0613c1b7f6517492.txt``, CFI
 Chapter 8: Combat) and rules-reference.md section B (the Mythras Imperative
 SRD), named on each function. Levels of success are the strings of
 :mod:`affray.rules.d100`.
@@ -12,16 +13,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import msgspec
-
 from affray.rules import d100
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
+from affray.rules.tables import Band, HitLocation, Row, Sourced, band_of, by_key, load, location_of, sources
 
 DATA = Path(__file__).with_name("data")
 LEVELS = (CRITICAL, SUCCESS, FAILURE, FUMBLE)
 
 
-class DiffCell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class DiffCell(Row):
     """A cell of the Differential Roll Results table (B7)."""
 
     attacker: str
@@ -30,58 +30,38 @@ class DiffCell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     effects: int
 
 
-class _Diff(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Diff(Sourced):
     cells: list[DiffCell]
 
 
-class _Loc(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    name: str
-    low: int
-    high: int
-    limb: str
+class _Locs(Sourced):
+    rows: list[HitLocation]
 
 
-class _Locs(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
-    rows: list[_Loc]
-
-
-class _LocHp(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _LocHp(Sourced):
     band_width: int
     rows: dict[str, list[int]]
 
 
-class _Band(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    low: int
-    high: int
-    value: str
+class _Dm(Sourced):
+    bands: list[Band]
 
 
-class _Dm(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
-    bands: list[_Band]
-
-
-class _Ap(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Ap(Sourced):
     band_width: int
 
 
-class _Sizes(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Sizes(Sourced):
     order: list[str]
 
 
-class _Impale(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Impale(Sourced):
     grades: list[str]
     band_width: int
     rows: list[list[str]]
 
 
-class SpecialEffect(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class SpecialEffect(Row):
     """A row of the seed's Special Effects Table. ``weapon``: required weapon
     traits, ``|``-separated (any one will do); ``roll``: the required roll
     (``attacker-criticals``, ``defender-criticals``, ``attacker-fumbles``,
@@ -97,12 +77,11 @@ class SpecialEffect(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     implemented: bool
 
 
-class _Effects(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Effects(Sourced):
     effects: list[SpecialEffect]
 
 
-class Grade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Grade(Row):
     """A Difficulty Grade (B4): skill × ``num``/``den`` (rounded up) or
     skill + ``add`` (the simplified alternative)."""
 
@@ -112,12 +91,11 @@ class Grade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     add: int
 
 
-class _Grades(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Grades(Sourced):
     rows: list[Grade]
 
 
-class Situation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Situation(Row):
     """A row of the seed's Close Combat or Ranged Combat Situational
     Modifiers tables; ``applies``: attack, defence or both; ``combat``:
     close, ranged or both; ``grade`` a Difficulty Grade, ``automatic`` (no
@@ -132,12 +110,11 @@ class Situation(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     flag: str = ""
 
 
-class _Situations(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Situations(Sourced):
     rows: list[Situation]
 
 
-class FatigueLevel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class FatigueLevel(Row):
     """A Fatigue level (B19): skill grade, Initiative and AP penalties."""
 
     key: str
@@ -146,13 +123,11 @@ class FatigueLevel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ap: int
 
 
-class _Fatigue(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _Fatigue(Sourced):
     levels: list[FatigueLevel]
 
 
-class _File(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    source: str
+class _File(Sourced):
     fatigue: _Fatigue
     grades: _Grades
     situations: _Situations
@@ -166,22 +141,21 @@ class _File(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     special_effects: _Effects
 
 
-_T = msgspec.toml.decode((DATA / "tables.toml").read_bytes(), type=_File)
+_T = load(DATA, "tables.toml", _File)
 
-SOURCES: dict[str, str] = {
-    name: getattr(_T, name).source
-    for name in ("fatigue", "grades", "situations", "differential", "locations", "location_hp", "damage_modifier", "action_points", "sizes", "impale", "special_effects")
-}
+SOURCES: dict[str, str] = sources(_T, (
+    "fatigue", "grades", "situations", "differential", "locations", "location_hp", "damage_modifier",
+    "action_points", "sizes", "impale", "special_effects"))
 DIFFERENTIAL: dict[tuple[str, str], DiffCell] = {(c.attacker, c.defender): c for c in _T.differential.cells}
-LOCATIONS: tuple[_Loc, ...] = tuple(_T.locations.rows)
+LOCATIONS: tuple[HitLocation, ...] = tuple(_T.locations.rows)
 LOCATION_NAMES: tuple[str, ...] = tuple(l.name for l in LOCATIONS)
 SIZES: tuple[str, ...] = tuple(_T.sizes.order)
-SPECIAL_EFFECTS: dict[str, SpecialEffect] = {e.key: e for e in _T.special_effects.effects}
-GRADES: dict[str, Grade] = {g.key: g for g in _T.grades.rows}
+SPECIAL_EFFECTS: dict[str, SpecialEffect] = by_key(_T.special_effects.effects)
+GRADES: dict[str, Grade] = by_key(_T.grades.rows)
 #: Fatigue levels, 1-based: FATIGUE[0] is Winded (B19).
 FATIGUE: tuple[FatigueLevel, ...] = tuple(_T.fatigue.levels)
 GRADE_ORDER: tuple[str, ...] = tuple(g.key for g in _T.grades.rows)
-SITUATIONS: dict[str, Situation] = {r.key: r for r in _T.situations.rows}
+SITUATIONS: dict[str, Situation] = by_key(_T.situations.rows)
 
 
 def graded(skill: int, grade: str, style: str = "multiplier") -> int:
@@ -254,9 +228,9 @@ def opposed_winner(a_level: str, a_roll: int, b_level: str, b_roll: int) -> str:
 
 def hit_location(d20: int) -> str:
     """Humanoid hit location for a d20 roll (rules-reference.md B13)."""
-    for loc in LOCATIONS:
-        if loc.low <= d20 <= loc.high:
-            return loc.name
+    name = location_of(LOCATIONS, d20)
+    if name is not None:
+        return name
     raise ValueError(f"hit location takes a d20 (1-20); got {d20}")
 
 
@@ -278,9 +252,9 @@ def damage_modifier(str_siz: int) -> str:
     none. Above 120 each further 10 points adds one step of the progression,
     read here as another +1D2 on the 111-120 value (ruling: the source only
     says "the progression continues")."""
-    for b in _T.damage_modifier.bands:
-        if b.low <= str_siz <= b.high:
-            return b.value
+    band = band_of(_T.damage_modifier.bands, str_siz)
+    if band is not None:
+        return band.value
     if str_siz < 1:
         raise ValueError(f"STR+SIZ must be at least 1; got {str_siz}")
     last = _T.damage_modifier.bands[-1]

@@ -1,0 +1,83 @@
+"""Luck Points in mythras: ``luck`` re-rolls one's own roll of the open
+exchange (seed 001 "Use Luck Point"). Dispatched from
+:mod:`affray.rules.mythras.actions`.
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.projections.state import Combatant
+from affray.rules.base import Draft, RuleError
+from affray.rules.d100 import CRITICAL, FUMBLE, is_success
+from affray.rules.mythras import conditions as cat
+from affray.rules.mythras import tables
+from affray.rules.mythras.attack import kinds, resolve
+from affray.rules.mythras.common import at, find_weapon, luck_left, sheet_of, test
+
+
+def luck(draft: Draft, who: str, arg: str) -> None:
+    """Use Luck Point (free): re-roll one's own latest roll of the open
+    exchange, the attack roll or the parry/evade, while no Special Effect
+    has been chosen and no damage rolled (seed 001 "Use Luck Point"). The
+    new roll supersedes the old in the log."""
+    state = draft.state
+    c = state.combatants[who]
+    if luck_left(c) <= 0:
+        raise RuleError(f"{c.name} has no Luck Points left")
+    x = state.exchange
+    if x is None or not x.resolved:
+        raise RuleError("a Luck Point re-rolls a roll of the open exchange (the attack or the reaction); none is open")
+    step = state.pending[0] if state.pending else None
+    if step is None or step.kind not in ("react", "special-effect", "damage") or (
+            step.kind == "special-effect" and step.data.get("chosen")):
+        raise RuleError("too late to re-roll: the exchange has moved on (Special Effects chosen or damage rolled)")
+    if step.kind == "damage" and x.effects.get("special_effects"):
+        raise RuleError("too late to re-roll: the Special Effects have been chosen")
+    spent = sum(k.effects.get("spent", 0) for k in c.conditions if k.name == "luck-spent")
+    kinds_ = kinds(x)
+    if who == x.attacker and "helpless" not in kinds_:
+        _spend_luck(draft, c, spent, "re-roll the attack")
+        weapon = find_weapon(c, x.weapon, ready_only=False)
+        skill_name, skill = sheet_of(c).weapon_skill(weapon)
+        mods = x.modifiers
+        tested = test(draft, c, skill_name, skill, f"attack on {state.combatants[x.target].name} (Luck Point re-roll)", mods)
+        draft.emit(ev.AttackResolved(exchange=x.id, hit=is_success(tested.result), critical=tested.result == CRITICAL,
+                                     fumble=tested.result == FUMBLE, roll=tested.roll, skill=tested.target))
+        if step.kind == "react":
+            from affray.rules.mythras.attack import offer_reaction
+
+            offer_reaction(draft)
+            return
+        _re_resolve(draft, x.effects.get("d_roll", 0), x.effects.get("d_target", 0))
+        return
+    if who == x.target and x.reaction in ("parry", "evade") and step.kind != "react":
+        _spend_luck(draft, c, spent, f"re-roll the {x.reaction}")
+        target = int(x.effects.get("d_target", 0))
+        rolled = draft.roll("1D100", f"{x.reaction} (Luck Point re-roll)", by=who)
+        result = tables.skill_test(rolled.total, target)
+        skill_name = "Evade" if x.reaction == "evade" else sheet_of(c).weapon_skill(find_weapon(c, x.with_item, ready_only=False))[0]
+        draft.emit(ev.SkillTested(handle=who, skill=skill_name, base=target, target=target, roll=rolled.total,
+                                  result=result, purpose=f"{x.reaction} (Luck Point re-roll)"))
+        _re_resolve(draft, rolled.total, target)
+        return
+    raise RuleError(f"{c.name} has no roll in this exchange to re-roll")
+
+
+def _spend_luck(draft: Draft, c: Combatant, spent: int, why: str) -> None:
+    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+        "luck-spent", ends="never", effects={"spent": spent + 1},
+        note=f"{spent + 1} of {sheet_of(c).luck_points} Luck Points spent ({why})", **at(draft))))
+
+
+def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
+    """Resolve the exchange anew after a Luck Point re-roll."""
+    state = draft.state
+    x = state.exchange
+    c = state.combatants[x.target]
+    item = find_weapon(c, x.with_item, ready_only=False) if x.with_item else None
+    if x.reaction in ("parry", "evade"):
+        level = tables.skill_test(d_roll, d_target)
+    else:
+        level = "failure"
+    resolve(draft, x.reaction or "none", item, level, d_roll, shared_penalty=int(x.effects.get("shared", 0)),
+            d_target=d_target)

@@ -1,0 +1,174 @@
+"""Movement Actions in mythras: ``move``, ``hustle``, ``change-range``,
+``outmaneuver``, ``mount``, ``dismount``, and what a Charge asks of the
+charger's movement (seed 001 "Movement", "Move", "Hustle", "Change Range",
+"Outmaneuvering", "Mount", "Charging"). Dispatched from
+:mod:`affray.rules.mythras.actions`.
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.projections.state import Combatant, State
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.mythras import conditions as cat
+from affray.rules.mythras import tables
+from affray.rules.mythras.common import at, done, engaged_foes, grade_modifiers, sheet_of, spend, test
+
+
+def _can_move(state: State, c: Combatant, what: str) -> None:
+    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
+        raise RuleError(f"{c.name}'s leg is entangled or stunned: no movement (seed 001 'Entangle')")
+    if engaged_foes(state, c):
+        raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
+    if c.stance == "prone":
+        raise RuleError(f"{c.name} is prone: stand up first (a prone character may only crawl)")
+
+
+def move(draft: Draft, who: str, arg: str) -> None:
+    """Move: up to the Base Movement Rate while unengaged; into contact with
+    ``TARGET`` it engages, and a melee attack follows without another
+    Action Point (seed 001 "Move", "Movement")."""
+    state = draft.state
+    c = state.combatants[who]
+    _can_move(state, c, "move")
+    spend(draft, who, "move")
+    if arg:
+        target = find_combatant(state, arg)
+        t = state.combatants[target]
+        draft.emit(ev.CombatantMoved(handle=who, distance=c.movement, reason=f"moves into contact with {t.name}"))
+        draft.emit(ev.EngagementChanged(a=who, b=target, engaged=True))
+        draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+            "free-attack", ends="next-action", key=target, note=f"may attack {t.name} without another Action Point",
+            **at(draft))))
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=who, verb="attack", kind="turn", prompt=f"{c.name}: attack {t.name} now (no Action Point) or pass",
+            options=("attack", "pass"), dice=(ev.DiceNeed("attack roll (if attacking)", "1D100", by=who),)),)))
+        return
+    draft.emit(ev.CombatantMoved(handle=who, distance=c.movement, reason="Move (Base Movement Rate)"))
+    done(draft)
+
+
+def hustle(draft: Draft, who: str, arg: str) -> None:
+    """Hustle: Run (3x Movement Rate) or Sprint (5x) while unengaged; Ranged
+    attacks on a running target are Hard, on a sprinting one Formidable,
+    until its next Turn (seed 001 "Hustle", "Ranged Combat Situational
+    Modifiers")."""
+    state = draft.state
+    c = state.combatants[who]
+    gait = (arg or "run").lower()
+    if gait not in ("run", "sprint"):
+        raise RuleError("hustle takes run or sprint: 'affray act WHO hustle:sprint'")
+    _can_move(state, c, "hustle")
+    spend(draft, who, f"hustle ({gait})")
+    times = 3 if gait == "run" else 5
+    draft.emit(ev.CombatantMoved(handle=who, distance=c.movement * times, reason=f"Hustle: {gait} ({times}x Movement Rate)"))
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "running" if gait == "run" else "sprinting", ends="next-action", note=f"{gait}s until its next turn", **at(draft))))
+    done(draft)
+
+
+def change_range(draft: Draft, who: str, arg: str) -> None:
+    """Change Range: close in on an opponent (engaging) when unengaged;
+    stepping back out of an engagement needs Withdraw or Outmaneuver (seed
+    001 "Change Range", "Engagement")."""
+    if not arg:
+        raise RuleError("change-range needs a target: 'affray act WHO change-range:TARGET'")
+    move(draft, who, arg)
+
+
+def outmaneuver(draft: Draft, who: str, arg: str) -> None:
+    """Outmaneuver: a group Opposed Roll of Evade against every engaged foe
+    with an Action Point, each spending one (seed 001 "Outmaneuvering")."""
+    state = draft.state
+    c = state.combatants[who]
+    foes = [f for f in engaged_foes(state, c) if f.combat_actions > 0]
+    if not foes:
+        raise RuleError(f"{c.name} has no engaged foe with Action Points to outmaneuver")
+    spend(draft, who, "outmaneuver")
+    for f in foes:
+        draft.emit(ev.ActionSpent(handle=f.handle, kind="combat-action", reason=f"corner {c.name} (Outmaneuvering)"))
+    dice = (ev.DiceNeed(f"{c.name}: Evade", "1D100", by=who),) + tuple(
+        ev.DiceNeed(f"{f.name}: Evade", "1D100", by=f.handle) for f in foes)
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=who, verb="roll", kind="outmaneuver", prompt=f"{c.name} outmaneuvers {', '.join(f.name for f in foes)}: Evade rolls",
+        dice=dice, data={"foes": ",".join(f.handle for f in foes)}),)))
+
+
+def roll_outmaneuver(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The Evade rolls of Outmaneuvering: each foe the actor beats cannot
+    attack it this round; beating them all lets it withdraw or engage one
+    alone (seed 001 "Outmaneuvering")."""
+    state = draft.state
+    c = state.combatants[step.who]
+    mine = _evade(draft, c, "Outmaneuvering")
+    beaten = []
+    for h in str(step.data["foes"]).split(","):
+        f = state.combatants[h]
+        theirs = _evade(draft, f, f"corner {c.name}")
+        if tables.opposed_winner(theirs.result, theirs.roll, mine.result, mine.roll) != "a":
+            beaten.append(h)
+            draft.emit(ev.ConditionApplied(handle=h, condition=cat.make(
+                "outmaneuvered", ends="round-end", key=step.who, effects={f"from:{step.who}": 1},
+                note=f"cannot attack {c.name} this round", **at(draft))))
+    foes = str(step.data["foes"]).split(",")
+    if len(beaten) == len(foes):
+        options = ("withdraw",) + tuple(f"engage:{h}" for h in foes)
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=step.who, verb="choose", kind="outmaneuver-end",
+            prompt=f"{c.name} beats every foe: withdraw, or engage one alone for the round: {' | '.join(options)}",
+            options=options, data={"foes": step.data["foes"]}),)))
+        return
+    done(draft)
+
+
+def outmaneuver_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """Withdraw from every foe, or stay engaged with the one picked (seed 001
+    "Outmaneuvering")."""
+    who = step.who
+    for h in str(step.data["foes"]).split(","):
+        if option == "withdraw" or option != f"engage:{h}":
+            if option == "withdraw":
+                draft.emit(ev.EngagementChanged(a=who, b=h, engaged=False))
+    if option == "withdraw":
+        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[who].name} withdraws from the fight (seed 001 'Outmaneuvering')"))
+    done(draft)
+
+
+def _evade(draft: Draft, c: Combatant, purpose: str) -> ev.SkillTested:
+    skill = sheet_of(c).skill("Evade")
+    return test(draft, c, "Evade", skill, purpose, grade_modifiers(draft.state, c, skill, (), "both", combat=False))
+
+
+def mount(draft: Draft, who: str, arg: str) -> None:
+    """Mount a riding beast (seed 001 "Mount"); a mounted attacker makes
+    the defence Hard ("Defending ... against mounted foe")."""
+    c = draft.state.combatants[who]
+    if c.has("mounted"):
+        raise RuleError(f"{c.name} is already mounted")
+    spend(draft, who, "mount")
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "mounted", ends="event", note=f"mounted{(' on ' + arg) if arg else ''}", **at(draft))))
+    done(draft)
+
+
+def dismount(draft: Draft, who: str, arg: str) -> None:
+    """Dismount (1 Action Point; seed 001 "Mount")."""
+    c = draft.state.combatants[who]
+    cond = next((k for k in c.conditions if k.name == "mounted"), None)
+    if cond is None:
+        raise RuleError(f"{c.name} is not mounted")
+    spend(draft, who, "dismount")
+    draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="dismounts"))
+    done(draft)
+
+
+def check_charge(state: State, a: Combatant, t: Combatant) -> None:
+    """A Charge moves at a run or sprint into engagement (seed 001
+    "Charging", "Movement": only the unengaged move; a snared leg cannot)."""
+    if a.engaged:
+        engaged = ", ".join(state.combatants[h].name for h in a.engaged if h in state.combatants)
+        raise RuleError(f"{a.name} is engaged with {engaged} and cannot charge (seed 001 'Movement'); attack without --situation charge")
+    if a.stance == "prone":
+        raise RuleError(f"{a.name} is prone and cannot charge; stand up first")
+    if any(c.name == "entangled" and c.location.endswith("leg") for c in a.conditions):
+        raise RuleError(f"{a.name}'s leg is entangled: no charging (seed 001 'Entangle')")
