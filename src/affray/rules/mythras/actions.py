@@ -176,7 +176,6 @@ def assess(draft: Draft, who: str, arg: str) -> None:
         raise RuleError(f"{c.name} is engaged: Assess Situation needs a moment unengaged (seed 001)")
     extra = [("hard", "Assessing while Running")] if c.has("running") else (
         [("formidable", "Assessing while Sprinting")] if c.has("sprinting") else [])
-    perception = sheet_of(c).skill("Perception")
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
         who=who, verb="roll", kind="assess", prompt=f"{c.name} assesses the situation: Perception",
         dice=(ev.DiceNeed(f"{c.name}: Perception", "1D100", by=who),),

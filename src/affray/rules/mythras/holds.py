@@ -87,7 +87,7 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest) -> None:
     free = is_success(mine.result)
     if step.data.get("opposed"):
         vb = sheet_of(v).skill("Brawn")
-        theirs = test(draft, v, "Brawn", vb, f"resist the yank", grade_modifiers(state, v, vb, (), "both", combat=False))
+        theirs = test(draft, v, "Brawn", vb, "resist the yank", grade_modifiers(state, v, vb, (), "both", combat=False))
         free = tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a"
     rolled = draft.roll(w.damage, f"{w.name} damage (yank)", by=c.handle).total
     follow: list[ev.PendingStep] = []
