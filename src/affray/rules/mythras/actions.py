@@ -29,7 +29,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import CRITICAL, FUMBLE, is_success
 from affray.rules.mythras import conditions as cat
-from affray.rules.mythras import tables
+from affray.rules.mythras import movement_modes, tables, terrain
 from affray.rules.mythras.attack import (
     _require_turn,
     defer_attack,
@@ -48,9 +48,10 @@ from affray.rules.mythras.common import (
 )
 from affray.rules.mythras.turns import advance, delay
 
-FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt")
+FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt", "terrain")
 TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "reload", "aim", "take-cover",
-        "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold")
+        "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold",
+        "climb", "crawl", "jump", "swim")  # the last four: movement_modes.py
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
 
 _GROUPS = {"legs": ("right leg", "left leg"), "arms": ("right arm", "left arm"),
@@ -154,6 +155,8 @@ def _move(draft: Draft, who: str, arg: str) -> None:
     state = draft.state
     c = state.combatants[who]
     _can_move(state, c, "move")
+    if terrain.option(arg):  # difficult terrain, obstacles: terrain.py
+        return terrain.move(draft, who, arg, hustle=False)
     _spend(draft, who, "move")
     if arg:
         target = find_combatant(state, arg)
@@ -178,6 +181,9 @@ def _hustle(draft: Draft, who: str, arg: str) -> None:
     Modifiers")."""
     state = draft.state
     c = state.combatants[who]
+    if terrain.option(arg):  # difficult terrain, obstacles: terrain.py
+        _can_move(state, c, "hustle")
+        return terrain.move(draft, who, arg, hustle=True)
     gait = (arg or "run").lower()
     if gait not in ("run", "sprint"):
         raise RuleError("hustle takes run or sprint: 'affray act WHO hustle:sprint'")
@@ -899,11 +905,11 @@ _TURN_ACTIONS = {
     "brace": _brace, "move": _move, "hustle": _hustle, "change-range": _change_range, "outmaneuver": _outmaneuver,
     "ready": _ready, "reload": _reload, "aim": _aim, "take-cover": _take_cover, "mount": _mount,
     "dismount": _dismount, "struggle": _struggle, "yank": _yank, "trip": _trip, "leap": _leap, "sweep": _sweep,
-    "cast": _cast, "hold": _hold,
+    "cast": _cast, "hold": _hold, **movement_modes.TURN_ACTIONS,
 }
 _FREE_ACTIONS = {
     "ward": _ward, "unward": _unward, "luck": _luck, "drop": _drop, "speak": _speak, "signal": _signal,
-    "assess": _assess, "release": _release, "interrupt": _interrupt,
+    "assess": _assess, "release": _release, "interrupt": _interrupt, **terrain.FREE_ACTIONS,
 }
 
 ROLL_HANDLERS = {
