@@ -77,6 +77,25 @@ def _thing_penalty(draft: Draft, c) -> tuple[float, int, int]:
     return round(max(0, n - strength) * unit, 2), n, strength
 
 
+def _beside(draft: Draft, who: str, arg: str, what: str, need: str, place: str):
+    """The checks Climb and Swim share: free to move, ``need`` declared
+    next to the character (``terrain``), the metres walked first; returns
+    (combatant, walked, penalty for Things, Things, STR)."""
+    c = draft.state.combatants[who]
+    check_free_to_move(draft.state, c, what)
+    if need not in surroundings(c):
+        raise RuleError(f"no {place} is declared next to {c.name}: 'affray act {who} terrain:{need}' first")
+    walked = _walked(draft, who, arg, what)
+    return (c, walked) + _thing_penalty(draft, c)
+
+
+def _start(draft: Draft, who: str, what: str, walked: float, place: str) -> None:
+    """Spend the Action Point and record the walk to the ``place``."""
+    spend(draft, who, what)
+    if walked:
+        draft.emit(ev.CombatantMoved(handle=who, distance=walked, reason=f"walks to the {place}"))
+
+
 def crawl(draft: Draft, who: str, arg: str) -> None:
     """Crawl: "A character that begins the Turn prone may crawl at a
     maximum rate of 5 feet per Turn in place of a normal Move" (seed 001
@@ -104,21 +123,13 @@ def climb(draft: Draft, who: str, arg: str) -> None:
     gives no figure for how Things slow a climb: ruling ``climb_things``
     (``recorded``: noted only; ``as-swim``: the Swim penalty). Seed 001
     "Climb"."""
-    state = draft.state
-    c = state.combatants[who]
-    check_free_to_move(state, c, "climb")
-    if "climbable" not in surroundings(c):
-        raise RuleError(f"no climbable surface is declared next to {c.name}: 'affray act {who} terrain:climbable' first")
-    walked = _walked(draft, who, arg, "climb")
-    penalty, n, strength = _thing_penalty(draft, c)
-    if rulings_of(state).climb_things == "recorded":
+    c, walked, penalty, n, strength = _beside(draft, who, arg, "climb", "climbable", "climbable surface")
+    if rulings_of(draft.state).climb_things == "recorded":
         penalty = 0.0
     distance = round(c.movement - walked - penalty, 2)
     if distance <= 0:
         raise RuleError(f"{c.name} carries {n} Things against STR {strength}: too burdened to climb (ruling climb_things)")
-    spend(draft, who, "climb")
-    if walked:
-        draft.emit(ev.CombatantMoved(handle=who, distance=walked, reason="walks to the climbable surface"))
+    _start(draft, who, "climb", walked, "climbable surface")
     how = f"{penalty:g} m off for Things over STR" if penalty else "not slowed (ruling climb_things: recorded)"
     draft.emit(ev.CombatantMoved(handle=who, distance=distance, reason=(
         f"Climb: {distance:g} m ({c.movement} m Base Movement Rate - {walked:g} m walked; "
@@ -133,18 +144,10 @@ def swim(draft: Draft, who: str, arg: str) -> None:
     the unit by ruling ``swim_thing_unit``); "If total ENC reduces swim
     distance to 0 or less, the character automatically begins drowning"
     (seed 001 "Swim"). The Swim skill and Asphyxiation are not modelled."""
-    state = draft.state
-    c = state.combatants[who]
-    check_free_to_move(state, c, "swim")
-    if "water" not in surroundings(c):
-        raise RuleError(f"no water is declared next to {c.name}: 'affray act {who} terrain:water' first")
-    walked = _walked(draft, who, arg, "swim")
-    penalty, n, strength = _thing_penalty(draft, c)
+    c, walked, penalty, n, strength = _beside(draft, who, arg, "swim", "water", "water")
     speed = round(c.movement - penalty, 2)
     distance = round(min(c.movement - walked, speed), 2)
-    spend(draft, who, "swim")
-    if walked:
-        draft.emit(ev.CombatantMoved(handle=who, distance=walked, reason="walks to the water"))
+    _start(draft, who, "swim", walked, "water")
     if speed <= 0:
         draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
             "drowning", ends="event", effects={"things": n},
