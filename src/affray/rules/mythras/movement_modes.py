@@ -6,8 +6,9 @@ Action Point taken in place of a Move: ``affray act WHO ACTION[:ARG]``.
 - ``climb[:WALKED]``: climbs the Base Movement Rate less the metres
   ``WALKED`` to the surface this Turn (``climb:2``); needs
   ``terrain:climbable``; refused after a run or sprint (``climb:2 run``).
-- ``swim[:WALKED]``: as Climb, next to declared water (``terrain:water``),
-  slowed by 'Things' over STR; at 0 or less the swimmer begins drowning.
+- ``swim[:MOVED]``: next to declared water (``terrain:water``), the Base
+  Movement Rate less the metres moved first this Turn, slowed by 'Things'
+  over STR; at 0 or less the swimmer begins drowning.
 - ``jump:METRES[ standing][ up][ run-up=METRES]``: an Athletics roll to
   clear ``METRES`` across (or ``up``).
 
@@ -48,15 +49,16 @@ _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
 def _walked(draft: Draft, who: str, arg: str, what: str) -> float:
-    """The metres walked this Turn before the climb or swim (a number in
-    ``arg``, default 0); a run or sprint first is refused: "The character
-    cannot have moved faster than a Walk" (seed 001 "Climb"; ruling: Swim
-    likewise "minus any movement already used")."""
+    """The metres moved this Turn before the climb or swim (a number in
+    ``arg``, default 0: "reduced by any movement already used", seed 001
+    "Climb", "Swim"); for Climb a run or sprint first is refused: "The
+    character cannot have moved faster than a Walk" (Swim has no such
+    limit)."""
     c = draft.state.combatants[who]
     words = tokens(arg)
     fast = [w for w in words if w in ("run", "sprint", "running", "sprinting")] + [
         k.name for k in c.conditions if k.name in ("running", "sprinting")]
-    if fast:
+    if fast and what == "climb":
         raise RuleError(f"{c.name} cannot {what} after moving faster than a Walk ({fast[0]}); "
                         f"seed 001 '{what.capitalize()}': only a Walk may come before it")
     numbers = [w for w in words if _NUMBER.fullmatch(w)]
