@@ -236,7 +236,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         who: str = typer.Argument(..., help="Who acts (or gm, for an mrq1 area effect)."),
         action: list[str] = typer.Argument(..., help="The action and its arguments (see below); mythras: ACTION[:ARG] (brace, move:TARGET, ward:left-arm, luck, ...)."),
-        dice: str = typer.Option("", "--dice", help=DICE_HELP + " For actions that roll at once (mrq1 skill use; mythras luck, trip, sweep, leap)."),
+        dice: str = typer.Option("", "--dice", help=DICE_HELP + " For actions that roll at once (mrq1 skill use; mythras luck, trip, sweep, leap, jump, hustle through difficult terrain)."),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
     ):
         """Spend a combat action on something other than a plain attack.
@@ -244,7 +244,9 @@ def register(app: typer.Typer) -> None:
         mythras has every Combat Action of its seed here, e.g. brace,
         move:grusk, hustle:sprint, outmaneuver, ready:longsword, reload, aim,
         take-cover:4:legs, ward:left-arm, luck, yank, struggle, cast:SPELL,
-        hold, release, interrupt (see 'affray rulings --system mythras').
+        hold, release, interrupt; terrain:water, climb:2, swim, crawl,
+        jump:3 standing, move:4 difficult, hustle:sprint difficult (see
+        'affray rulings --system mythras').
 
         Example: affray act broo1 defend
 

@@ -36,6 +36,7 @@ from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
+from affray.rules.mythras import movement_modes, terrain
 from affray.rules.mythras.attack import _require_turn
 from affray.rules.mythras.common import (
     at,
@@ -68,9 +69,10 @@ from affray.rules.mythras.special_attacks import leap, sweep
 from affray.rules.mythras.turns import delay
 
 
-FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt")
+FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt", "terrain")
 TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "reload", "aim", "take-cover",
-        "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold")
+        "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold",
+        "climb", "crawl", "jump", "swim")  # the last four: movement_modes.py
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
 
 
@@ -225,11 +227,11 @@ _TURN_ACTIONS = {
     "brace": brace, "move": move, "hustle": hustle, "change-range": change_range, "outmaneuver": outmaneuver,
     "ready": ready, "reload": reload, "aim": aim, "take-cover": take_cover, "mount": mount,
     "dismount": dismount, "struggle": struggle, "yank": yank, "trip": trip, "leap": leap, "sweep": sweep,
-    "cast": cast, "hold": hold,
+    "cast": cast, "hold": hold, **movement_modes.TURN_ACTIONS,
 }
 _FREE_ACTIONS = {
     "ward": ward, "unward": unward, "luck": luck, "drop": drop, "speak": speak, "signal": signal,
-    "assess": assess, "release": release, "interrupt": interrupt,
+    "assess": assess, "release": release, "interrupt": interrupt, **terrain.FREE_ACTIONS,
 }
 
 ROLL_HANDLERS = {

@@ -50,6 +50,8 @@ CATALOGUE: dict[str, str] = {
     "free-attack": "moved into contact: may attack without spending another Action Point (seed 001 'Move')",
     "mounted": "on a riding beast or vehicle (seed 001 'Mount')",
     "dropped": "a weapon lies on the ground: picking it up takes 2 Actions (seed 001 'Ready')",
+    "terrain": "what the GM declares next to the character: water to swim, a surface to climb (seed 001 'Climb', 'Swim')",
+    "drowning": "swimming burdened to a rate of 0 or less: begins drowning; Asphyxiation is not modelled (seed 001 'Swim')",
 }
 
 

@@ -28,9 +28,13 @@ def move(draft: Draft, who: str, arg: str) -> None:
     """Move: up to the Base Movement Rate while unengaged; into contact with
     ``TARGET`` it engages, and a melee attack follows without another
     Action Point (seed 001 "Move", "Movement")."""
+    from affray.rules.mythras import terrain
+
     state = draft.state
     c = state.combatants[who]
     _can_move(state, c, "move")
+    if terrain.option(arg):  # difficult terrain, obstacles: terrain.py
+        return terrain.move(draft, who, arg, hustle=False)
     spend(draft, who, "move")
     if arg:
         target = find_combatant(state, arg)
@@ -53,8 +57,13 @@ def hustle(draft: Draft, who: str, arg: str) -> None:
     attacks on a running target are Hard, on a sprinting one Formidable,
     until its next Turn (seed 001 "Hustle", "Ranged Combat Situational
     Modifiers")."""
+    from affray.rules.mythras import terrain
+
     state = draft.state
     c = state.combatants[who]
+    if terrain.option(arg):  # difficult terrain, obstacles: terrain.py
+        _can_move(state, c, "hustle")
+        return terrain.move(draft, who, arg, hustle=True)
     gait = (arg or "run").lower()
     if gait not in ("run", "sprint"):
         raise RuleError("hustle takes run or sprint: 'affray act WHO hustle:sprint'")

@@ -8,7 +8,7 @@ field names; kebab-case is accepted on input.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -81,6 +81,35 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     engine takes it when that Turn begins, before its declaration. Named so
     it is on record."""
 
+    heavy_armour_ap: Annotated[str, msgspec.Meta(pattern=r"^[0-9]{1,3}$")] = "4"
+    """Worn armour of this many AP or more on a location counts as heavy (2
+    'Things'), less as light (1 'Thing') for Climb, Jump and Swim (seed 001
+    "Situational Movement Rates" names light and heavy armour but not which
+    is which); our ruling."""
+
+    default_height: Annotated[str, msgspec.Meta(pattern=r"^[0-9](\.[0-9]{1,2})?$")] = "1.8"
+    """A character's height in metres for Jump when the sheet gives no
+    ``height`` (seed 001 "Jump" measures a jump in heights); our ruling."""
+
+    climb_things: Literal["recorded", "as-swim"] = "recorded"
+    """Climb counts worn armour as 'Things' (seed 001 "Climb") but the seed
+    gives no figure for how Things slow a climb: ``recorded`` notes the
+    count and climbs the full rate; ``as-swim`` takes the Swim penalty (one
+    unit per Thing over STR)."""
+
+    swim_thing_unit: Literal["foot", "metre"] = "foot"
+    """Swim: "-1 for each 'Thing' carried more than the character's STR"
+    (seed 001 "Swim") in the chapter's unit, feet (0.3 m, ``foot``), or in
+    metres as Mythras measures Movement (``metre``)."""
+
+    jump_landing: Literal["upright", "prone"] = "upright"
+    """A successful, not critical, Jump lands upright or prone (seed 001
+    "Jump": only a critical says it "remains upright on landing")."""
+
+    awkward_landing_armour: Literal["ignored", "counts"] = "ignored"
+    """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
+    right or left, by 1D2) are "sustained": armour is ignored or counts."""
+
 
 DEFAULT_RULINGS = Rulings()
 
@@ -111,6 +140,16 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                           f"{SEED} 'Hold Magic' ('free use')"),
     "interrupt_timing": ("turn-start", "an Interrupt is taken as the opponent's Turn begins",
                          f"{SEED} 'Interrupt' ('at any point'); our ruling"),
+    "heavy_armour_ap": ("4", "worn armour of this AP or more counts 2 Things (heavy), less 1 (light)",
+                        f"{SEED} 'Climb', 'Jump', 'Swim' (light/heavy not defined); our ruling"),
+    "default_height": ("1.8", "height in metres for Jump when the sheet has none", f"{SEED} 'Jump'; our ruling"),
+    "climb_things": ("recorded", "Things slow a climb not at all (recorded) or as Swim (as-swim)",
+                     f"{SEED} 'Climb' (no figure given); our ruling"),
+    "swim_thing_unit": ("foot", "Swim loses 1 foot (0.3 m) or 1 metre per Thing over STR",
+                        f"{SEED} 'Swim' (unit not given); our ruling"),
+    "jump_landing": ("upright", "a plain successful Jump lands upright or prone", f"{SEED} 'Jump'; our ruling"),
+    "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
+                               f"{SEED} 'Jump' ('sustained'); our ruling"),
 }
 
 

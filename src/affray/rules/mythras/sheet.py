@@ -117,7 +117,9 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     style's weapons that fit two hands); ``luck_points`` per session (seed
     001 "Use Luck Point"); ``movement`` the Base Movement Rate in metres;
     ``legs`` (4 or more: a quadruped for Charge, Trip Opponent and Leaping
-    Attacks); ``spells`` (:class:`Spell`)."""
+    Attacks); ``spells`` (:class:`Spell`); ``height`` in metres (Jump; 0:
+    ruling ``default_height``) and ``things`` carried besides worn armour
+    (seed 001 "Situational Movement Rates")."""
 
     name: str
     characteristics: Characteristics
@@ -134,6 +136,8 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     movement: int = 6
     legs: int = 2
     spells: list[Spell] = []
+    height: float = 0.0
+    things: int = 0
 
     def skill(self, name: str, default: int = 0) -> int:
         """A skill by name, case-insensitive (``default`` when missing)."""
@@ -259,6 +263,8 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         raise _fail(label, "luck_points", f"must be 0..20, got {sheet.luck_points}")
     if not 0 <= sheet.movement <= 100 or not 0 <= sheet.legs <= 100:
         raise _fail(label, "movement", "movement must be 0..100 metres and legs 0..100")
+    if not 0 <= sheet.height <= 100 or not 0 <= sheet.things <= 1000:
+        raise _fail(label, "height", "height must be 0..100 metres and things 0..1000")
     for i, sp in enumerate(sheet.spells):
         if not sp.name.strip() or not 1 <= sp.casting_time <= 20:
             raise _fail(label, f"spells[{i}]", "a spell needs a name and a casting_time of 1..20 Turns")
