@@ -25,8 +25,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import grade_modifiers, rulings_of, sheet_of, test
-from affray.rules.mythras.turns import advance
+from affray.rules.mythras.common import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
 
 #: "A slow creature hindered by Difficult Terrain can always move a minimum
 #: of 5 feet" (seed 001 "Effects of Terrain on Movement").
@@ -34,23 +33,6 @@ MIN_DIFFICULT = 5 * tables.FEET_TO_M
 TERRAIN_WORDS = ("difficult", "obstacle")
 SURROUNDINGS = ("water", "climbable")
 GAITS = {"walk": 1, "run": 3, "sprint": 5}
-
-
-def at(draft: Draft) -> dict:
-    """The ``cause``/``round``/``step`` a new condition records."""
-    s = draft.state
-    return dict(cause=draft.next_version, round=s.round, step=s.step)
-
-
-def spend(draft: Draft, who: str, reason: str) -> None:
-    """One Action Point for a Proactive Action (seed 001 "Actions in Combat")."""
-    draft.emit(ev.ActionSpent(handle=who, kind="combat-action", reason=reason))
-
-
-def done(draft: Draft) -> None:
-    """The Turn is over: the next combatant acts."""
-    draft.emit(ev.StepsAwaited(steps=()))
-    advance(draft)
 
 
 def tokens(arg: str) -> list[str]:
