@@ -372,3 +372,16 @@ def test_cli_jump_and_a_refused_crawl(cli):
     before = cli.events()
     assert_user_error(cli("act", "grusk", "crawl"), "not prone")
     assert cli.events() == before
+
+
+def test_cli_act_takes_a_quoted_action_with_spaces(cli):
+    """``affray act kaelin "jump:0.5 standing"`` as one quoted argument works as
+    the words typed apart do (the CLI's quoting is undone before the action
+    is read); seed 001 "Jump" (from standing: half the reach)."""
+    cli.ok("new", "Gorge", "--system", "mythras", "--seed", "00ff")
+    cli.ok("join", EX / "kaelin.toml", "--side", "heroes")
+    cli.ok("join", EX / "grusk.toml", "--side", "orcs")
+    cli.ok("start", "--dice", "7,5")
+    out = cli.ok("act", "kaelin", "jump:0.5 standing", "--dice", "30")
+    assert "Athletics" in out.stdout
+    assert cli.combatant("kaelin")["moved_m"] == 0.5  # reach from standing: 0.75 m

@@ -76,11 +76,22 @@ TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "relo
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
 
 
+def _unquoted(action: str) -> str:
+    """The action text with any shell-style quoting the CLI added undone
+    (``act kaelin "jump:1 standing"`` arrives as ``'jump:1 standing'``)."""
+    import shlex
+
+    try:
+        return " ".join(shlex.split(action))
+    except ValueError:  # an unbalanced quote: keep the text as typed
+        return action.strip()
+
+
 def act(draft: Draft, who: str, action: str) -> None:
     """``affray act WHO ACTION``: dispatch to the action (see the module)."""
     state = draft.state
-    name, _, arg = action.strip().partition(":")
-    name = name.lower()
+    name, _, arg = _unquoted(action).partition(":")
+    name = name.strip().lower()
     if name in BASIC:
         _require_turn(state, who)
         fizzle(draft, who, name)
