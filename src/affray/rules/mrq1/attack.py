@@ -258,12 +258,12 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         _riposte(draft, step, reaction, with_item, modifiers, situations)
         return
     if step.kind == "free-attack":
-        from affray.rules.mrq1.actions import free_attack
+        from affray.rules.mrq1.free_attacks import free_attack
 
         free_attack(draft, step, reaction, with_item, modifiers, situations)
         return
     if step.kind == "dive":
-        from affray.rules.mrq1.actions import dive
+        from affray.rules.mrq1.area import dive
 
         dive(draft, step, reaction)
         return

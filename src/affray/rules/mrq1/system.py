@@ -14,7 +14,7 @@ from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
-from affray.rules.mrq1 import actions, attack, damage, extras, precise, ranged, turns  # noqa: F401  (actions, precise register roll steps)
+from affray.rules.mrq1 import actions, area, attack, damage, extras, free_attacks, precise, ranged, turns  # noqa: F401  (area, free_attacks, precise register roll steps)
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet
