@@ -241,8 +241,35 @@ def note(draft: Draft, who: str, word: str, text: str, spec: Spec | None = None)
     draft.emit(ev_mrq1.ActionTaken(handle=who, action=word, text=text, spec=spec.text() if spec else ""))
 
 
-def _at(draft: Draft) -> dict:
-    return dict(cause=draft.next_version, round=draft.state.round, step=draft.state.step)
+def apply(draft: Draft, who: str, name: str, **kw) -> None:
+    """Put the catalogue condition ``name`` on ``who``, caused by the event
+    about to be appended (``kw``: see :func:`.conditions.make`)."""
+    at = dict(cause=draft.next_version, round=draft.state.round, step=draft.state.step)
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(name, **kw, **at)))
+
+
+def expire(draft: Draft, who: str, cond: ev.Condition | None, reason: str) -> None:
+    """End ``cond`` on ``who``, if there is one."""
+    if cond is not None:
+        draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=reason))
+
+
+def await_roll(draft: Draft, who: str, verb: str, kind: str, prompt: str, die: str, *,
+               options: tuple[str, ...] = (), data: dict | None = None) -> None:
+    """The action waits for one step of ``who``'s, with one D100 to roll
+    (``die`` names it): a test, an attack roll, a free attack, a blow."""
+    step = ev.PendingStep(who=who, verb=verb, kind=kind, prompt=prompt, options=options,
+                          dice=(ev.DiceNeed(die, "1D100", by=who),), data=data or {})
+    draft.emit(ev.StepsAwaited(steps=(step,)))
+
+
+def progress(c: Combatant, name: str, spec: Spec) -> tuple[ev.Condition | None, int, int]:
+    """An action of several Combat Actions, spent one at a time (seed 004
+    "Cast Spell", "Ready Weapon"): its ``name`` condition so far (None before
+    the first), the number of the action now spent, and how many it needs
+    (``actions=``)."""
+    old = next((x for x in c.conditions if x.name == name), None)
+    return old, (old.effects.get("progress", 0) if old else 0) + 1, spec.number("actions", 1) or 1
 
 
 # --------------------------------------------------------------------------- #
@@ -266,12 +293,7 @@ def defend_or_pass(draft: Draft, who: str, spec: Spec) -> None:
         return
     begin(draft, who, spec)
     if spec.word == "defend":
-        draft.emit(
-            ev.ConditionApplied(
-                handle=who,
-                condition=cat.make("defending", ends="next-action", effects={"reaction-bonus": 20}, **_at(draft)),
-            )
-        )
+        apply(draft, who, "defending", ends="next-action", effects={"reaction-bonus": 20})
     done(draft)
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.actions import USAGE, Spec, _at, _require_turn, begin, done, note
+from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, apply, begin, done, expire, note, progress
 from affray.rules.mrq1.common import condition_modifiers, sheet_of, test
 from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
 
@@ -47,29 +46,19 @@ def cast(draft: Draft, who: str, spec: Spec) -> None:
 def finish_cast(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
     c = draft.state.combatants[who]
     spell = spec.args[0]
-    needed = spec.number("actions", 1) or 1
-    old = next((x for x in c.conditions if x.name == "casting"), None)
-    progress = (old.effects.get("progress", 0) if old else 0) + 1
+    old, spent, needed = progress(c, "casting", spec)
     if damaged and passed is False:
-        if old is not None:
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=old.id, reason="the spell fails"))
-        draft.emit(ev_mrq1.SpellCast(handle=who, spell=spell, actions=progress, success=False,
+        expire(draft, who, old, "the spell fails")
+        draft.emit(ev_mrq1.SpellCast(handle=who, spell=spell, actions=spent, success=False,
                                      reason="a free attack's damage and a failed Persistence test"))
         done(draft)
         return
-    if progress >= needed:
-        if old is not None:
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=old.id, reason="the spell is cast"))
+    if spent >= needed:
+        expire(draft, who, old, "the spell is cast")
         draft.emit(ev_mrq1.SpellCast(handle=who, spell=spell, actions=needed))
     else:
-        draft.emit(
-            ev.ConditionApplied(
-                handle=who,
-                condition=cat.make("casting", ends="event", effects={"progress": progress, "needed": needed},
-                                   note=spell, **_at(draft)),
-            )
-        )
-        note(draft, who, "cast", f"{c.name} casts {spell}: {progress} of {needed} Combat Actions", spec)
+        apply(draft, who, "casting", ends="event", effects={"progress": spent, "needed": needed}, note=spell)
+        note(draft, who, "cast", f"{c.name} casts {spell}: {spent} of {needed} Combat Actions", spec)
     done(draft)
 
 

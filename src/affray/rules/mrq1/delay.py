@@ -11,8 +11,7 @@ from msgspec.structs import replace
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
-from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.actions import USAGE, Spec, _at, _require_turn, done, note
+from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, apply, await_roll, done, note
 from affray.rules.mrq1.common import condition_modifiers, default_weapon, find_weapon, opposed, rulings_of, sheet_of, test
 from affray.rules.mrq1.turns import turn_steps
 
@@ -43,14 +42,8 @@ def delay(draft: Draft, who: str, spec: Spec) -> None:
     for cond in c.conditions:
         if cond.name == "delaying":
             draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="delays again"))
-    draft.emit(
-        ev.ConditionApplied(
-            handle=who,
-            condition=cat.make("delaying", ends="next-action", suffix=x,
-                               effects={"wait": t.actions_taken + 1, "interrupt": int(mode == "interrupt")},
-                               note=f"{mode} {t.name}", **_at(draft)),
-        )
-    )
+    apply(draft, who, "delaying", ends="next-action", suffix=x,
+          effects={"wait": t.actions_taken + 1, "interrupt": int(mode == "interrupt")}, note=f"{mode} {t.name}")
     note(draft, who, "delay", f"{c.name} delays, to {'interrupt' if mode == 'interrupt' else 'act after'} {t.name}", Spec("delay", [], {mode: x}))
     done(draft)
 
@@ -118,19 +111,7 @@ def next_blow(draft: Draft, handle: str) -> bool:
     if left <= 0 or not c.can_fight or not foes or c.effect("cannot-attack"):
         draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="the flurry is over"))
         return False
-    draft.emit(
-        ev.StepsAwaited(
-            steps=(
-                ev.PendingStep(
-                    who=handle,
-                    verb="attack",
-                    kind="flurry",
-                    prompt=f"{c.name}: next blow of the flurry ({left} left, -20%): affray attack {handle} TARGET (or act {handle} pass)",
-                    options=("attack", "pass"),
-                    dice=(ev.DiceNeed("flurry blow", "1D100", by=handle),),
-                    data={"weapon": cond.note},
-                ),
-            )
-        )
-    )
+    await_roll(draft, handle, "attack", "flurry",
+               f"{c.name}: next blow of the flurry ({left} left, -20%): affray attack {handle} TARGET (or act {handle} pass)",
+               "flurry blow", options=("attack", "pass"), data={"weapon": cond.note})
     return True

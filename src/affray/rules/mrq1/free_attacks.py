@@ -19,8 +19,7 @@ from msgspec.structs import replace
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.actions import Spec, _at, done, finish, note, parse
+from affray.rules.mrq1.actions import Spec, apply, await_roll, done, finish, note, parse
 from affray.rules.mrq1.common import (
     ALWAYS_READY,
     break_aim,
@@ -78,12 +77,7 @@ def with_free_attacks(draft: Draft, who: str, spec: Spec, enemies: list[str], tr
         return
     effects = {"hp": total_hp(state.combatants[who]), "bonus": bonus}
     effects.update({f"ask:{h}": 1 for h in asked})
-    draft.emit(
-        ev.ConditionApplied(
-            handle=who,
-            condition=cat.make("acting", ends="event", effects=effects, note=spec.text(), **_at(draft)),
-        )
-    )
+    apply(draft, who, "acting", ends="event", effects=effects, note=spec.text())
     names = " and ".join(state.combatants[h].name for h in asked)
     note(draft, who, "free-attacks", f"{names} may make a free attack on {state.combatants[who].name} ({trigger})")
     _offer_next(draft, who)
@@ -109,21 +103,10 @@ def _offer_next(draft: Draft, who: str) -> None:
         weapon = _free_attack_weapon(e)
         bonus = cond.effects.get("bonus", 0)
         what = parse(cond.note).word
-        draft.emit(
-            ev.StepsAwaited(
-                steps=(
-                    ev.PendingStep(
-                        who=enemy,
-                        verb="react",
-                        kind="free-attack",
-                        prompt=f"{e.name} may make a free attack on {c.name} ({what}{f', +{bonus}%' if bonus else ''}; costs a reaction): attack | none",
-                        options=("attack", "none"),
-                        dice=(ev.DiceNeed(f"{e.name}'s free attack roll", "1D100", by=enemy),),
-                        data={"actor": who, "weapon": weapon.name if weapon else ""},
-                    ),
-                )
-            )
-        )
+        await_roll(draft, enemy, "react", "free-attack",
+                   f"{e.name} may make a free attack on {c.name} ({what}{f', +{bonus}%' if bonus else ''}; costs a reaction): attack | none",
+                   f"{e.name}'s free attack roll", options=("attack", "none"),
+                   data={"actor": who, "weapon": weapon.name if weapon else ""})
         return
     resume(draft, who)
 
@@ -209,20 +192,14 @@ def complete(draft: Draft, who: str, spec: Spec, *, damaged: bool, suspended: bo
         needs_test = False  # only standing up from prone has a consequence
     if needs_test:
         skill_name, what = _TESTS[word]
-        _await_roll(draft, who, "free-attack-test", f"{c.name}: the free attack did damage: {skill_name} test {what}",
-                    f"{skill_name} (free attack)", {"spec": spec.text(), "skill": skill_name})
+        await_roll(draft, who, "roll", "free-attack-test", f"{c.name}: the free attack did damage: {skill_name} test {what}",
+                   f"{skill_name} (free attack)", data={"spec": spec.text(), "skill": skill_name})
         return
     if word in ("shoot", "charge") and suspended and not damaged:
-        _await_roll(draft, who, "action-roll", f"{c.name}: roll the {'ranged' if word == 'shoot' else 'charge'} attack",
-                    "attack roll", {"spec": spec.text()})
+        await_roll(draft, who, "roll", "action-roll", f"{c.name}: roll the {'ranged' if word == 'shoot' else 'charge'} attack",
+                   "attack roll", data={"spec": spec.text()})
         return
     finish(draft, who, spec, damaged, passed)
-
-
-def _await_roll(draft: Draft, who: str, kind: str, prompt: str, die: str, data: dict[str, str]) -> None:
-    """Wait for ``who`` to roll the one D100 the action needs next."""
-    step = ev.PendingStep(who=who, verb="roll", kind=kind, prompt=prompt, dice=(ev.DiceNeed(die, "1D100", by=who),), data=data)
-    draft.emit(ev.StepsAwaited(steps=(step,)))
 
 
 def _roll_free_attack_test(draft: Draft, step: ev.PendingStep, rest) -> None:

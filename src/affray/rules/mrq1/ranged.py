@@ -84,14 +84,7 @@ def aim(draft: Draft, who: str, spec: actions.Spec) -> None:
     if n == 1:
         break_aim(draft, who, "aims at another target")
     t = state.combatants[target]
-    draft.emit(
-        ev.ConditionApplied(
-            handle=who,
-            condition=cat.make(
-                "aiming", ends="event", effects={"aim": 10 * n}, note=weapon.name, suffix=target, **actions._at(draft)
-            ),
-        )
-    )
+    actions.apply(draft, who, "aiming", ends="event", effects={"aim": 10 * n}, note=weapon.name, suffix=target)
     actions.note(draft, who, "aim", f"{c.name} aims {weapon.name} at {t.name} (+{10 * n}%)", spec)
     actions.done(draft)
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 from affray.events import core as ev
 from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.actions import USAGE, Spec, _at, _require_turn, begin, done, note, parse
+from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, apply, begin, done, expire, note, parse, progress
 from affray.rules.mrq1.common import ALWAYS_READY, find_weapon, hands_used, useless_limbs
 from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
 from affray.rules.mrq1.ranged import loaded, ranged_weapon
@@ -80,31 +79,21 @@ def _ready_spec(c: Combatant, spec: Spec) -> Spec:
 
 def finish_ready(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
     c = draft.state.combatants[who]
-    needed = spec.number("actions", 1) or 1
-    old = next((x for x in c.conditions if x.name == "readying"), None)
-    progress = (old.effects.get("progress", 0) if old else 0) + 1
+    old, spent, needed = progress(c, "readying", spec)
     if damaged and passed is False:
-        if old is not None:
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=old.id, reason="failed Dodge test"))
+        expire(draft, who, old, "failed Dodge test")
         if spec.get("drop"):
             draft.emit(ev.WeaponDropped(handle=who, weapon=spec.get("drop"), reason="dropped to the floor"))
         for name in spec.args:
             draft.emit(ev.WeaponDropped(handle=who, weapon=name, reason="dropped instead of readied (free attack, failed Dodge)"))
         done(draft)
         return
-    if progress < needed:
-        draft.emit(
-            ev.ConditionApplied(
-                handle=who,
-                condition=cat.make("readying", ends="event", effects={"progress": progress, "needed": needed},
-                                   note=spec.text(), **_at(draft)),
-            )
-        )
-        note(draft, who, spec.word, f"{c.name}: {spec.word} {' '.join(spec.args)}, {progress} of {needed} Combat Actions", spec)
+    if spent < needed:
+        apply(draft, who, "readying", ends="event", effects={"progress": spent, "needed": needed}, note=spec.text())
+        note(draft, who, spec.word, f"{c.name}: {spec.word} {' '.join(spec.args)}, {spent} of {needed} Combat Actions", spec)
         done(draft)
         return
-    if old is not None:
-        draft.emit(ev.ConditionExpired(handle=who, condition_id=old.id, reason="done"))
+    expire(draft, who, old, "done")
     if spec.word == "reload":
         for cond in c.conditions:
             if cond.name == "unloaded" and cond.note == spec.args[0]:
