@@ -103,7 +103,8 @@ def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
 
 
 def _roll_area(draft: Draft, step: ev.PendingStep, rest) -> None:
-    from affray.rules.mrq1.damage import _continue, _location_for, _wound
+    from affray.rules.mrq1.damage import _continue
+    from affray.rules.mrq1.wounds import location_for, wound
 
     if any(s.kind == "dive" for s in rest):
         raise RuleError("every target must first dive or not: " + "; ".join(s.prompt for s in rest if s.kind == "dive"))
@@ -122,14 +123,14 @@ def _roll_area(draft: Draft, step: ev.PendingStep, rest) -> None:
             rolled = amount // 2 if rulings.dive_half_rounding == "down" else -(-amount // 2)
         elif dive_result == "all":
             rolled = 0
-        location = _location_for(c, d20)
+        location = location_for(c, d20)
         loc = c.location(location)
         armour = min(rolled, loc.ap) if rulings.area_damage_armour else 0
         draft.emit(ev.DamageDealt(exchange=0, target=h, location=location, rolled=rolled, reduced=0, armour=armour,
                                   final=rolled - armour,
                                   note=f"{name}; d20={d20}" + {"half": "; dived: halved", "all": "; dived: avoided"}.get(dive_result, "")))
         if rolled - armour > 0:
-            follow.extend(_wound(draft, h, location, 0))
+            follow.extend(wound(draft, h, location, 0))
     _continue(draft, tuple(rest) + tuple(follow), f"the {name} is over")
 
 

@@ -149,7 +149,7 @@ def _open_exchange(
     if helpless and tested.result not in ("critical",):
         draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: automatic critical hit (seed 004)"))
     if fumble and rulings_of(state).fumble_effect == "lose-next-action":
-        from affray.rules.mrq1.damage import lose_actions
+        from affray.rules.mrq1.wounds import lose_actions
 
         lose_actions(draft, attacker, 1, "fumble", dict(cause=draft.state.version, round=state.round, step=draft.state.step))
     if not hit:
