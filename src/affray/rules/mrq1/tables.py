@@ -7,10 +7,7 @@ a gap the sources leave open is a named ruling in
 :mod:`affray.rules.mrq1.rulings`.
 
 The tables themselves are TOML files under ``rules/mrq1/data/`` (each with a
-``source = "..."`` note), decoded once at import into typed structs
-(:mod:`.table_files`). The Dodge, Parry and Grapple tables are in
-:mod:`.reaction_tables`; this module offers them too, with every other
-table, under the names of ``__all__``.
+``source = "..."`` note), decoded once at import into typed structs.
 
 Units: skills and modifiers in percent, distances in metres, damage and
 hit points in points. Levels of success are the strings of
@@ -20,25 +17,14 @@ hit points in points. Levels of success are the strings of
 from __future__ import annotations
 
 import math
+from pathlib import Path
+
+import msgspec
 
 from affray import dice
 from affray.rules import d100
-from affray.rules.mrq1.reaction_tables import (
-    DODGE,
-    EFFECT_KEYS,
-    GRAPPLE,
-    PARRY,
-    TABLE_LEVELS,
-    TableCell,
-    dodge,
-    grapple,
-    grapple_table,
-    parry,
-    parry_deduction,
-    table_level,
-)
+from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
 from affray.rules.mrq1.rulings import DEFAULT_RULINGS, Rulings
-from affray.rules.mrq1.table_files import _CHARS, _LOCS, _MODS, SOURCES, Modifier, _Band
 
 __all__ = [
     "CLOSE_MODIFIERS",
@@ -78,7 +64,168 @@ __all__ = [
     "wound_severity",
 ]
 
+DATA = Path(__file__).with_name("data")
 SEED = "seed 004_71637fb3cfde52c9.txt"
+
+# --------------------------------------------------------------------------- #
+# Typed shapes of the data files
+# --------------------------------------------------------------------------- #
+
+
+class TableCell(msgspec.Struct, frozen=True):
+    """One cell of the Dodge, Parry or Grapple table.
+
+    ``outcome`` quotes the seed's cell text. ``effects`` has every key of
+    :data:`EFFECT_KEYS` (0 when the cell does not set it): ``hit``,
+    ``critical``, ``minimum_damage``, ``give_ground``, ``riposte``,
+    ``overextended``, ``parry_ap_halves``, ``grapple``, ``follow_up``.
+    """
+
+    outcome: str
+    effects: dict[str, int]
+
+
+class _Cell(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    attacker: str
+    defender: str
+    outcome: str
+    effects: dict[str, int] = {}
+
+
+class _ReactionTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    cells: list[_Cell]
+
+
+class _ReactionsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    dodge: _ReactionTable
+    parry: _ReactionTable
+    grapple: _ReactionTable
+
+
+class _Band(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    low: int
+    value: int | str
+    high: int | None = None
+
+
+class _BandTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    bands: list[_Band]
+
+
+class _Above100(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    base: str
+    band_width: int
+    step_sides: list[int]
+
+
+class _DamageModifierTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    bands: list[_Band]
+    above_100: _Above100
+
+
+class _LocationHpTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    band_width: int
+    bands: list[tuple[int, int]]
+    above_step: int
+    rows: dict[str, list[int]]
+
+
+class _CharacteristicsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    combat_actions: _BandTable
+    damage_modifier: _DamageModifierTable
+    location_hp: _LocationHpTable
+
+
+class _Location(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str
+    low: int
+    high: int
+    limb: str
+
+
+class _LocationsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    locations: list[_Location]
+
+
+class Modifier(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A named situational modifier from the seed.
+
+    ``value`` in percent (added to the skill). ``applies``: ``attack``,
+    ``defence``, ``both`` (attacking or defending) or ``any`` (every test).
+    ``special``: ``""``, ``"automatic-critical"`` (a helpless target) or
+    ``"automatic-failure"`` (hurricane). ``per``: if set, ``value`` applies
+    once per unit described there. ``group``: ranged modifiers within one
+    group do not stack (except ``attacker-condition``). ``section``: where
+    in seed 004 the modifier is stated (for :data:`COMBAT_MODIFIERS`).
+    ``text`` quotes the seed.
+    """
+
+    key: str
+    value: int
+    applies: str
+    text: str
+    special: str = ""
+    per: str = ""
+    group: str = ""
+    section: str = ""
+
+
+class _Grade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    key: str
+    value: int
+    time: str
+
+
+class _Difficulty(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    grades: list[_Grade]
+
+
+class _ModifierTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    modifiers: list[Modifier]
+
+
+class _ModifiersFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    source: str
+    difficulty: _Difficulty
+    close: _ModifierTable
+    ranged: _ModifierTable
+    combat: _ModifierTable
+
+
+def _load(name: str, typ: type):
+    return msgspec.toml.decode((DATA / name).read_bytes(), type=typ)
+
+
+_REACTIONS: _ReactionsFile = _load("reactions.toml", _ReactionsFile)
+_CHARS: _CharacteristicsFile = _load("characteristics.toml", _CharacteristicsFile)
+_LOCS: _LocationsFile = _load("locations.toml", _LocationsFile)
+_MODS: _ModifiersFile = _load("modifiers.toml", _ModifiersFile)
+
+#: The ``source`` note of every table, by table name.
+SOURCES: dict[str, str] = {
+    "dodge": _REACTIONS.dodge.source,
+    "parry": _REACTIONS.parry.source,
+    "grapple": _REACTIONS.grapple.source,
+    "combat_actions": _CHARS.combat_actions.source,
+    "damage_modifier": _CHARS.damage_modifier.source,
+    "damage_modifier_above_100": _CHARS.damage_modifier.above_100.source,
+    "location_hp": _CHARS.location_hp.source,
+    "hit_locations": _LOCS.source,
+    "difficulty": _MODS.difficulty.source,
+    "close_modifiers": _MODS.close.source,
+    "ranged_modifiers": _MODS.ranged.source,
+    "combat_modifiers": _MODS.combat.source,
+}
 
 # --------------------------------------------------------------------------- #
 # Skill tests
@@ -140,6 +287,124 @@ def skill_test(
         auto_success_max=5 if auto else 0,
         auto_fail_min=96 if auto else 101,
     )
+
+
+# --------------------------------------------------------------------------- #
+# Dodge, Parry and Grapple tables
+# --------------------------------------------------------------------------- #
+
+#: The levels that head the rows and columns of the reaction tables.
+TABLE_LEVELS: tuple[str, ...] = (FAILURE, SUCCESS, CRITICAL)
+
+#: Every effect key a :class:`TableCell` carries.
+EFFECT_KEYS: tuple[str, ...] = (
+    "hit",
+    "critical",
+    "minimum_damage",
+    "give_ground",
+    "riposte",
+    "overextended",
+    "parry_ap_halves",
+    "grapple",
+    "follow_up",
+)
+
+
+def table_level(level: str) -> str:
+    """Map a level of success to a reaction-table row/column.
+
+    The tables have Failure, Success and Critical Result only, so a fumble
+    reads as a failure (seed 004 "Dodge", "Parry", "Grapple" tables).
+    Raises ``ValueError`` for anything else.
+    """
+    if level == FUMBLE:
+        return FAILURE
+    if level in TABLE_LEVELS:
+        return level
+    raise ValueError(
+        f"unknown level {level!r}; expected one of critical, success, failure, fumble"
+    )
+
+
+def _build(table: _ReactionTable, name: str) -> dict[tuple[str, str], TableCell]:
+    cells: dict[tuple[str, str], TableCell] = {}
+    for c in table.cells:
+        key = (c.attacker, c.defender)
+        unknown = set(c.effects) - set(EFFECT_KEYS)
+        if c.attacker not in TABLE_LEVELS or c.defender not in TABLE_LEVELS or unknown:
+            raise RuntimeError(f"data/reactions.toml [{name}]: bad cell {key}")
+        if key in cells:
+            raise RuntimeError(f"data/reactions.toml [{name}]: duplicate cell {key}")
+        effects = {k: int(c.effects.get(k, 0)) for k in EFFECT_KEYS}
+        cells[key] = TableCell(c.outcome, effects)
+    if len(cells) != 9:
+        raise RuntimeError(f"data/reactions.toml [{name}]: needs 9 cells, has {len(cells)}")
+    return cells
+
+
+#: The Dodge table: ``{(attacker level, defender level): TableCell}``.
+#: Source: seed 004 "Reactions > Dodge".
+DODGE: dict[tuple[str, str], TableCell] = _build(_REACTIONS.dodge, "dodge")
+#: The Parry table. Source: seed 004 "Reactions > Parry".
+PARRY: dict[tuple[str, str], TableCell] = _build(_REACTIONS.parry, "parry")
+#: The Grapple table. Source: seed 004 "Grappling".
+GRAPPLE: dict[tuple[str, str], TableCell] = _build(_REACTIONS.grapple, "grapple")
+
+
+def dodge(att: str, dfn: str) -> TableCell:
+    """The Dodge table cell for attacker level ``att`` and defender level
+    ``dfn`` (critical/success/failure/fumble; a fumble reads as failure).
+
+    ``overextended`` = 1 marks the party named by ruling
+    ``overextended_applies_to`` (default: the attacker). A ``minimum_damage``
+    result against an attack that was already a critical inflicts normal
+    damage instead. Source: seed 004 "Reactions > Dodge".
+    """
+    return DODGE[table_level(att), table_level(dfn)]
+
+
+def parry(att: str, dfn: str) -> TableCell:
+    """The Parry table cell for attacker level ``att`` and defender level
+    ``dfn``. ``parry_ap_halves`` gives the deduction from damage in halves of
+    the parrying weapon's or shield's AP (see :func:`parry_deduction`).
+    Source: seed 004 "Reactions > Parry".
+    """
+    return PARRY[table_level(att), table_level(dfn)]
+
+
+def grapple(att: str, dfn: str) -> TableCell:
+    """The Grapple table cell for attacker level ``att`` (Unarmed) and
+    defender level ``dfn`` (Dodge, Unarmed or Weapon skill). ``hit`` and
+    ``grapple`` are both 1 when the grapple holds; ``follow_up`` = 1 lets the
+    attacker Immobilise or Throw at once. The same table resolves Break Free
+    (a result of "grapple fails" frees the character). Source: seed 004
+    "Grappling".
+    """
+    return GRAPPLE[table_level(att), table_level(dfn)]
+
+
+def grapple_table(rulings: Rulings | None = None) -> dict[tuple[str, str], TableCell]:
+    """The table an opposed grapple roll is read on: :data:`GRAPPLE`, or
+    :data:`PARRY` under ruling ``grapple_table="parry"``. Source:
+    rules-reference.md "Seed ambiguities": Grapple.
+    """
+    rulings = rulings or DEFAULT_RULINGS
+    return PARRY if rulings.grapple_table == "parry" else GRAPPLE
+
+
+def parry_deduction(ap: int, halves: int, rulings: Rulings | None = None) -> int:
+    """Points deducted from damage by a parry: ``ap * halves / 2``.
+
+    ``ap`` is the parrying weapon's or shield's AP; ``halves`` the cell's
+    ``parry_ap_halves`` (0 none, 1 = ½ AP, 2 = AP, 4 = 2 x AP). An odd AP
+    halved rounds per ruling ``half_ap_rounding`` (default down). Source:
+    seed 004 "Parry" table ("½ AP", "AP", "2xAP of parrying weapon/shield").
+    """
+    rulings = rulings or DEFAULT_RULINGS
+    if ap < 0 or halves < 0:
+        raise ValueError(f"parry deduction needs AP >= 0 and halves >= 0; got {ap}, {halves}")
+    n = ap * halves
+    return n // 2 if rulings.half_ap_rounding == "down" else -(-n // 2)
 
 
 # --------------------------------------------------------------------------- #
