@@ -110,7 +110,7 @@ def tactic(state: State, me, foe) -> cmd.Command:
     charges; otherwise he attacks."""
     import shlex
 
-    from affray.rules.mrq1.actions import loaded
+    from affray.rules.mrq1.ranged import loaded
     from affray.rules.mrq1.common import held, movement, sheet_of
 
     hold = held(me)

@@ -149,7 +149,7 @@ def _open_exchange(
     if helpless and tested.result not in ("critical",):
         draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: automatic critical hit (seed 004)"))
     if fumble and rulings_of(state).fumble_effect == "lose-next-action":
-        from affray.rules.mrq1.damage import lose_actions
+        from affray.rules.mrq1.wounds import lose_actions
 
         lose_actions(draft, attacker, 1, "fumble", dict(cause=draft.state.version, round=state.round, step=draft.state.step))
     if not hit:
@@ -258,12 +258,12 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         _riposte(draft, step, reaction, with_item, modifiers, situations)
         return
     if step.kind == "free-attack":
-        from affray.rules.mrq1.actions import free_attack
+        from affray.rules.mrq1.free_attacks import free_attack
 
         free_attack(draft, step, reaction, with_item, modifiers, situations)
         return
     if step.kind == "dive":
-        from affray.rules.mrq1.actions import dive
+        from affray.rules.mrq1.area import dive
 
         dive(draft, step, reaction)
         return

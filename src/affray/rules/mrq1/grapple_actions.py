@@ -142,7 +142,8 @@ def _damage_step(draft: Draft, c: Combatant, p: Combatant, what: str) -> ev.Pend
 
 def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
     """Roll the pending Inflict Pain or Throw damage and apply it."""
-    from affray.rules.mrq1.damage import _continue, _location_for, _wound
+    from affray.rules.mrq1.damage import _continue
+    from affray.rules.mrq1.wounds import location_for, wound
 
     c = draft.state.combatants[step.who]
     t = draft.state.combatants[str(step.data["target"])]
@@ -156,12 +157,12 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
         else:
             mod = dicelib.parse(modifier).total(())
     d20 = draft.roll("1D20", "hit location", by=c.handle).total
-    location = _location_for(t, d20)
+    location = location_for(t, d20)
     rolled = max(0, base + mod)
     from affray.rules.mrq1.rulings import from_mapping
 
     armour = min(rolled, t.location(location).ap) if from_mapping(draft.state.rulings).grapple_damage_armour else 0
     draft.emit(ev.DamageDealt(exchange=0, target=t.handle, location=location, rolled=rolled, reduced=0, armour=armour,
                               final=rolled - armour, note=f"{step.data['manoeuvre']}: {base}{f' {mod:+d}' if modifier else ''}; d20={d20}"))
-    follow = _wound(draft, t.handle, location, 0) if rolled - armour > 0 else []
+    follow = wound(draft, t.handle, location, 0) if rolled - armour > 0 else []
     _continue(draft, rest + tuple(follow), f"{c.name}'s {step.data['manoeuvre']} hurts {t.name}")

@@ -38,9 +38,12 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
     """Handle an ``affray attack`` with options, or a ranged weapon's attack,
     or the next blow of a Flurry; False for a plain close combat attack."""
     from affray.rules.mrq1 import actions
+    from affray.rules.mrq1.delay import flurry_step
+    from affray.rules.mrq1.movement import charge
+    from affray.rules.mrq1.ranged import shoot
 
     state = draft.state
-    if actions._flurry_step(state, attacker) is not None:
+    if flurry_step(state, attacker) is not None:
         spec = actions.from_situations("attack", target, weapon_name, modifiers, situations) or actions.Spec(
             "attack", [target], {"weapon": weapon_name} if weapon_name else {}, list(modifiers), []
         )
@@ -65,11 +68,11 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
         if spec.get("charge") or spec.get("flurry"):
             raise RuleError("ranged attacks may not be used as part of a charge or flurry (seed 004 'Ranged Weapons')")
         spec.word = "shoot"
-        actions._shoot(draft, attacker, spec)
+        shoot(draft, attacker, spec)
         return True
     if spec.get("charge"):
         spec.word = "charge"
-        actions.charge(draft, attacker, spec)
+        charge(draft, attacker, spec)
         return True
     if spec.get("flurry"):
         _flurry(draft, attacker, spec)

@@ -13,30 +13,107 @@ is unloaded by the shot (a thrown weapon leaves the hand).
 
 from __future__ import annotations
 
+import shlex
+
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.mrq1 import actions, tables
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1 import tables
 from affray.rules.mrq1.common import (
+    break_aim,
     condition_modifiers,
     find_weapon,
+    held,
     kind_parts,
     make_kind,
     rulings_of,
     sheet_of,
 )
+from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
 from affray.rules.mrq1.sheet import Weapon
 
 #: Situation keys for a GM without exact distances.
 RANGE_KEYS = {"long-range": "long range (up to double range): skill halved", "beyond-range": "beyond double range"}
 
 
+# --------------------------------------------------------------------------- #
+# Aim
+# --------------------------------------------------------------------------- #
+
+
+def ranged_weapon(c: Combatant, name: str) -> Weapon:
+    """The ranged weapon named, or the first one held ready."""
+    if name:
+        w = find_weapon(c, name)
+        if w.kind != "ranged":
+            raise RuleError(f"{w.name} is not a ranged weapon; aim and shoot with a ranged weapon")
+        return w
+    for w in held(c):
+        if w.kind == "ranged":
+            return w
+    raise RuleError(f"{c.name} holds no ranged weapon ready; ready one first (affray act {c.handle} ready WEAPON)")
+
+
+def loaded(c: Combatant, weapon: Weapon) -> bool:
+    """Whether a held ranged weapon is loaded (no ``unloaded`` condition)."""
+    return not any(x.name == "unloaded" and x.note == weapon.name for x in c.conditions)
+
+
+def aim(draft: Draft, who: str, spec: actions.Spec) -> None:
+    """Seed 004 "Aim": +10% per Combat Action to the first ranged attack at
+    the target with the weapon, at most three actions (+30%)."""
+    state = draft.state
+    c = actions._require_turn(state, who)
+    if not spec.args:
+        raise RuleError(f"aim at whom? {actions.USAGE['aim']}")
+    target = find_combatant(state, spec.args[0])
+    if target == who:
+        raise RuleError(f"{c.name} cannot aim at themself")
+    weapon = ranged_weapon(c, spec.get("weapon"))
+    if not loaded(c, weapon):
+        raise RuleError(f"{weapon.name} is not loaded; reload it first (affray act {who} ready {shlex.quote(weapon.name)})")
+    cid = f"aiming:{target}"
+    old = next((x for x in c.conditions if x.name == "aiming"), None)
+    n = 1
+    if old is not None and old.id == cid and old.note == weapon.name:
+        n = old.effects.get("aim", 0) // 10 + 1
+        if n > 3:
+            raise RuleError(f"{c.name} already aims for +30%, the most three Combat Actions give (seed 004 'Aim'); shoot now")
+    actions.begin(draft, who, spec, keep="aiming" if n > 1 else "")
+    if n == 1:
+        break_aim(draft, who, "aims at another target")
+    t = state.combatants[target]
+    actions.apply(draft, who, "aiming", ends="event", effects={"aim": 10 * n}, note=weapon.name, suffix=target)
+    actions.note(draft, who, "aim", f"{c.name} aims {weapon.name} at {t.name} (+{10 * n}%)", spec)
+    actions.done(draft)
+
+
+def aim_bonus(draft: Draft, who: str, target: str, weapon: Weapon) -> list[ev.Modifier]:
+    """The aim bonus for this shot, used up (seed 004 "Aim": only the first
+    attack with the weapon, at the target aimed at)."""
+    c = draft.state.combatants[who]
+    mods = []
+    for cond in c.conditions:
+        if cond.name == "aiming":
+            if cond.id == f"aiming:{target}" and cond.note == weapon.name:
+                mods.append(ev.Modifier(cond.effects.get("aim", 0), "aimed"))
+                reason = "the aimed shot is taken"
+            else:
+                reason = "shoots at another target or with another weapon"
+            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=reason))
+    return mods
+
+
+# --------------------------------------------------------------------------- #
+# Ranged Attack
+# --------------------------------------------------------------------------- #
+
+
 def shoot(draft: Draft, who: str, spec) -> None:
     """Declare a ranged attack (``affray attack A T --weapon BOW`` or
     ``affray act A shoot T``): check it, spend the Combat Action, and let
     adjacent enemies make their free attacks first."""
-    from affray.rules.mrq1 import actions
     from affray.rules.mrq1.options import cover_option, precise_option
 
     state = draft.state
@@ -54,11 +131,11 @@ def shoot(draft: Draft, who: str, spec) -> None:
     for bad in ("charge", "flurry", "off-hand"):
         if spec.get(bad):
             raise RuleError("ranged attacks may not be used as part of a charge or flurry (seed 004 'Ranged Weapons')")
-    weapon = actions._ranged_weapon(c, spec.get("weapon"))
+    weapon = ranged_weapon(c, spec.get("weapon"))
     from affray.rules.mrq1.attack import _check_arms
 
     _check_arms(c, weapon)
-    if not actions.loaded(c, weapon):
+    if not loaded(c, weapon):
         raise RuleError(f"{weapon.name} is not loaded; reload it first (affray act {who} ready {weapon.name!r})")
     crowd = find_combatant(state, spec.get("crowd")) if spec.get("crowd") else ""
     precise = precise_option(state, c, t, spec.get("precise"), ranged=True)
@@ -81,13 +158,13 @@ def shoot(draft: Draft, who: str, spec) -> None:
             opts[key] = value
     spec = actions.Spec("shoot", [target], opts, spec.mods, spec.sits)
     actions.begin(draft, who, spec, keep="aiming", reason=f"ranged attack on {t.name}")
-    actions.with_free_attacks(draft, who, spec, actions.adjacent_enemies(draft.state, who), "ranged attack")
+    with_free_attacks(draft, who, spec, adjacent_enemies(draft.state, who), "ranged attack")
 
 
-def finish(draft: Draft, who: str, spec, damaged: bool) -> None:
+def finish(draft: Draft, who: str, spec, damaged: bool, passed: bool | None = None) -> None:
     """The shot itself, once the free attacks are over: if one of them did
-    damage, the ranged attack fails (seed 004 "Free Attacks")."""
-    from affray.rules.mrq1 import actions
+    damage, the ranged attack fails (seed 004 "Free Attacks"; no test, so
+    ``passed`` is never set)."""
     from affray.rules.mrq1.attack import _open_exchange
 
     c = draft.state.combatants[who]
@@ -95,7 +172,7 @@ def finish(draft: Draft, who: str, spec, damaged: bool) -> None:
     t = draft.state.combatants[target]
     weapon = find_weapon(c, spec.get("weapon"), ready_only=False)
     if damaged:
-        actions.break_aim(draft, who, "the shot is spoilt")
+        break_aim(draft, who, "the shot is spoilt")
         _spend_ammunition(draft, who, weapon)
         actions.note(draft, who, "shoot", f"{c.name}'s ranged attack fails: a free attack did damage (seed 004 'Free Attacks')")
         actions.done(draft)
@@ -105,7 +182,7 @@ def finish(draft: Draft, who: str, spec, damaged: bool) -> None:
         actions.done(draft)
         return
     base, mods, auto = modifiers(draft.state, c, t, weapon, spec)
-    mods = actions.aim_bonus(draft, who, target, weapon) + mods
+    mods = aim_bonus(draft, who, target, weapon) + mods
     _spend_ammunition(draft, who, weapon)
     kind = make_kind("ranged", precise=spec.get("precise"), cover=spec.get("cover"), crowd=spec.get("crowd"), wall=spec.get("wall"))
     if spec.get("precise"):

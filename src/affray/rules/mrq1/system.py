@@ -13,7 +13,9 @@ from affray.commands import types as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant, joining
-from affray.rules.mrq1 import actions, attack, damage, extras, precise, ranged, turns  # noqa: F401  (actions, precise register roll steps)
+from affray.rules.mrq1 import (  # noqa: F401  (area, free_attacks, impaling, knockback, precise, wounds register roll steps)
+    actions, area, attack, damage, extras, free_attacks, impaling, knockback, precise, ranged, turns, wounds,
+)
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet

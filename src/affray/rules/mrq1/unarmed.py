@@ -97,14 +97,15 @@ def after_parry(draft: Draft) -> None:
 
 
 def _hurt(draft: Draft, target: str, location: str, amount: int, note: str, rest, summary: str) -> None:
-    from affray.rules.mrq1.damage import _continue, _wound
+    from affray.rules.mrq1.damage import _continue
+    from affray.rules.mrq1.wounds import wound
 
     t = draft.state.combatants[target]
     armour = min(amount, t.location(location).ap)
     x = draft.state.exchange
     draft.emit(ev.DamageDealt(exchange=x.id if x else 0, target=target, location=location, rolled=amount, reduced=0,
                               armour=armour, final=amount - armour, note=note))
-    follow = _wound(draft, target, location, x.id if x else 0) if amount - armour > 0 else []
+    follow = wound(draft, target, location, x.id if x else 0) if amount - armour > 0 else []
     _continue(draft, _before_turns(follow, rest), summary)
 
 
@@ -131,14 +132,15 @@ def roll_step(draft: Draft, step: ev.PendingStep, rest) -> None:
     freed = bool(step.data["freed"])
     if freed:
         draft.emit(ev.ConditionExpired(handle=victim, condition_id=str(step.data["condition"]), reason="yanked free"))
-    # the weapon is already past the armour: no AP (as damage.py's yank)
-    from affray.rules.mrq1.damage import _continue, _wound
+    # the weapon is already past the armour: no AP (as impaling.py's yank)
+    from affray.rules.mrq1.damage import _continue
+    from affray.rules.mrq1.wounds import wound
 
     x = draft.state.exchange
     location = str(step.data["location"])
     draft.emit(ev.DamageDealt(exchange=x.id if x else 0, target=victim, location=location, rolled=amount, reduced=0,
                               armour=0, final=amount, note="yanked free" if freed else "stuck"))
-    follow = _wound(draft, victim, location, x.id if x else 0)
+    follow = wound(draft, victim, location, x.id if x else 0)
     _continue(draft, _before_turns(follow, rest), "yank")
 
 

@@ -1,0 +1,213 @@
+"""Wounds in mrq1: where a blow lands, what its wound does, and the
+Resilience tests that follow.
+
+Source: seed 004 "Hit Locations" and the wound rules under it (Minor,
+Serious and Major Wounds, "One Useless or Missing Arm"); rules-reference E
+rulings (location table, Resilience, Major Wound boundary); ruling
+``hands``.
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.projections.state import Combatant
+from affray.rules.base import Draft
+from affray.rules.mrq1 import conditions as cat
+from affray.rules.mrq1 import tables
+from affray.rules.mrq1.common import condition_modifiers, rulings_of, sheet_of, skill, test
+from affray.rules.mrq1.damage import _continue
+
+
+def location_for(t: Combatant, d20: int) -> str:
+    """The location a d20 hits on ``t`` (its own table, else the humanoid
+    one; seed 004 "Hit Locations")."""
+    for loc in t.locations:
+        if loc.low <= d20 <= loc.high:
+            return loc.name
+    return tables.hit_location(d20)
+
+
+def wound(draft: Draft, handle: str, location: str, exchange: int) -> list[ev.PendingStep]:
+    """Apply a wound's immediate, dice-free effects; return the steps for
+    the ones that need dice (seed 004 "Hit Locations")."""
+    state = draft.state
+    c = state.combatants[handle]
+    loc = c.location(location)
+    severity = tables.wound_severity(loc.hp, loc.max_hp, rulings_of(state))
+    if severity == "none":
+        return []
+    cause = draft.next_version
+    draft.emit(ev.WoundInflicted(target=handle, location=location, severity=severity, exchange=exchange))
+    at = dict(cause=cause, round=state.round, step=draft.state.step)
+    steps: list[ev.PendingStep] = []
+    label = f"{severity.capitalize()} Wound to the {location}"
+    if severity == "minor":
+        lose_actions(draft, handle, 1, label, at)
+        return steps
+    dice = []
+    if severity == "serious":
+        dice.append(ev.DiceNeed("combat actions lost", "1D4", by=handle))
+    if loc.limb:
+        name = "useless-limb" if severity == "serious" else "severed-limb"
+        draft.emit(
+            ev.ConditionApplied(
+                handle=handle,
+                condition=cat.make(name, ends="event", location=location, effects={"useless-limb": 1}, note=label, **at),
+            )
+        )
+        if loc.limb == "leg" or severity == "major":
+            if draft.state.combatants[handle].stance != "prone":
+                draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=label))
+        if loc.limb == "arm":
+            drop_from_arm(draft, handle, location, label)
+    tests = []
+    if severity == "major" and not loc.limb:
+        tests.append("death")
+    if severity == "major" or not loc.limb:
+        tests.append("consciousness")
+    for t in tests:
+        dice.append(ev.DiceNeed(f"Resilience ({t})", "1D100", by=handle))
+    if severity == "major":
+        cp = sheet_of(c).characteristics.CON + sheet_of(c).characteristics.POW
+        rounds = cp if loc.limb else cp // 2
+        draft.emit(
+            ev.ConditionApplied(
+                handle=handle,
+                condition=cat.make(
+                    "bleeding-out", ends="rounds", count=rounds, location=location, note=label, **at
+                ),
+            )
+        )
+    what = []
+    if severity == "serious":
+        what.append("loses the next 1D4 combat actions")
+    what += ["Resilience test or die" if t == "death" else "Resilience test or fall unconscious" for t in tests]
+    steps.append(
+        ev.PendingStep(
+            who=handle,
+            verb="roll",
+            kind="wound",
+            prompt=f"{c.name}: {label}: {'; '.join(what)}",
+            dice=tuple(dice),
+            exchange=exchange,
+            data={"location": location, "severity": severity, "tests": ",".join(tests)},
+        )
+    )
+    return steps
+
+
+def lose_actions(draft: Draft, handle: str, n: int, label: str, at: dict) -> None:
+    """``handle`` loses its next ``n`` combat actions (added to any already
+    owed); they are taken as they fall due (seed 004 wound rules)."""
+    c = draft.state.combatants[handle]
+    old = next((x for x in c.conditions if x.name == "lost-actions"), None)
+    total = n + (old.effects.get("lost-actions", 0) if old else 0)
+    draft.emit(
+        ev.ConditionApplied(
+            handle=handle,
+            condition=cat.make(
+                "lost-actions", ends="actions", count=total, effects={"lost-actions": total}, note=label, **at
+            ),
+        )
+    )
+
+
+def drop_from_arm(draft: Draft, handle: str, location: str, label: str) -> None:
+    """A useless arm drops what its hand holds (seed 004 "One Useless or
+    Missing Arm"); a two-handed weapon is dropped by either arm. Ruling
+    ``hands``: a shield is held in the left hand, other weapons in the right
+    (a second non-shield weapon in the left)."""
+    c = draft.state.combatants[handle]
+    weapons = {w.name: w for w in sheet_of(c).weapons}
+    held = [weapons[name] for name in c.ready if name in weapons]
+    shields = [w for w in held if w.kind == "shield"]
+    others = [w for w in held if w.kind != "shield"]
+    if location.startswith("right"):
+        in_hand = others[:1]
+    else:
+        in_hand = shields[:1] or others[1:2]
+    in_hand += [w for w in held if w.hands >= 2 and w not in in_hand]
+    for w in in_hand:
+        draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=label))
+
+
+def _roll_wound(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The wound's dice: a Serious Wound's 1D4 Combat Actions lost, and its
+    Resilience tests (seed 004 "Serious Wound", "Major Wound")."""
+    handle = step.who
+    c = draft.state.combatants[handle]
+    severity = str(step.data["severity"])
+    location = str(step.data["location"])
+    label = f"{severity.capitalize()} Wound to the {location}"
+    at = dict(cause=draft.next_version, round=draft.state.round, step=draft.state.step)
+    if severity == "serious":
+        n = draft.roll("1D4", "combat actions lost", by=handle).total
+        lose_actions(draft, handle, n, label, at)
+    tests = [t for t in str(step.data.get("tests", "")).split(",") if t]
+    for t in tests:
+        resilience(draft, handle, t, label, location)
+    _continue(draft, rest, f"{c.name}: {label}")
+
+
+def resilience(draft: Draft, handle: str, which: str, label: str, location: str) -> str:
+    """A Resilience test (rules-reference E: an ordinary skill test). On a
+    failure the bearer dies (``death``) or falls unconscious; on a success
+    the test is due again at each round's end while the wound stands."""
+    c = draft.state.combatants[handle]
+    mods = condition_modifiers(c)
+    tested = test(draft, c, "Resilience", skill(c, "Resilience"), mods, f"Resilience ({which}): {label}")
+    passed = tested.result in ("success", "critical")
+    cond_name = "death-test" if which == "death" else "resilience-retest"
+    at = dict(cause=draft.state.version, round=draft.state.round, step=draft.state.step)
+    if c.status == "dead":
+        return "moot"
+    if not passed:
+        if which == "death":
+            draft.emit(ev.StatusChanged(handle=handle, status="dead", reason=f"failed Resilience: {label}"))
+        elif c.status == "active":
+            draft.emit(ev.StatusChanged(handle=handle, status="unconscious", reason=f"failed Resilience: {label}"))
+            draft.emit(
+                ev.ConditionApplied(
+                    handle=handle,
+                    condition=cat.make("unconscious", ends="event", effects={"helpless": 1}, note=label, **at),
+                )
+            )
+        return "failed"
+    if not any(x.name == cond_name and x.location == location for x in draft.state.combatants[handle].conditions):
+        draft.emit(
+            ev.ConditionApplied(
+                handle=handle,
+                condition=cat.make(cond_name, ends="event", location=location, note=label, **at),
+            )
+        )
+    return "passed"
+
+
+def _roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The Resilience test due again at a round's end while the wound stands;
+    none once the location is back to 1 HP (seed 004 "Serious Wound",
+    "Major Wound")."""
+    handle = step.who
+    c = draft.state.combatants[handle]
+    cond = next((x for x in c.conditions if x.id == step.data["condition"]), None)
+    label = cond.note if cond else "wound"
+    if cond is not None and c.location(cond.location).hp >= 1:
+        draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="the location recovered"))
+    else:
+        resilience(draft, handle, str(step.data["test"]), label, cond.location if cond else "")
+    if not rest:
+        from affray.rules.mrq1.turns import fight_over, start_step
+
+        if fight_over(draft):
+            return
+        rest = (start_step(draft.state),)
+    draft.emit(ev.StepsAwaited(steps=rest))
+
+
+def _register() -> None:
+    from affray.rules.mrq1 import damage
+
+    damage._ROLLS.update({"wound": _roll_wound, "retest": _roll_retest})
+
+
+_register()
