@@ -246,3 +246,17 @@ def test_ruling_mount_costs_action(costs, spent):
     t(cmd.Mount(rider="aldric", off=True))
     assert before - t.c("aldric").combat_actions == spent
     assert not t.c("aldric").has("mounted")
+
+
+def test_a_rider_dives_at_minus_30_and_is_dismounted():
+    """Seed 004 "Dive", Penalties: "A mounted character may dive with a -30%
+    penalty to Dodge Skill, but automatically dismounts when he does so"
+    (and, like every diver, ends prone)."""
+    t = cavalry()
+    t(cmd.TakeAction(who="gm", action="area 2D6 on=aldric name=Rockfall"))
+    t(cmd.ChooseReaction(defender="aldric", reaction="dive"), "05")
+    dodge = t.tests_of("aldric")[0]
+    assert ev.Modifier(-30, "diving from the saddle") in dodge.modifiers
+    assert dodge.target == 0 and dodge.result != "critical"  # Dodge 30 - 30
+    aldric = t.c("aldric")
+    assert not aldric.has("mounted") and not t.c("bayard").has("ridden") and aldric.stance == "prone"

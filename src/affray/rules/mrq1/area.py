@@ -80,7 +80,9 @@ def _area_step(name: str, damage: str, targets: list[str], results: dict[str, st
 
 
 def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
-    """``affray react WHO dive|none`` against an area effect."""
+    """``affray react WHO dive|none`` against an area effect: a Dodge test
+    (half damage; a critical avoids it all); the diver ends prone, and a
+    rider dives at -30% and is dismounted (seed 004 "Dive", "Penalties")."""
     state = draft.state
     who = step.who
     c = state.combatants[who]
@@ -90,9 +92,16 @@ def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
     if reaction == "dive":
         draft.emit(ev.ActionSpent(handle=who, kind="reaction", reason="dive"))
         break_aim(draft, who, "dives")
+        from affray.rules.mrq1 import mounted
+
         mods = condition_modifiers(c, reaction=True, mobility=True)
+        riding = mounted.mount_of(c)
+        if riding:  # seed 004 "Dive": a rider may dive at -30% to Dodge, and is dismounted
+            mods = list(mods) + [ev.Modifier(-30, "diving from the saddle")]
         tested = test(draft, c, "Dodge", skill(c, "Dodge"), mods, f"dive from the {area.data['name']}")
         result = {"critical": "all", "success": "half"}.get(tested.result, "failed")
+        if riding:
+            mounted.dismount(draft, who, "dives from the saddle")
         draft.emit(ev.StanceChanged(handle=who, stance="prone", reason="dived"))
     else:
         note(draft, who, "dive", f"{c.name} does not dive")

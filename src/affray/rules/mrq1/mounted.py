@@ -200,6 +200,12 @@ def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
         end_exchange(draft, "mount")
 
 
+def dismount(draft: Draft, rider: str, reason: str) -> None:
+    """End the ``mounted``/``ridden`` pair of ``rider`` (no action spent:
+    knocked off, thrown, or diving from the saddle)."""
+    _dismount(draft, rider, reason)
+
+
 def _dismount(draft: Draft, rider: str, reason: str) -> None:
     c = draft.state.combatants[rider]
     m = mount_of(c)
