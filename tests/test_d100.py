@@ -109,3 +109,37 @@ def test_parse_modifier_errors_are_one_line(text):
 
 def test_parse_modifier_reason_optional():
     assert d100.parse_modifier("-20", require_reason=False) == (-20, "")
+
+
+class _Dice:
+    """A stand-in for a command's Draft: rolls from a fixed list."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+        self.asked: list[tuple[str, str, str]] = []
+
+    def roll(self, expr: str, purpose: str, by: str = ""):
+        self.asked.append((expr, purpose, by))
+
+        class R:
+            total = self.faces.pop(0)
+
+        return R()
+
+
+@pytest.mark.parametrize("text, faces, value, asked", [
+    ("", (), 0, []),
+    ("+2", (), 2, []),
+    ("-1", (), -1, []),
+    ("+1D4", (3,), 3, [("1D4", "damage modifier", "vasana")]),
+    ("-1D6", (5,), -5, [("1D6", "damage modifier", "vasana")]),
+    ("+2D6", (9,), 9, [("2D6", "damage modifier", "vasana")]),
+])
+def test_roll_damage_modifier(text, faces, value, asked):
+    """The damage modifier of rules-reference.md B16/E2 as the systems roll
+    it: dice through the command's dice, a minus sign a deduction."""
+    from affray.rules.d100 import roll_damage_modifier
+
+    draft = _Dice(*faces)
+    assert roll_damage_modifier(draft, text, "vasana") == value
+    assert draft.asked == asked

@@ -196,3 +196,20 @@ def parse_modifier(text: str, *, require_reason: bool = True) -> tuple[int, str]
     if "\n" in reason:
         raise ValueError(f"modifier reason must be one line; {hint}")
     return value, reason
+
+
+def roll_damage_modifier(draft, modifier: str, by: str) -> int:
+    """The value of a damage modifier such as ``+1D4``, ``-1D6``, ``+2`` or
+    ``""`` (0): its dice are rolled through the command's :class:`Draft`
+    (purpose "damage modifier", rolled by ``by``) and a minus sign makes the
+    roll a deduction. Source: rules-reference.md B16 (Mythras) and E2
+    (mrq1), the damage modifier tables. Raises the dice's one-line errors."""
+    from affray import dice as dicelib
+
+    text = modifier.strip()
+    if not text:
+        return 0
+    if dicelib.count_dice(text):
+        magnitude = draft.roll(str(dicelib.parse(text.lstrip("+-"))), "damage modifier", by=by).total
+        return -magnitude if text.startswith("-") else magnitude
+    return dicelib.parse(text).total(())

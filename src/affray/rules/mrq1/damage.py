@@ -16,6 +16,7 @@ from __future__ import annotations
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import Combatant
+from affray.rules.d100 import roll_damage_modifier
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1.attack import end_exchange
 from affray.rules.mrq1.common import find_weapon, kind_parts, rulings_of, sheet_of
@@ -142,14 +143,7 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
         weapon_part = wexpr.minimum()
     else:
         weapon_part = draft.roll(str(wexpr), f"{x.weapon} damage", by=a.handle).total
-    mod_part = 0
-    if modifier:
-        mexpr = dicelib.parse(modifier)
-        if dicelib.count_dice(modifier):
-            magnitude = draft.roll(str(dicelib.parse(modifier.lstrip("+-"))), "damage modifier", by=a.handle).total
-            mod_part = -magnitude if modifier.strip().startswith("-") else magnitude
-        else:
-            mod_part = mexpr.total(())
+    mod_part = roll_damage_modifier(draft, modifier, a.handle)
     charge = _charge_bonus(draft)
     charge_part = 4 if charge == "max" else (draft.roll("1D4", "charge bonus", by=a.handle).total if charge else 0)
     base, opts = kind_parts(x.kind)

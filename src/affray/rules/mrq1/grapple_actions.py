@@ -14,6 +14,7 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.events.mrq1 import GrappleManoeuvred
 from affray.projections.state import Combatant
+from affray.rules.d100 import roll_damage_modifier
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1.attack import _require_turn, end_exchange
@@ -149,13 +150,7 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
     t = draft.state.combatants[str(step.data["target"])]
     base = draft.roll("1D6", f"{step.data['manoeuvre']} damage", by=c.handle).total
     modifier = str(step.data.get("modifier", ""))
-    mod = 0
-    if modifier:
-        if dicelib.count_dice(modifier):
-            mag = draft.roll(str(dicelib.parse(modifier.lstrip("+-"))), "damage modifier", by=c.handle).total
-            mod = -mag if modifier.startswith("-") else mag
-        else:
-            mod = dicelib.parse(modifier).total(())
+    mod = roll_damage_modifier(draft, modifier, c.handle)
     d20 = draft.roll("1D20", "hit location", by=c.handle).total
     location = location_for(t, d20)
     rolled = max(0, base + mod)

@@ -17,6 +17,7 @@ from msgspec.structs import replace
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
+from affray.rules.d100 import roll_damage_modifier
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
@@ -105,13 +106,7 @@ def _roll_item_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
         part = wexpr.minimum()
     else:
         part = draft.roll(str(wexpr), f"{x.weapon} damage", by=a.handle).total
-    mod = 0
-    if modifier:
-        if dicelib.count_dice(modifier):
-            n = draft.roll(str(dicelib.parse(modifier.lstrip("+-"))), "damage modifier", by=a.handle).total
-            mod = -n if modifier.strip().startswith("-") else n
-        else:
-            mod = dicelib.parse(modifier).total(())
+    mod = roll_damage_modifier(draft, modifier, a.handle)
     rolled = max(0, part + mod - int(x.effects.get("reduce", 0)))
     old = next((c for c in t.conditions if c.name == "item-damaged" and c.note == item.name), None)
     hp = old.effects.get("hp", item.hp) if old else item.hp

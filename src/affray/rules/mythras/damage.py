@@ -13,6 +13,7 @@ from __future__ import annotations
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
+from affray.rules.d100 import roll_damage_modifier
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
@@ -218,13 +219,7 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
             note.append(f"impale {first}/{second}")
             first = max(first, second)  # ruling impale_pick = higher
         weapon_part += first
-    mod = 0
-    if dm:
-        if dicelib.count_dice(dm):
-            mag = draft.roll(str(dicelib.parse(dm.lstrip("+-"))), "damage modifier", by=a.handle).total
-            mod = -mag if dm.startswith("-") else mag
-        else:
-            mod = dicelib.parse(dm).total(())
+    mod = roll_damage_modifier(draft, dm, a.handle)
     location = str(step.data.get("location", ""))
     if not location:
         d20 = draft.roll("1D20", "hit location", by=a.handle).total
