@@ -23,7 +23,7 @@ from affray.rules.base import RuleError
 SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "duel": [("mrq1/vasana.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
     "mythras-duel": [("mythras/kaelin.toml", "heroes", ""), ("mythras/grusk.toml", "orcs", "")],
-    # mrq1: an archer against a raider who charges her (ranged attack, charge, free attacks)
+    # mrq1: an archer against a raider who charges her (ranged attack, charge, free attacks, a grapple)
     "skirmish": [("mrq1/yara.toml", "heroes", ""), ("mrq1/ghorak.toml", "raiders", "")],
     # mrq1 grappling: Ulfrik fights bare-handed, so the autopilot grapples
     "mrq1-grapple": [("mrq1/ulfrik.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
@@ -107,7 +107,7 @@ def tactic(state: State, me, foe) -> cmd.Command:
     """An mrq1 turn for the tactical scenarios (seed 004 "Combat Actions"):
     an archer shoots while free, reloads after each shot and, once engaged,
     drops the bow for a close weapon; a fighter with no enemy next to him
-    charges; otherwise he attacks."""
+    charges; one left with nothing in hand grapples; otherwise he attacks."""
     import shlex
 
     from affray.rules.mrq1.ranged import loaded
@@ -128,6 +128,8 @@ def tactic(state: State, me, foe) -> cmd.Command:
     if not engaged and me.stance == "standing" and 5 <= 2 * movement(me):
         return cmd.DeclareAttack(attacker=me.handle, target=foe.handle,
                                  situations=(f"charge={min(OPENING_RANGE, 2 * movement(me))}",))
+    if not me.ready and engaged and any(w.kind == "unarmed" for w in sheet_of(me).weapons):
+        return cmd.Grapple(who=me.handle, manoeuvre="attack", target=foe.handle)  # disarmed: wrestle
     return cmd.DeclareAttack(attacker=me.handle, target=foe.handle)
 
 
