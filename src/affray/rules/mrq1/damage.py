@@ -28,6 +28,20 @@ def _damage_modifier(draft: Draft, c: Combatant) -> str:
     return derive(sheet_of(c), rulings_of(draft.state)).damage_modifier
 
 
+def weapon_part(draft: Draft, weapon_dice: str, mode: str) -> int:
+    """The weapon's share of the open exchange's damage: its dice at their
+    maximum (``max``, a critical: seed 004 "Critical Hits"), their minimum
+    (``min``, a Dodge's "minimum damage"), or rolled by the attacker."""
+    x = draft.state.exchange
+    assert x is not None
+    wexpr = dicelib.parse(weapon_dice)
+    if mode == "max":
+        return wexpr.maximum()
+    if mode == "min":
+        return wexpr.minimum()
+    return draft.roll(str(wexpr), f"{x.weapon} damage", by=x.attacker).total
+
+
 def damage_plan(draft: Draft) -> tuple[str, str, str, bool]:
     """(weapon dice to roll, damage modifier, how the weapon dice are
     treated: roll|max|min, critical) for the open exchange."""
@@ -136,13 +150,7 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
     assert x is not None
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     weapon_dice, modifier, mode, critical = damage_plan(draft)
-    wexpr = dicelib.parse(weapon_dice)
-    if mode == "max":
-        weapon_part = wexpr.maximum()
-    elif mode == "min":
-        weapon_part = wexpr.minimum()
-    else:
-        weapon_part = draft.roll(str(wexpr), f"{x.weapon} damage", by=a.handle).total
+    weapon_roll = weapon_part(draft, weapon_dice, mode)
     mod_part = roll_damage_modifier(draft, modifier, a.handle)
     charge = _charge_bonus(draft)
     charge_part = 4 if charge == "max" else (draft.roll("1D4", "charge bonus", by=a.handle).total if charge else 0)
@@ -158,13 +166,13 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
 
         ranged.covered(draft, location, rest)
         return
-    rolled = max(0, weapon_part + mod_part + charge_part)
+    rolled = max(0, weapon_roll + mod_part + charge_part)
     reduced = min(rolled, int(x.effects.get("reduce", 0)))
     after_parry = rolled - reduced
     loc = t.location(location)
     armour = 0 if precise == "bypass" else min(after_parry, loc.ap)
     final = after_parry - armour
-    parts = f"{weapon_part}{' (max)' if mode == 'max' else ' (min)' if mode == 'min' else ''}"
+    parts = f"{weapon_roll}{' (max)' if mode == 'max' else ' (min)' if mode == 'min' else ''}"
     if modifier:
         parts += f" {mod_part:+d}"
     if charge:

@@ -92,20 +92,14 @@ def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
 
 
 def _roll_item_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
-    from affray.rules.mrq1.damage import _continue, _damage_modifier, damage_plan
+    from affray.rules.mrq1.damage import _continue, _damage_modifier, damage_plan, weapon_part
 
     x = draft.state.exchange
     assert x is not None
     a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
     item = find_weapon(t, str(step.data["item"]), ready_only=False)
     weapon_dice, modifier, mode, _ = damage_plan(draft)
-    wexpr = dicelib.parse(weapon_dice)
-    if mode == "max":
-        part = wexpr.maximum()
-    elif mode == "min":
-        part = wexpr.minimum()
-    else:
-        part = draft.roll(str(wexpr), f"{x.weapon} damage", by=a.handle).total
+    part = weapon_part(draft, weapon_dice, mode)
     mod = roll_damage_modifier(draft, modifier, a.handle)
     rolled = max(0, part + mod - int(x.effects.get("reduce", 0)))
     old = next((c for c in t.conditions if c.name == "item-damaged" and c.note == item.name), None)
