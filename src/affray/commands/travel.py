@@ -54,20 +54,29 @@ from affray.rules.base import RuleError
 # --------------------------------------------------------------------------- #
 
 
+def _chosen_version(records: list[Recorded], tl: Timeline, point: str, version: int, flag: str) -> int | None:
+    """The log version a ``FLAG ROUND[.STEP]`` or ``--version N`` names
+    (checked: inside the log, on a command boundary), or None when neither
+    was given. Raises :class:`RuleError` (one line) otherwise."""
+    head = records[-1].version if records else 0
+    if point and version:
+        raise RuleError(f"give either {flag} ROUND[.STEP] or --version N, not both")
+    if point:
+        return find_point(command_points(records, tl), point).last_version
+    if not version:
+        return None
+    if not 1 <= version <= head:
+        raise RuleError(f"--version takes 1–{head} here, got {version}")
+    check_boundary(tl, version)
+    return version
+
+
 def rewind_target(records: list[Recorded], tl: Timeline, command: cmd.Rewind) -> int:
     """The version ``command`` rewinds to (validated: a command boundary
     before the head). Raises :class:`RuleError`."""
     head = records[-1].version if records else 0
-    if command.to_point and command.to_version:
-        raise RuleError("give either --to ROUND[.STEP] or --version N, not both")
-    if command.to_point:
-        version = find_point(command_points(records, tl), command.to_point).last_version
-    elif command.to_version:
-        version = command.to_version
-        if not 1 <= version <= head:
-            raise RuleError(f"--version takes 1–{head} here, got {version}")
-        check_boundary(tl, version)
-    else:
+    version = _chosen_version(records, tl, command.to_point, command.to_version, "--to")
+    if version is None:
         raise RuleError("say where to rewind to: --to ROUND[.STEP] (like 1.2) or --version N")
     if version >= head:
         raise RuleError(f"nothing to rewind: version {version} is the newest")
@@ -177,16 +186,8 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     name = command.name.strip()
     if not name:
         raise RuleError("a branch needs a name: affray branch \"what if\" --at 1.2")
-    if command.at_point and command.at_version:
-        raise RuleError("give either --at ROUND[.STEP] or --version N, not both")
-    if command.at_point:
-        version = find_point(command_points(records, tl), command.at_point).last_version
-    elif command.at_version:
-        version = command.at_version
-        if not 1 <= version <= head:
-            raise RuleError(f"--version takes 1–{head} here, got {version}")
-        check_boundary(tl, version)
-    else:
+    version = _chosen_version(records, tl, command.at_point, command.at_version, "--at")
+    if version is None:
         version = head
     prefix = Timeline(records[:version])
     live = list(prefix.live_records())

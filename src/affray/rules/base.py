@@ -179,6 +179,23 @@ class Draft:
         return self.state.combatants[handle]
 
 
+def rulings_reader(from_mapping):
+    """``rulings_of(state)`` for a system whose ``from_mapping`` turns an
+    encounter's stored rulings into its Rulings struct (defaults filled in),
+    cached by the mapping's contents."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=64)
+    def _cached(items: tuple[tuple[str, str], ...]):
+        return from_mapping(dict(items))
+
+    def rulings_of(state: State):
+        """The encounter's rulings (defaults filled in)."""
+        return _cached(tuple(sorted(state.rulings.items())))
+
+    return rulings_of
+
+
 def unreadable_sheet(name: str, exc: Exception) -> RuleError:
     """The one-line error for a sheet stored in the log that this affray's
     sheet schema refuses (written by a newer affray, or edited by hand)."""
@@ -187,6 +204,19 @@ def unreadable_sheet(name: str, exc: Exception) -> RuleError:
         f"the sheet of {name} stored in this log does not fit this affray ({first}); "
         "a newer affray may have written it: upgrade affray"
     )
+
+
+def check_target(state: State, attacker: str, target: str, *, hint: str = "") -> None:
+    """The checks every system makes before an attack: not on oneself, not
+    on the dead, not while a condition forbids attacking (``hint`` is what
+    to do instead). Raises :class:`RuleError` (one line)."""
+    a, t = state.combatants[attacker], state.combatants[target]
+    if attacker == target:
+        raise RuleError(f"{a.name} cannot attack themself; name another combatant")
+    if t.status == "dead":
+        raise RuleError(f"{t.name} is dead; choose another target")
+    if a.effect("cannot-attack"):
+        raise RuleError(f"{a.name} cannot attack now (see 'affray state'){hint}")
 
 
 def joining(state: State, command, name: str) -> tuple[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, check_target
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.common import (
@@ -73,13 +73,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     if options.declare(draft, attacker, target, weapon_name, modifiers, situations):
         return
     a = _require_turn(state, attacker)
-    if attacker == target:
-        raise RuleError(f"{a.name} cannot attack themself; name another combatant")
+    check_target(state, attacker, target)
     t = state.combatants[target]
-    if t.status == "dead":
-        raise RuleError(f"{t.name} is dead; choose another target")
-    if a.effect("cannot-attack"):
-        raise RuleError(f"{a.name} cannot attack now (see 'affray state')")
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
     _check_arms(a, weapon)
     draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import msgspec
 
 from affray.events import core as ev
-from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, unreadable_sheet
+from affray.projections.state import Combatant
+from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.rulings import Rulings, from_mapping
+from affray.rules.mrq1.rulings import from_mapping
 from affray.rules.mrq1.sheet import Sheet, Weapon
 
 TORSO = ("abdomen", "chest", "head")
@@ -18,14 +17,8 @@ TORSO = ("abdomen", "chest", "head")
 ALWAYS_READY = ("unarmed", "natural")
 
 
-def rulings_of(state: State) -> Rulings:
-    """The encounter's rulings (defaults filled in)."""
-    return _rulings(tuple(sorted(state.rulings.items())))
-
-
-@lru_cache(maxsize=64)
-def _rulings(items: tuple[tuple[str, str], ...]) -> Rulings:
-    return from_mapping(dict(items))
+#: ``rulings_of(state)``: the encounter's rulings (defaults filled in).
+rulings_of = rulings_reader(from_mapping)
 
 
 def sheet_of(c: Combatant) -> Sheet:

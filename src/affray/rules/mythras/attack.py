@@ -26,7 +26,7 @@ from msgspec.structs import replace
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, check_target
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
@@ -94,13 +94,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     "Firing into a Crowd"); ``helpless`` is Automatic (no roll)."""
     state = draft.state
     a = _require_turn(state, attacker)
-    if attacker == target:
-        raise RuleError(f"{a.name} cannot attack themself; name another combatant")
+    check_target(state, attacker, target, hint=f"; use 'affray act {attacker} delay' or pass")
     t = state.combatants[target]
-    if t.status == "dead":
-        raise RuleError(f"{t.name} is dead; choose another target")
-    if a.effect("cannot-attack"):
-        raise RuleError(f"{a.name} cannot attack now (see 'affray state'); use 'affray act {attacker} delay' or pass")
     if any(c.name == "outmaneuvered" and cat.from_of(c) == target for c in a.conditions):
         raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a, state)

@@ -8,22 +8,16 @@ import msgspec
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, unreadable_sheet
+from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
 from affray.rules.mythras import tables
-from affray.rules.mythras.rulings import Rulings, from_mapping
+from affray.rules.mythras.rulings import from_mapping
 from affray.rules.mythras.sheet import Sheet, Weapon
 
 TORSO = ("abdomen", "chest", "head")
 
 
-def rulings_of(state: State) -> Rulings:
-    """The encounter's rulings (defaults filled in)."""
-    return _rulings(tuple(sorted(state.rulings.items())))
-
-
-@lru_cache(maxsize=64)
-def _rulings(items: tuple[tuple[str, str], ...]) -> Rulings:
-    return from_mapping(dict(items))
+#: ``rulings_of(state)``: the encounter's rulings (defaults filled in).
+rulings_of = rulings_reader(from_mapping)
 
 
 def sheet_of(c: Combatant) -> Sheet:
