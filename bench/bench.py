@@ -10,7 +10,7 @@ What it measures (DESIGN.md invariant 7, and the README's performance targets):
 
 a. appending: every command goes through ``affray.commands.handler.execute``
    (load state, rules decide, one SQLite transaction per command), driven by
-   ``affray.demo.autoplay`` -- at ``synchronous=FULL`` (durable commits, the
+   ``affray.commands.demo.autoplay`` -- at ``synchronous=FULL`` (durable commits, the
    default) for the whole build, and at ``synchronous=NORMAL`` for a prefix;
 b. full replay through the path ``load_state`` and the CLI use,
    ``replay(store, eid)`` (meta events through the type index, then the live
@@ -53,9 +53,9 @@ from pathlib import Path
 
 import msgspec
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import SCENARIOS, autoplay, examples_dir
+from affray.commands.demo import SCENARIOS, autoplay, examples_dir
 from affray.events import codec
 from affray.events.envelope import Live
 from affray.projections.snapshots import SNAPSHOT_EVERY, load_state, replay as replay_state

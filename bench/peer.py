@@ -14,7 +14,7 @@ The workload
 
 The log is the one ``bench/bench.py`` builds: the demo duel with every hit
 location's HP raised so the fight never ends, played through the real command
-path (``affray.commands.handler.execute`` driven by ``affray.demo.autoplay``,
+path (``affray.commands.handler.execute`` driven by ``affray.commands.demo.autoplay``,
 engine dice from a fixed seed, one transaction per command) until it holds
 ``--events`` events (one encounter; ~8.6 events per command, no undo). It is
 built at ``synchronous=NORMAL`` (the build is not what is timed) and cached in
@@ -313,9 +313,9 @@ def append_command_path(path: Path, commands: int, synchronous: str) -> float:
     """affray's whole command path (execute) for about ``commands`` commands:
     the rate of the first ``commands`` of a bench build."""
     bench.remove_db(path)
-    from affray.commands import types as cmd
+    from affray.events import commands as cmd
     from affray.commands.handler import execute
-    from affray.demo import autoplay
+    from affray.commands.demo import autoplay
 
     with EventStore(path, synchronous=synchronous) as store:
         out = execute(store, cmd.OpenEncounter(name="Peer: command path", system="mrq1"), actor="bench", seed=bench.SEED)

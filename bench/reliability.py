@@ -78,9 +78,9 @@ from pathlib import Path
 
 
 from affray import dice as dicelib
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import next_command
+from affray.commands.demo import next_command
 from affray.events import codec
 from affray.projections.snapshots import load as load_snapshot, load_state, replay
 from affray.rules.base import RuleError
@@ -796,7 +796,7 @@ def run_concurrency(workdir: Path, name: str, writers: int, commands: int, *, se
                 st.leftovers += foreign
                 st.problems.append(f"{foreign} notes in the log that no writer saw accepted")
         else:
-            from affray.auditing import audit_encounter
+            from affray.audit import audit_encounter
 
             st.audit_differences = 0
             for eid in ids:

@@ -6,7 +6,7 @@
     python bench/timetravel.py --events 200000 --json out.json
 
 The encounter is built through the real command path, with bench/bench.py's
-builder (``execute()`` for the setup, ``affray.demo.autoplay`` for the
+builder (``execute()`` for the setup, ``affray.commands.demo.autoplay`` for the
 fight, one transaction per command; the demo duel with every hit location's
 HP raised so that nobody goes down). Then, still through ``execute()``, the
 next combatant to act takes the Defend action, so that the log ends with a
@@ -52,9 +52,9 @@ sys.path.insert(0, str(HERE))
 
 from bench import CACHE, affray_cmd, build, machine_notes, remove_db, spread, timed  # noqa: E402
 
-from affray.commands import types as cmd  # noqa: E402
+from affray.events import commands as cmd  # noqa: E402
 from affray.commands.handler import execute  # noqa: E402
-from affray.demo import next_command  # noqa: E402
+from affray.commands.demo import next_command  # noqa: E402
 from affray.projections.snapshots import SNAPSHOT_EVERY, load_state  # noqa: E402
 from affray.projections.travel import state_at_store  # noqa: E402
 from affray.store import EventStore  # noqa: E402

@@ -10,13 +10,13 @@ only reads: the number of rows never changes.
 from __future__ import annotations
 
 
-from affray.auditing import audit_encounter, audit_records, report_lines
+from affray.audit import audit_encounter, audit_records, report_lines
 from affray.cli import travel as cli_travel
 from affray.cli.app import app
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.commands.amend import amend
-from affray.demo import autoplay, setup
+from affray.commands.demo import autoplay, setup
 from affray.events import core as ev
 from affray.rules.mrq1 import tables
 from affray.store import EventStore

@@ -607,7 +607,7 @@ def test_a_stored_sheet_from_a_newer_affray_is_one_line(system, sheet_file):
         from affray.rules.mrq1.common import sheet_of
     else:
         from affray.rules.mythras.common import sheet_of
-    from affray.demo import examples_dir
+    from affray.commands.demo import examples_dir
 
     data = get(system).load_sheet(str(examples_dir() / sheet_file))
     c = Combatant(handle="x", name="Xan", side="a", sheet={**data, "from_the_future": 1}, locations=(),

@@ -20,9 +20,9 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import next_command, setup, table_dice
+from affray.commands.demo import next_command, setup, table_dice
 from affray.errors import AffrayError
 from affray.projections.snapshots import load_state
 from affray.projections.timeline import project

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import next_command
+from affray.commands.demo import next_command
 from affray.dice import commitment
 from affray.projections.snapshots import load_state, replay
 from affray.store import ConflictError, EventStore

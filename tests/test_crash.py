@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.projections.snapshots import load_state, replay
 from affray.store import EventStore

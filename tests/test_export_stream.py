@@ -27,9 +27,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import autoplay, next_command, setup
+from affray.commands.demo import autoplay, next_command, setup
 from affray.errors import AffrayError
 from affray.projections.snapshots import load_state
 from affray.projections.timeline import Liveness, Timeline, is_meta

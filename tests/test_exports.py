@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import autoplay, examples_dir
+from affray.commands.demo import autoplay, examples_dir
 from affray.events import core as ev
 from affray.rules import base
 from affray.store import EventStore

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.store import EventStore
 from affray.store.chain import canonical, chain_hash

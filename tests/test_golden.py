@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import examples_dir, next_command
+from affray.commands.demo import examples_dir, next_command
 from affray.events import core as ev
 from affray.projections.snapshots import load_state
 from affray.projections.timeline import project

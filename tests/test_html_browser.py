@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import autoplay, examples_dir
+from affray.commands.demo import autoplay, examples_dir
 from affray.rules import base
 from affray.store import EventStore
 from affray.views.export import export

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 import typer
 
-from affray.audit import verify_encounter
+from affray.verify import verify_encounter
 from affray.cli import app as app_module
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import autoplay
+from affray.commands.demo import autoplay
 from affray.projections.timeline import project
 from affray.store import EventStore, StoreError
 from affray.views.export import export

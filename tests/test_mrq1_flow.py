@@ -29,9 +29,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import examples_dir
+from affray.commands.demo import examples_dir
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError
@@ -295,7 +295,7 @@ GOLDEN = [
 
 
 def test_golden_grapple_with_fixed_dice():
-    from affray.demo import setup
+    from affray.commands.demo import setup
     from affray.commands.handler import execute
     from affray.projections.timeline import project
     from affray.store import EventStore
@@ -366,8 +366,8 @@ def test_grapple_fights_run_to_the_end_and_audit_clean(seed, table):
     dice: it ends, replays to the same state and re-decides to the same events."""
     import random
 
-    from affray.auditing import audit_encounter
-    from affray.demo import autoplay, setup
+    from affray.audit import audit_encounter
+    from affray.commands.demo import autoplay, setup
     from affray.projections.timeline import project
     from affray.store import EventStore
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.hero import second_chance
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
@@ -140,7 +140,7 @@ def test_glancing_blow_without_a_major_wound_is_refused():
 def test_second_chance_log_replays_and_audits_clean(manual):
     """The spend is an ordinary command: re-deciding it from its record gives
     the same events (the audit), and a replay gives the same state."""
-    from affray.auditing import audit_encounter
+    from affray.audit import audit_encounter
     from affray.projections.timeline import project
 
     t = duel(manual=manual, sr="1,10")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError
@@ -189,9 +189,9 @@ def test_manual_dice_name_the_location_reroll_they_miss():
 def test_mounted_fights_run_to_the_end_and_audit_clean(seed):
     """Sir Aldric on the untrained Bayard against two Broos, played by the
     autopilot with engine dice: every rule path re-decides to the same events."""
-    from affray.auditing import audit_encounter
+    from affray.audit import audit_encounter
     from affray.commands.handler import execute
-    from affray.demo import autoplay
+    from affray.commands.demo import autoplay
     from affray.projections.timeline import project
 
     from affray.store import EventStore

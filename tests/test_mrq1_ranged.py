@@ -16,7 +16,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from affray.demo import SCENARIOS, TACTICAL, autoplay, setup
+from affray.commands.demo import SCENARIOS, TACTICAL, autoplay, setup
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.projections.timeline import project

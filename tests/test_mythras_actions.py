@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.base import RuleError
 from affray.rules.mythras import tables

@@ -22,9 +22,9 @@ import random
 import msgspec
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import autoplay, examples_dir
+from affray.commands.demo import autoplay, examples_dir
 from affray.events import core as ev
 from affray.events.mythras import SpecialEffectChosen
 from affray.rules.base import RuleError
@@ -552,7 +552,7 @@ def test_golden_autoplay_with_table_dice():
     results = []
     for _ in range(2):
         store = EventStore(":memory:")
-        from affray.demo import setup
+        from affray.commands.demo import setup
 
         eid = setup(store, "mythras-duel", seed=b"golden", manual=True)
         state = autoplay(store, eid, table_rng=random.Random(20261122))

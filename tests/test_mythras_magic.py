@@ -11,7 +11,7 @@ import copy
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events.mythras import MagicResolved
 from affray.rules.base import RuleError
 from affray.views.export import export

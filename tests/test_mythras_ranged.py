@@ -16,7 +16,7 @@ import copy
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.mythras import SpecialEffectChosen
 from affray.rules.base import RuleError

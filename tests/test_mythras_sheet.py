@@ -9,7 +9,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from affray.demo import examples_dir
+from affray.commands.demo import examples_dir
 from affray.rules import base
 from affray.rules.base import RuleError
 from affray.rules.mythras.rulings import Rulings, from_mapping

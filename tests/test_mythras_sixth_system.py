@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.events import core as ev
 from affray.rules import base

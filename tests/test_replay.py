@@ -2,7 +2,7 @@
 
 Fights are the example duel (Vasana against Broo 1) with engine dice from a
 generated seed. At each step the test picks among legal commands: the
-autoplay's own choice (:func:`affray.demo.next_command`), an alternative
+autoplay's own choice (:func:`affray.commands.demo.next_command`), an alternative
 reaction (dodge / none), an alternative action (defend / pass), a choice's
 other option, undo, redo or a note.
 
@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import next_command, setup
+from affray.commands.demo import next_command, setup
 from affray.events import core as ev
 from affray.projections.snapshots import load_state
 from affray.projections.state import State

@@ -18,9 +18,9 @@ import random
 import msgspec
 import pytest
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import SCENARIOS, examples_dir, next_command
+from affray.commands.demo import SCENARIOS, examples_dir, next_command
 from affray.errors import AffrayError
 from affray.events import core as ev
 from affray.projections.snapshots import load_state

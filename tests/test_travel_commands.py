@@ -25,15 +25,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from affray.audit import verify_encounter
+from affray.verify import verify_encounter
 from affray.cli import travel as cli_travel
 from affray.cli.app import app
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.commands.amend import amend
 from affray.commands.points import command_points, to_command
 from affray.projections.snapshots import load_state
-from affray.demo import next_command, setup
+from affray.commands.demo import next_command, setup
 from affray.dice import DiceError
 from affray.events import core as ev
 from affray.projections.snapshots import load_state

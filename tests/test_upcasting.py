@@ -167,9 +167,9 @@ def build_fixture() -> tuple[str, dict]:
     left in, a parry, a minor wound, a note with undo and redo), then engine
     dice from a fixed seed until one side is down, then close.
     """
-    from affray.commands import types as cmd
+    from affray.events import commands as cmd
     from affray.commands.handler import execute
-    from affray.demo import autoplay, setup
+    from affray.commands.demo import autoplay, setup
     from affray.views.export import jsonl
 
     store = EventStore(":memory:")
@@ -204,9 +204,9 @@ def build_fixture() -> tuple[str, dict]:
 def build_scenario_fixture(scenario: str, seed: bytes) -> tuple[str, dict]:
     """A demo scenario autoplayed with engine dice from ``seed`` to its end,
     then closed: (jsonl text, final state). For a system's own fixture."""
-    from affray.commands import types as cmd
+    from affray.events import commands as cmd
     from affray.commands.handler import execute
-    from affray.demo import autoplay, setup
+    from affray.commands.demo import autoplay, setup
     from affray.views.export import jsonl
 
     store = EventStore(":memory:")

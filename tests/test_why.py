@@ -19,9 +19,9 @@ import pytest
 
 from affray.cli import travel as cli_travel
 from affray.cli.app import app
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import execute
-from affray.demo import autoplay, setup
+from affray.commands.demo import autoplay, setup
 from affray.events.core import Modifier
 from affray.projections.snapshots import load_state
 from affray.store import EventStore

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from affray.demo import autoplay, setup
+from affray.commands.demo import autoplay, setup
 from affray.projections.snapshots import load_state
 from affray.store import EventStore
 from affray.views import why as whymod

@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         import tempfile
         from pathlib import Path
 
-        from affray.demo import DEFAULT_SEEDS, SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
+        from affray.commands.demo import DEFAULT_SEEDS, SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
         from affray.rules import base
         from affray.store import EventStore
 

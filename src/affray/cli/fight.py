@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
         Example: affray new "Ambush at the ford" --system mrq1
         """
         from affray.commands.handler import execute
-        from affray.commands.types import OpenEncounter
+        from affray.events.commands import OpenEncounter
         from affray.cli.common import open_store
 
         rulings = {}
@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray join examples/mrq1/broo.toml --name "Broo 1" --side broo
         """
-        from affray.commands.types import JoinCombatant
+        from affray.events.commands import JoinCombatant
         from affray.projections.snapshots import load_state
         from affray.commands.lookup import resolve_encounter
         from affray.cli.common import open_store
@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray start --dice 7,3
         """
-        from affray.commands.types import StartRound
+        from affray.events.commands import StartRound
 
         run(ctx, StartRound(), dice=dice, reroll=reroll)
 
@@ -137,7 +137,7 @@ def register(app: typer.Typer) -> None:
         affray attack gorp vasana --weapon sling --range 30 --situation strong-wind;
         affray attack vasana broo1 --precise head; affray attack vasana broo1 --flurry
         """
-        from affray.commands.types import DeclareAttack
+        from affray.events.commands import DeclareAttack
 
         extra = []
         if charge is not None:
@@ -182,7 +182,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray react broo1 parry --with "target shield" --dice 71,34
         """
-        from affray.commands.types import ChooseReaction
+        from affray.events.commands import ChooseReaction
 
         run(
             ctx,
@@ -209,7 +209,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray roll --dice 6,3,11
         """
-        from affray.commands.types import RollPending
+        from affray.events.commands import RollPending
 
         run(ctx, RollPending(who=who), dice=dice, reroll=reroll)
 
@@ -226,7 +226,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray choose vasana follow
         """
-        from affray.commands.types import MakeChoice
+        from affray.events.commands import MakeChoice
 
         run(ctx, MakeChoice(who=who, option=option, secret=secret))
 
@@ -271,7 +271,7 @@ def register(app: typer.Typer) -> None:
         Example: affray act gorp aim vasana; affray act vasana move 6 to=broo1;
         affray act gm area 3D6 on=vasana,gorp name=Fireball
         """
-        from affray.commands.types import TakeAction
+        from affray.events.commands import TakeAction
 
         text = " ".join(_quote_value(a) for a in action)
         run(ctx, TakeAction(who=who, action=text), dice=dice, reroll=reroll)
@@ -289,7 +289,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray end-round --dice 4,9
         """
-        from affray.commands.types import EndRound
+        from affray.events.commands import EndRound
 
         run(ctx, EndRound(), dice=dice, reroll=reroll)
 
@@ -304,7 +304,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray note "the ford counts as unstable ground"
         """
-        from affray.commands.types import AddNote
+        from affray.events.commands import AddNote
 
         run(ctx, AddNote(text=text, secret=secret))
 
@@ -315,7 +315,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray undo
         """
-        from affray.commands.types import Undo
+        from affray.events.commands import Undo
 
         out = run(ctx, Undo(), quiet=True)
         typer.echo(f"Retracted command {out.records[0].event.command_id}; it stays in the log, struck through.")
@@ -330,7 +330,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray redo
         """
-        from affray.commands.types import Redo
+        from affray.events.commands import Redo
 
         out = run(ctx, Redo(), quiet=True)
         typer.echo(f"Restored command {out.records[0].event.command_id}.")
@@ -345,7 +345,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray close
         """
-        from affray.commands.types import CloseEncounter
+        from affray.events.commands import CloseEncounter
 
         out = run(ctx, CloseEncounter(reason=reason), quiet=True)
         typer.echo(
@@ -387,7 +387,7 @@ def register_mrq1(app: typer.Typer) -> None:
 
         Example: affray grapple ulfrik attack broo1 --dice 40; affray grapple broo1 break-free --dice 30,70
         """
-        from affray.commands.types import Grapple
+        from affray.events.commands import Grapple
 
         run(
             ctx,
@@ -412,7 +412,7 @@ def register_mrq1(app: typer.Typer) -> None:
 
         Example: affray hero vasana second-chance; affray hero vasana luck --note "the rope holds" --gm-approves
         """
-        from affray.commands.types import SpendHeroPoint
+        from affray.events.commands import SpendHeroPoint
 
         if option.strip().lower() == "second-chance":
             from affray.cli.common import open_store, report
@@ -439,6 +439,6 @@ def register_mrq1(app: typer.Typer) -> None:
 
         Example: affray mount siraldric bayard; affray mount siraldric --off
         """
-        from affray.commands.types import Mount
+        from affray.events.commands import Mount
 
         run(ctx, Mount(rider=rider, mount=beast, off=off))

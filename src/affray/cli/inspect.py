@@ -196,7 +196,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray verify --dice
         """
-        from affray.audit import verify_encounter
+        from affray.verify import verify_encounter
 
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:

@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
         Example: affray rewind --to 1.2
         """
         from affray.commands.handler import execute
-        from affray.commands.types import Rewind
+        from affray.events.commands import Rewind
 
         opts = options(ctx)
         with open_store(opts) as store:
@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         Example: affray branch "what if she dodged" --at 1.2
         """
         from affray.commands.handler import execute
-        from affray.commands.types import BranchEncounter
+        from affray.events.commands import BranchEncounter
 
         opts = options(ctx)
         with open_store(opts) as store:
@@ -116,7 +116,7 @@ def register(app: typer.Typer) -> None:
         Example: affray amend 1.3 --mod "-20:Broo stands in the river" --replay
         """
         from affray.commands.amend import amend as run_amend
-        from affray.commands.types import AmendCommand
+        from affray.events.commands import AmendCommand
 
         opts = options(ctx)
         command = AmendCommand(
@@ -230,7 +230,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray audit
         """
-        from affray.auditing import audit_encounter, report_lines
+        from affray.audit import audit_encounter, report_lines
         from affray.commands.lookup import resolve_encounter
 
         opts = options(ctx)

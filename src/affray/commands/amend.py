@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.projections.timeline import Timeline

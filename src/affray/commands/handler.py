@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from affray import dice as dicelib
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.snapshots import dump, load_state, wants_snapshot

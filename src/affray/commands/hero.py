@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import msgspec
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.timeline import Timeline, fold
 from affray.projections.state import State

@@ -41,7 +41,7 @@ from typing import Iterable
 
 import msgspec
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.state import State

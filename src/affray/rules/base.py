@@ -14,7 +14,8 @@ same command see earlier ones.
 from __future__ import annotations
 
 import importlib
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from affray.errors import AffrayError
 from affray.events import core as ev
@@ -127,12 +128,26 @@ class SystemBase:
             raise RuleError(str(exc)) from None
 
 
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """A step queued on a draft's agenda: its ``kind`` (a key of the
+    system router's ``steps`` table, :mod:`affray.rules.router`) and the
+    keyword arguments its handler is called with."""
+
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
 class Draft:
-    """The events a command is producing, and the state they lead to.
+    """The events a command is producing, the state they lead to, and the
+    agenda of steps still to decide.
 
     ``emit`` appends events and folds them into ``state`` with the versions
     and command id the real append will give them, so ``cause`` versions and
-    step numbers recorded in conditions are exact.
+    step numbers recorded in conditions are exact. ``then`` queues a
+    follow-up step and ``hand_over`` asks for the turn sequencer once the
+    agenda is empty; the system's :class:`~affray.rules.router.Router` runs
+    both. The agenda is never stored.
     """
 
     COMMAND = "\x00draft"
@@ -142,6 +157,31 @@ class Draft:
         self.state = state
         self.events: list[ev.Event] = []
         self.dice = dice
+        self._queued: list[FollowUp] = []
+        self._hand_over = False
+
+    def then(self, kind: str, **args: Any) -> None:
+        """Queue the step ``kind`` (handler called as ``handler(draft,
+        **args)``) to run after the current handler returns, after the steps
+        it queued before and before the steps its caller queued after it."""
+        self._queued.append(FollowUp(kind, args))
+
+    def take_queued(self) -> list[FollowUp]:
+        """The steps queued since the last call, in the order queued (the
+        router's use; a rule has no need of it)."""
+        queued, self._queued = self._queued, []
+        return queued
+
+    def hand_over(self) -> None:
+        """This part of the flow is done: when the agenda is empty, the
+        router runs the system's turn sequencer."""
+        self._hand_over = True
+
+    def take_hand_over(self) -> bool:
+        """Whether a handler handed over since the last call (the router's
+        use); clears the request."""
+        asked, self._hand_over = self._hand_over, False
+        return asked
 
     @property
     def next_version(self) -> int:

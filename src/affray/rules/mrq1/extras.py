@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mrq1 import attack, grapple, grapple_actions, mounted, unarmed
 from affray.rules.mrq1.common import default_weapon, find_weapon, sheet_of

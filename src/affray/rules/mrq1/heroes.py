@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.mrq1 import HeroPointSpent
 from affray.projections.state import Combatant

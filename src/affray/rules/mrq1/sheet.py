@@ -25,6 +25,7 @@ from typing import Any
 
 import msgspec
 
+from affray.text import one_line
 from affray.events.core import LocationInit
 from affray import dice
 from affray.rules.mrq1 import tables
@@ -207,13 +208,7 @@ _FIELD_RE = re.compile(r"`([^`]*)`")
 
 def _fail(label: str, path: str, what: str, todo: str = _DO) -> SheetError:
     where = f"{label}: {path}: " if path else f"{label}: "
-    return SheetError(_one_line(f"{where}{what}; {todo}"))
-
-
-def _one_line(text: str) -> str:
-    """Escape newlines and other control characters (a key or file name may
-    hold them), so an error stays one line."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return SheetError(one_line(f"{where}{what}; {todo}"))
 
 
 def _type_name(v: Any) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from affray.text import one_line
 from affray import dice
 from affray.events.core import LocationInit
 from affray.rules.mythras import tables
@@ -32,9 +33,6 @@ TRAITS = ("cutting", "impaling", "bludgeoning", "entangling", "two-handed", "shi
 #: the longer weapon strikes first).
 REACHES = ("touch", "short", "medium", "long", "very long")
 _DO = "fix the sheet and try again"
-
-
-from affray.rules.mrq1.sheet import _one_line  # noqa: E402  (one escaping rule for both systems)
 
 
 class SheetError(ValueError):
@@ -184,7 +182,7 @@ class Derived(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _fail(label: str, path: str, what: str) -> SheetError:
-    return SheetError(_one_line(f"{label}: {path}: {what}; {_DO}" if path else f"{label}: {what}; {_DO}"))
+    return SheetError(one_line(f"{label}: {path}: {what}; {_DO}" if path else f"{label}: {what}; {_DO}"))
 
 
 def _norm_loc(label: str, path: str, name: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant, joining

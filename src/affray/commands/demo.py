@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from affray import dice as dicelib
-from affray.commands import types as cmd
+from affray.events import commands as cmd
 from affray.commands.handler import Outcome, execute
 from affray.projections.state import State
 from affray.rules.base import RuleError
@@ -43,7 +43,7 @@ SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel"}
 
 def examples_dir() -> Path:
     """Where the sample sheets are: inside the installed package."""
-    return Path(__file__).resolve().parent / "examples"
+    return Path(__file__).resolve().parent.parent / "examples"
 
 
 def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
