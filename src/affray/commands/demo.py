@@ -39,6 +39,11 @@ OPENING_RANGE = 12
 DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02"}
 #: System key -> its default scenario (``affray demo --system KEY``).
 SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel"}
+#: System key -> that system's own autopilot, ``next_command(state) ->
+#: Command | None``, for a system whose steps the generic answers below do
+#: not cover. Each lives in ``commands/demo_<key>.py`` and must not import
+#: this module.
+AUTOPILOTS: dict[str, Callable[[State], "cmd.Command | None"]] = {}
 
 
 def examples_dir() -> Path:
@@ -51,6 +56,8 @@ def next_command(state: State, tactics: bool = False) -> cmd.Command | None:
     ``tactics``: mrq1 turns use :func:`tactic`."""
     if state.phase in ("over", "closed") or not state.pending:
         return None
+    if state.system in AUTOPILOTS:
+        return AUTOPILOTS[state.system](state)
     step = state.pending[0]
     if step.kind == "start":
         return cmd.StartRound()
