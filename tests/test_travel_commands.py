@@ -31,7 +31,8 @@ from affray.cli.app import app
 from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.commands.amend import amend
-from affray.commands.points import command_points, to_command
+from affray.commands.points import command_points
+from affray.rules.base import to_command
 from affray.projections.snapshots import load_state
 from affray.commands.demo import next_command, setup
 from affray.dice import DiceError

@@ -136,7 +136,8 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
     """Audit a whole encounter log (see the module docstring). Pure: reads
     the records and the current rules, nothing else."""
     from affray import dice as dicelib
-    from affray.commands.points import command_text, decide_only, faces_of, to_command
+    from affray.commands.points import command_text, decide_only, faces_of
+    from affray.rules.base import to_command
     from affray.rules.base import RuleError
 
     tl = Timeline(records)

@@ -29,10 +29,9 @@ from affray.commands.points import (
     faces_of,
     find_point,
     stream_of,
-    to_command,
 )
 from affray.commands.travel import branch
-from affray.rules.base import RuleError
+from affray.rules.base import RuleError, to_command
 
 # --------------------------------------------------------------------------- #
 # Amend

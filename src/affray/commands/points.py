@@ -4,7 +4,7 @@ again: what rewind, branch, amend, ``why`` and the audit share.
 Round/step points (:func:`command_points`) follow the projection's count:
 a command's step is the number of live commands since its round began;
 a command that starts a round (``start``, or ``end-round`` rolling the next
-strike ranks) is step 0 of the round it starts. :func:`to_command` rebuilds
+strike ranks) is step 0 of the round it starts. :func:`affray.rules.base.to_command` rebuilds
 a command from its ``CommandIssued`` record; :func:`decide_only` decides it
 with given dice without appending (amend's check, the audit, Second Chance).
 """
@@ -132,32 +132,6 @@ def check_boundary(tl: Timeline, version: int) -> None:
 
 def _issued_of(batch: list[Recorded]) -> ev.CommandIssued | None:
     return next((r.event for r in batch if isinstance(r.event, ev.CommandIssued)), None)
-
-
-_COMMAND_UNION = None
-
-
-def to_command(data: dict) -> cmd.Command:
-    """The command a ``CommandIssued.command`` dict describes.
-
-    Raises :class:`RuleError` when it does not decode (a tag this affray
-    does not know, or fields that changed meaning)."""
-    global _COMMAND_UNION
-    if _COMMAND_UNION is None:
-        kinds = [k for k in _subclasses(cmd.Command) if k.__struct_config__.tag]
-        _COMMAND_UNION = typing.Union[tuple(kinds)]  # noqa: UP007 - a runtime union of structs
-    try:
-        return msgspec.convert(data, _COMMAND_UNION)
-    except msgspec.ValidationError as exc:
-        raise RuleError(f"the recorded command {data.get('command')!r} does not decode: {exc}") from None
-
-
-def _subclasses(k: type) -> list[type]:
-    out = []
-    for sub in k.__subclasses__():
-        out.append(sub)
-        out.extend(_subclasses(sub))
-    return out
 
 
 def command_text(data: dict, dice: Iterable[str] = ()) -> str:

@@ -14,10 +14,16 @@ same command see earlier ones.
 from __future__ import annotations
 
 import importlib
+import re
+import typing
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
+import msgspec
+
 from affray.errors import AffrayError
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
@@ -120,8 +126,6 @@ class SystemBase:
 
     def load_sheet(self, path: str) -> dict:
         """Load and validate a sheet file; plain data for ``CombatantJoined``."""
-        import msgspec
-
         try:
             return msgspec.to_builtins(type(self)._sheet_loader(path))
         except self._sheet_error as exc:
@@ -223,7 +227,6 @@ def rulings_reader(from_mapping):
     """``rulings_of(state)`` for a system whose ``from_mapping`` turns an
     encounter's stored rulings into its Rulings struct (defaults filled in),
     cached by the mapping's contents."""
-    from functools import lru_cache
 
     @lru_cache(maxsize=64)
     def _cached(items: tuple[tuple[str, str], ...]):
@@ -264,7 +267,6 @@ def joining(state: State, command, name: str) -> tuple[str, str]:
     or one made from ``name`` (lower-case letters and digits); the side
     trimmed. Raises :class:`RuleError` for a malformed or taken handle, or
     no side. Shared by every system's join."""
-    import re
 
     handle = command.handle.strip().lower() or re.sub(r"[^a-z0-9]+", "", name.lower()) or "combatant"
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,31}", handle):
@@ -298,3 +300,29 @@ def find_combatant(state: State, name: str) -> str:
     if not hits:
         raise RuleError(f"no combatant called {name!r} in this encounter (known: {known}); check 'affray state'")
     raise RuleError(f"{name!r} could mean {', '.join(hits)}; use the handle")
+
+
+_COMMAND_UNION = None
+
+
+def to_command(data: dict) -> cmd.Command:
+    """The command a ``CommandIssued.command`` dict describes.
+
+    Raises :class:`RuleError` when it does not decode (a tag this affray
+    does not know, or fields that changed meaning)."""
+    global _COMMAND_UNION
+    if _COMMAND_UNION is None:
+        kinds = [k for k in _command_classes(cmd.Command) if k.__struct_config__.tag]
+        _COMMAND_UNION = typing.Union[tuple(kinds)]  # noqa: UP007 - a runtime union of structs
+    try:
+        return msgspec.convert(data, _COMMAND_UNION)
+    except msgspec.ValidationError as exc:
+        raise RuleError(f"the recorded command {data.get('command')!r} does not decode: {exc}") from None
+
+
+def _command_classes(k: type) -> list[type]:
+    out = []
+    for sub in k.__subclasses__():
+        out.append(sub)
+        out.extend(_command_classes(sub))
+    return out

@@ -158,7 +158,7 @@ def _second_chance(draft: Draft, c: Combatant, command: cmd.SpendHeroPoint) -> N
     kept in the log) and issues this one with that command in ``redo``: it
     is decided again with the same dice up to roll ``position``, which is
     rolled anew as a roll that supersedes the old one (version ``roll``)."""
-    from affray.commands.points import to_command
+    from affray.rules.base import to_command
     from affray.rules.mrq1.system import SYSTEM
 
     if not command.redo or not command.roll:
