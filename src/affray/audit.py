@@ -23,10 +23,14 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from affray import dice as dicelib
+from affray.commands.points import command_text, decide_only, faces_of
+from affray.errors import UserError
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.state import State
 from affray.projections.timeline import Timeline, fold
+from affray.rules.base import RuleError, to_command
 
 #: Notes the command handler and amend add around a decision.
 _MARKERS = ("re-roll after undoing ", "amend: ")
@@ -135,11 +139,6 @@ def describe(recorded: list[ev.Event], derived: list[ev.Event]) -> str:
 def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditReport:
     """Audit a whole encounter log (see the module docstring). Pure: reads
     the records and the current rules, nothing else."""
-    from affray import dice as dicelib
-    from affray.commands.points import command_text, decide_only, faces_of
-    from affray.rules.base import to_command
-    from affray.rules.base import RuleError
-
     tl = Timeline(records)
     report = AuditReport(encounter_id=encounter_id or (records[0].encounter_id if records else ""))
     state = State()
@@ -199,8 +198,6 @@ def audit_encounter(store, encounter_id: str) -> AuditReport:
     """
     problems = store.verify(encounter_id)
     if problems:
-        from affray.errors import UserError
-
         raise UserError(f"{problems[0]}; the log fails 'affray verify', so it cannot be audited")
     return audit_records(list(store.read(encounter_id)), encounter_id)
 

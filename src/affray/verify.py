@@ -14,6 +14,7 @@ is :mod:`affray.audit`.
 from __future__ import annotations
 
 from affray import dice as dicelib
+from affray.commands.points import stream_of
 from affray.events.core import DiceRolled, EncounterClosed, EncounterOpened
 from affray.projections.snapshots import load
 from affray.projections.timeline import project
@@ -53,8 +54,6 @@ def _verify_dice(store, encounter_id: str, records) -> tuple[list[str], int]:
     problems = []
     if opened is not None and dicelib.commitment(seed) != opened.seed_sha256:
         problems.append(f"{encounter_id}: the seed does not match the commitment sha256 {opened.seed_sha256[:16]}…")
-    from affray.commands.points import stream_of
-
     stream = stream_of(records, encounter_id)  # a branch follows its origin's dice
     n = 0
     for r in records:

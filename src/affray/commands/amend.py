@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
+from affray.projections.timeline import Timeline, fold
+from affray.commands.handler import execute
+from affray.commands.lookup import resolve_encounter
 from affray.commands.points import (
     Point,
     command_points,
@@ -117,8 +120,6 @@ def _find_target(points: list[Point], tl: Timeline, target: str) -> Point:
 
 
 def _stop_line(p: Point, exc: Exception) -> str:
-    from affray import dice as dicelib
-
     what = command_text(p.issued.command, p.issued.dice) if p.issued is not None else p.kind
     if isinstance(exc, dicelib.MissingDice):
         need = ", ".join(f"{e} ({u})" for u, e in exc.needs)
@@ -134,11 +135,6 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
     """Amend a command (see the module docstring). Raises :class:`RuleError`
     (or a dice error) with nothing appended when the amended command itself
     is refused; a replay that no longer fits is reported, not raised."""
-    from affray import dice as dicelib
-    from affray.commands.handler import execute
-    from affray.commands.lookup import resolve_encounter
-    from affray.projections.timeline import fold
-
     eid = resolve_encounter(store, encounter_id)
     records = list(store.read(eid))
     if any(isinstance(r.event, ev.EncounterClosed) for r in records):

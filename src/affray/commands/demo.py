@@ -10,14 +10,19 @@ letting the engine roll. Tests and the benchmark reuse it.
 from __future__ import annotations
 
 import random
+import shlex
 from pathlib import Path
 from typing import Callable
 
 from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.commands.handler import Outcome, execute
+from affray.projections.snapshots import load_state
 from affray.projections.state import State
+from affray.rules import base
 from affray.rules.base import RuleError
+from affray.rules.mrq1.common import held, movement, sheet_of
+from affray.rules.mrq1.ranged import loaded
 
 #: Scenario name -> (sheet file, side, display name) for each combatant.
 SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
@@ -115,11 +120,6 @@ def tactic(state: State, me, foe) -> cmd.Command:
     an archer shoots while free, reloads after each shot and, once engaged,
     drops the bow for a close weapon; a fighter with no enemy next to him
     charges; one left with nothing in hand grapples; otherwise he attacks."""
-    import shlex
-
-    from affray.rules.mrq1.ranged import loaded
-    from affray.rules.mrq1.common import held, movement, sheet_of
-
     hold = held(me)
     bow = next((w for w in hold if w.kind == "ranged"), None)
     engaged = [h for h in me.engaged if state.combatants[h].can_fight]
@@ -181,8 +181,6 @@ def autoplay(
 ) -> State:
     """Play the encounter until the fight is over (or ``max_commands``).
     ``tactics``: mrq1 turns shoot, reload and charge (:func:`tactic`)."""
-    from affray.projections.snapshots import load_state
-
     state = load_state(store, encounter_id)
     for _ in range(max_commands):
         command = next_command(state, tactics)
@@ -215,8 +213,6 @@ def scenario_system(scenario: str) -> str:
 
 def setup(store, scenario: str = "duel", *, seed: bytes | None = None, manual: bool = False, actor: str = "demo") -> str:
     """Open the scenario's encounter and join its combatants; return its id."""
-    from affray.rules import base
-
     key = scenario_system(scenario)
     out = execute(
         store,

@@ -13,33 +13,21 @@ Errors (all one line, for the CLI to print): :class:`affray.rules.base.RuleError
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
 import msgspec
 
 from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
+from affray.projections.evolve import evolve
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
 from affray.projections.timeline import Timeline
+from affray.commands.core import Outcome, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
+from affray.commands.travel import branch, rewind_events, rewound_command
 from affray.rules import base
 from affray.store.errors import StoreError
-
-
-@dataclass
-class Outcome:
-    """What a handled command did: the records appended and the states
-    before and after."""
-
-    encounter_id: str
-    records: list[Recorded]
-    before: State
-    state: State
-    notes: list[str] = field(default_factory=list)
 
 
 _STEP_VERBS = {
@@ -54,12 +42,6 @@ _STEP_VERBS = {
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }
-
-
-def slug(name: str) -> str:
-    """A short, URL- and shell-safe id from a display name."""
-    s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return s[:40] or "encounter"
 
 
 def execute(
@@ -86,8 +68,6 @@ def execute(
         return _open(store, command, actor=actor, seed=seed)
     eid = resolve_encounter(store, encounter_id)
     if isinstance(command, cmd.BranchEncounter):
-        from affray.commands.travel import branch
-
         return branch(store, command, origin=eid, actor=actor)
     # cut at one head version: read piecemeal, a newer event could count in
     # state.version without being folded in, and the append would not conflict
@@ -108,7 +88,7 @@ def execute(
         )
         step = _step_for(state, command)
         issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
-        ready = _issue(state, issued)
+        ready = with_issued(state, issued)
         try:
             events = [issued] + system.decide(ready, command, roller)
         except dicelib.MissingDice as exc:
@@ -168,27 +148,12 @@ def _last_undone(store, eid: str, head: int) -> str | None:
     start = max(1, head - 64)
     for rec in reversed(list(store.read(eid, from_version=start))):
         if isinstance(rec.event, ev.EncounterRewound):
-            from affray.commands.travel import rewound_command
-
             return rewound_command(store, eid, rec.version)
         if isinstance(rec.event, ev.CommandRetracted):
             return rec.event.command_id
         if not isinstance(rec.event, ev.NoteAdded):
             return None
     return None
-
-
-def _issue(state: State, issued: ev.CommandIssued) -> State:
-    """``state`` with the command's own record folded in, so the rules
-    number the events they emit after it exactly as the append will."""
-    from affray.projections.evolve import evolve
-    from affray.rules.base import Draft
-
-    rec = Recorded(
-        seq=0, encounter_id=state.encounter_id, version=state.version + 1, command_id=Draft.COMMAND,
-        type="command-issued", schema=1, event=issued, recorded_at="", actor="", hash="",
-    )
-    return evolve(state, rec)
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:
@@ -248,8 +213,6 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         seed = store.get_seed(eid)
         return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
     if isinstance(command, cmd.Rewind):
-        from affray.commands.travel import rewind_events
-
         return rewind_events(store, eid, state, command)
     tl = Timeline(store.read(eid))
     if isinstance(command, cmd.Undo):
@@ -294,8 +257,6 @@ def _has_meta(events: list[ev.Event]) -> bool:
 
 
 def _fold_tail(state: State, records: list[Recorded]) -> State:
-    from affray.projections.evolve import evolve
-
     for rec in records:
         state = evolve(state, rec)
     return state

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import msgspec
 
+from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.timeline import Timeline, fold
 from affray.projections.state import State
+from affray.commands.handler import execute
+from affray.commands.lookup import resolve_encounter
+from affray.commands.points import command_points, decide_only
 from affray.rules.base import RuleError, find_combatant
 
 REASON = "Hero Point: Second Chance"
@@ -33,11 +37,6 @@ def _affects(batch, who: str, rolled: ev.DiceRolled) -> bool:
 def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_id: str | None = None, actor: str = ""):
     """Re-roll roll ``roll`` (a version; default: the newest roll affecting
     ``who``) of the newest live fight command. Returns the spend's Outcome."""
-    from affray import dice as dicelib
-    from affray.commands.handler import execute
-    from affray.commands.lookup import resolve_encounter
-    from affray.commands.points import command_points, decide_only
-
     eid = resolve_encounter(store, encounter_id)
     records = list(store.read(eid))
     tl = Timeline(records)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from affray.errors import AffrayError
+from affray.store import UnknownEncounter
 
 
 def resolve_encounter(store, encounter_id: str | None) -> str:
@@ -11,8 +12,6 @@ def resolve_encounter(store, encounter_id: str | None) -> str:
     Raises :class:`affray.store.UnknownEncounter` for an unknown id and
     :class:`NoOpenEncounter` when none is open (one line each).
     """
-    from affray.store import UnknownEncounter
-
     if encounter_id:
         if not store.has_encounter(encounter_id):
             raise UnknownEncounter(encounter_id, store.path)

@@ -17,11 +17,15 @@ from typing import Iterable
 
 import msgspec
 
+from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.state import State
 from affray.projections.timeline import Timeline
+from affray.projections.travel import parse_point
+from affray.commands.core import with_issued
+from affray.rules import base
 from affray.rules.base import RuleError
 
 # --------------------------------------------------------------------------- #
@@ -96,8 +100,6 @@ def command_points(records: Iterable[Recorded], timeline: Timeline | None = None
 def find_point(points: list[Point], text: str) -> Point:
     """The live command at ``ROUND.STEP`` (or, for ``ROUND``, the command
     that ended that round). Raises :class:`RuleError` with one line."""
-    from affray.projections.travel import parse_point
-
     try:
         rnd, step = parse_point(text)
     except ValueError as exc:
@@ -196,17 +198,13 @@ def decide_only(
     ``values`` (the batch ``execute`` builds: ``CommandIssued`` first),
     without touching any store. ``manual`` (default) refuses to roll what
     ``values`` do not cover. Raises what ``execute`` raises."""
-    from affray import dice as dicelib
-    from affray.commands.handler import _issue
-    from affray.rules import base
-
     system = base.get(state.system)
     roller = dicelib.Roller(
         seed if not manual else None, stream or state.encounter_id, state.next_roll_index, values,
         manual=manual, typed_by=actor,
     )
     issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
-    events = [issued] + system.decide(_issue(state, issued), command, roller)
+    events = [issued] + system.decide(with_issued(state, issued), command, roller)
     roller.finish()
     return events
 

@@ -44,8 +44,10 @@ import msgspec
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
+from affray.projections.snapshots import dump, load_state
 from affray.projections.state import State
 from affray.projections.timeline import Timeline
+from affray.commands.core import Outcome, slug
 from affray.commands.points import check_boundary, command_points, find_point, stream_of
 from affray.rules.base import RuleError
 
@@ -131,8 +133,6 @@ def rewound_command(store, encounter_id: str, rewind_version: int) -> str | None
 
 
 def _new_id(store, wanted: str, explicit: bool) -> str:
-    from affray.commands.handler import slug
-
     eid = slug(wanted) if not explicit else wanted.strip()
     if explicit and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", eid):
         raise RuleError(f"encounter id {wanted!r} must be letters, digits, '-', '_' or '.'; choose another")
@@ -178,8 +178,6 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     for the new encounter (``records``: its first command). Raises
     :class:`RuleError` before anything is written when the point or the name
     is wrong."""
-    from affray.commands.handler import Outcome
-
     records = list(store.read(origin))
     head = records[-1].version if records else 0
     tl = Timeline(records)
@@ -239,8 +237,6 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
 
 
 def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, actor: str):
-    from affray.projections.snapshots import dump, load_state
-
     if seed is not None:
         store.put_seed(new_id, seed)
     first = store.append(new_id, 0, opening, command_id="c1", actor=actor or "gm")

@@ -107,8 +107,9 @@ roll with no seed, faces that do not fit an expression) are plain
 from __future__ import annotations
 
 from affray.dice.engine import commitment, engine_face, new_seed, rederive
-from affray.dice.errors import BadDiceValue, BadExpression, DiceError, MissingDice, PartialDice, TooManyDice, needed_message
+from affray.dice.errors import BadDiceValue, BadExpression, DiceError, PartialDice, TooManyDice
 from affray.dice.expr import MAX_DICE, MAX_SIDES, Expr, combine, count_dice, parse
+from affray.dice.needs import MissingDice, needed_message
 from affray.dice.roller import Roller
 from affray.dice.table import face_from_token, parse_values
 

@@ -62,8 +62,12 @@ def engine_face(seed: bytes, encounter_id: str, index: int, sides: int) -> int:
         k += 1
 
 
-def _engine_faces(seed: bytes, encounter_id: str, first: int,
-                  dice: Sequence[int]) -> tuple[int, ...]:
+def engine_faces(seed: bytes, encounter_id: str, first: int,
+                 dice: Sequence[int]) -> tuple[int, ...]:
+    """The engine's faces for one expression's ``dice`` (their sides, e.g.
+    ``(100,)`` or ``(6, 6)``): die *i* is :func:`engine_face` of roll number
+    ``first + i``. Used by :class:`affray.dice.roller.Roller` to roll and by
+    :func:`rederive` to check."""
     return tuple(
         engine_face(seed, encounter_id, first + i, sides) for i, sides in enumerate(dice)
     )
@@ -89,4 +93,4 @@ def rederive(seed: bytes, encounter_id: str, rolled: DiceRolled) -> tuple[int, .
         return ()
     if rolled.index < 0:
         raise ValueError(f"engine roll {rolled.expr} ({rolled.purpose}) has no index")
-    return _engine_faces(seed, encounter_id, rolled.index, e.dice)
+    return engine_faces(seed, encounter_id, rolled.index, e.dice)

@@ -1,20 +1,15 @@
 """Dice errors: every user error is a :class:`DiceError` whose ``str()`` is
-one line saying what was wrong and what to do (UX.md, "Errors")."""
+one line saying what was wrong and what to do (UX.md, "Errors").
+
+:class:`~affray.dice.needs.MissingDice`, whose message names the dice in
+their normalised expressions, is in :mod:`affray.dice.needs`, above
+:mod:`affray.dice.expr` (which imports this module)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from affray.errors import AffrayError
-
-
-def _need_pair(need: Any) -> tuple[str, str]:
-    if isinstance(need, tuple):
-        purpose, expr = need
-        return str(purpose), str(expr)
-    return str(need.purpose), str(need.expr)  # a DiceNeed
-
 
 
 # --------------------------------------------------------------------------- #
@@ -36,18 +31,6 @@ class DiceError(AffrayError, ValueError):
     def message(self) -> str:
         """The one-line message (same as ``str(self)``)."""
         return str(self.args[0])
-
-
-class MissingDice(DiceError):
-    """Manual-dice mode, and the table has not supplied every die needed.
-
-    ``needs`` holds the missing ``(purpose, expr)`` pairs in the order they
-    are consumed; the message lists them (see :func:`needed_message`).
-    """
-
-    def __init__(self, needs: Iterable[Any]) -> None:
-        self.needs: tuple[tuple[str, str], ...] = tuple(_need_pair(n) for n in needs)
-        super().__init__(needed_message(self.needs))
 
 
 class TooManyDice(DiceError):
@@ -122,27 +105,3 @@ class PartialDice(DiceError):
             f"{'is' if left == 1 else 'are'} left ({', '.join(self.remaining)}); "
             f"supply all {needed} or none (the engine then rolls them)"
         )
-
-
-def needed_message(needs: Iterable[Any]) -> str:
-    """Format the :class:`MissingDice` line for the dice a step still needs.
-
-    ``needs`` are ``(purpose, expr)`` pairs or ``DiceNeed`` objects, in the
-    order they are consumed. Returns e.g. ``"missing dice: 1D100 (Broo 1's
-    parry), 1D100 (Vasana's attack, fresh roll); supply them with --dice"``;
-    expressions are normalised when readable; an empty purpose shows just
-    the expression. Returns ``""`` when nothing is needed.
-    """
-    from affray.dice.expr import parse  # expr imports this module
-
-    items = []
-    for need in needs:
-        purpose, expr = _need_pair(need)
-        try:
-            expr = str(parse(expr))
-        except BadExpression:
-            pass
-        items.append(f"{expr} ({purpose})" if purpose else expr)
-    if not items:
-        return ""
-    return f"missing dice: {', '.join(items)}; supply them with --dice"

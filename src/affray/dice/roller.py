@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from affray.dice.engine import _engine_faces
-from affray.dice.errors import MissingDice, PartialDice, TooManyDice, _need_pair
+from affray.dice.engine import engine_faces
+from affray.dice.errors import PartialDice, TooManyDice
 from affray.dice.expr import Expr, count_dice, parse
-from affray.dice.table import _check_token, face_from_token
+from affray.dice.needs import MissingDice, need_pair
+from affray.dice.table import check_token, face_from_token
 from affray.events.core import DiceRolled
 
 # --------------------------------------------------------------------------- #
@@ -43,7 +44,7 @@ class Roller:
             raise ValueError(f"next_index is >= 0, not {next_index}")
         tokens = [str(v) for v in values]
         for token in tokens:
-            _check_token(token)
+            check_token(token)
         self._seed = seed
         self._encounter_id = encounter_id
         self._next_index = next_index
@@ -110,7 +111,7 @@ class Roller:
         if self._seed is None:
             raise ValueError(f"engine roll of {e} for {purpose!r} but the roller has no seed")
         first = self._next_index
-        faces = _engine_faces(self._seed, self._encounter_id, first, e.dice)
+        faces = engine_faces(self._seed, self._encounter_id, first, e.dice)
         self._next_index += n
         return DiceRolled(purpose=purpose, expr=str(e), faces=faces, total=e.total(faces),
                           source="engine", index=first, by=by)
@@ -127,7 +128,7 @@ class Roller:
         left = len(self._values) - self._pos
         missing: list[tuple[str, str]] = []
         for need in needs:
-            purpose, expr = _need_pair(need)
+            purpose, expr = need_pair(need)
             n = count_dice(expr)
             if n == 0:
                 continue

@@ -36,11 +36,14 @@ def parse_values(text: str) -> list[str]:
         raise BadDiceValue(f"no dice values given; {_VALUES_HINT}. Nothing was recorded.")
     tokens = _SEPARATOR.split(stripped)
     for token in tokens:
-        _check_token(token)
+        check_token(token)
     return tokens
 
 
-def _check_token(token: str) -> None:
+def check_token(token: str) -> None:
+    """Refuse a table value token that is empty or not plain ASCII digits
+    (whether it fits its die is :func:`face_from_token`'s check). Raises
+    :class:`BadDiceValue` (one line, "Nothing was recorded.")."""
     if not token:
         raise BadDiceValue(
             f"an empty dice value (a stray comma?); {_VALUES_HINT}. "
@@ -61,7 +64,7 @@ def face_from_token(token: str, sides: int, purpose: str = "") -> int:
     (``"07"`` -> 7). Raises :class:`BadDiceValue`, e.g.
     ``"d100 takes values 1–100 (00 is 100); got 0. Nothing was recorded."``
     """
-    _check_token(token)
+    check_token(token)
     if sides == 100 and token == "00":
         return 100
     if sides == 10 and token == "0":
