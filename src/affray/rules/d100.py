@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import re
 
+from affray import dice as dicelib
+
 __all__ = [
     "CRITICAL",
     "SPECIAL",
@@ -204,8 +206,6 @@ def roll_damage_modifier(draft, modifier: str, by: str) -> int:
     (purpose "damage modifier", rolled by ``by``) and a minus sign makes the
     roll a deduction. Source: rules-reference.md B16 (Mythras) and E2
     (mrq1), the damage modifier tables. Raises the dice's one-line errors."""
-    from affray import dice as dicelib
-
     text = modifier.strip()
     if not text:
         return 0
