@@ -280,7 +280,7 @@ def test_every_rule_system_is_in_the_independence_contract(graph):
 def test_the_import_contracts_hold(capsys):
     """``lint-imports`` (CI's step) passes: the layers, forbidden and
     independence contracts of ``pyproject.toml``."""
-    code = lint_imports(config_filename=str(PYPROJECT), no_cache=True, no_logo=True)
+    code = lint_imports(config_filename=str(PYPROJECT), no_cache=True)
     assert code == 0, capsys.readouterr().out
 
 
