@@ -53,8 +53,9 @@ def graph() -> grimp.ImportGraph:
 
 
 def _contracts() -> dict[str, dict]:
+    """The contracts of ``pyproject.toml`` by ``id`` (by name when one has none)."""
     config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"]
-    return {c["id"]: c for c in config["contracts"]}
+    return {c.get("id", c["name"]): c for c in config["contracts"]}
 
 
 def _inside(module: str, package: str) -> bool:
