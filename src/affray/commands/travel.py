@@ -174,7 +174,7 @@ def _batches(records: Iterable[Recorded]) -> list[list[Recorded]]:
 
 
 def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = ""):
-    """Create the branch; return an :class:`~affray.commands.handler.Outcome`
+    """Create the branch; return an :class:`~affray.commands.core.Outcome`
     for the new encounter (``records``: its first command). Raises
     :class:`RuleError` before anything is written when the point or the name
     is wrong."""
