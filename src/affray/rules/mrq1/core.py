@@ -28,6 +28,11 @@ from affray.rules.mrq1 import tables
 from affray.rules.mrq1.rulings import from_mapping
 from affray.rules.mrq1.sheet import Sheet, Weapon, derive
 
+# --------------------------------------------------------------------------- #
+# Sheets, weapons, skills, tests and modifiers
+# --------------------------------------------------------------------------- #
+
+#: The locations the wound rules treat alike (seed 004 "Abdomen, Chest or Head").
 TORSO = ("abdomen", "chest", "head")
 #: Weapon kinds that need no Ready Weapon action: fists, claws, teeth.
 ALWAYS_READY = ("unarmed", "natural")
@@ -711,6 +716,12 @@ def flurry_step(state: State, who: str) -> ev.PendingStep | None:
     return next((s for s in state.pending if s.kind == "flurry" and s.who == who), None)
 
 
+# --------------------------------------------------------------------------- #
+# Turn steps; grappling and fleeing combatants (seed 004 "Combat", "Delay",
+# "Grappling Combatants", "Untrained Mounts")
+# --------------------------------------------------------------------------- #
+
+
 def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev.PendingStep, ...]:
     """The turn steps of ``handles`` (attack, defend, pass, or any other
     action with 'affray act'), and the interrupt a delaying character may
@@ -829,7 +840,7 @@ def precise_option(state: State, attacker: Combatant, target: Combatant, value: 
         if item:
             w = find_weapon(target, item, ready_only=False)
             if w.kind == "natural":
-                raise RuleError(f"natural weapons may not be attacked this way (seed 004 'Strike Weapon / Shield')")
+                raise RuleError("natural weapons may not be attacked this way (seed 004 'Strike Weapon / Shield')")
             if w.name not in target.ready:
                 raise RuleError(f"{target.name} does not hold {w.name}")
         else:
@@ -998,26 +1009,6 @@ def check_attack(state: State, attacker: str, target: str, weapon: str) -> None:
         raise RuleError(f"{c.name} is fleeing this round and may only flee (seed 004 Untrained Mounts)")
     if mount_of(c):
         check_weapon(c, find_weapon(c, weapon, ready_only=False) if weapon else default_weapon(c))
-
-
-def excluded_locations(state: State) -> tuple[str, ...]:
-    """Hit locations re-rolled for the open exchange (seed 004 "Hit
-    Locations in Mounted Combat"): legs, for a mounted attacker against a
-    footman unless his weapon depends on the Spear skill; the head, for a
-    footman against a mounted foe unless his weapon is Spear, Polearm or 2H."""
-    x = state.exchange
-    if x is None:
-        return ()
-    a, t = state.combatants[x.attacker], state.combatants[x.target]
-    try:
-        g = weapon_group(find_weapon(a, x.weapon, ready_only=False))
-    except RuleError:
-        g = ""
-    if mount_of(a) and on_foot(t) and g != "spear":
-        return ("right leg", "left leg")
-    if on_foot(a) and mount_of(t) and not (g == "spear" or g in PROHIBITED or g.startswith("2h")):
-        return ("head",)
-    return ()
 
 
 def dismount(draft: Draft, rider: str, reason: str) -> None:

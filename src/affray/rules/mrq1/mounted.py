@@ -29,21 +29,25 @@ from msgspec.structs import replace
 
 from affray.events import core as ev
 from affray.events.mrq1 import RidingTested
-from affray.projections.state import Combatant
+from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1.core import (
+    PROHIBITED,
     condition_modifiers,
     dismount,
     end_exchange,
+    find_weapon,
     flee_step,
     mount_of,
+    on_foot,
     require_turn,
     rider_of,
     rulings_of,
     sheet_of,
     skill,
     test,
+    weapon_group,
 )
 
 class RerollLocations:
@@ -65,6 +69,38 @@ class RerollLocations:
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
+
+
+def excluded_locations(state: State) -> tuple[str, ...]:
+    """Hit locations re-rolled for the open exchange (seed 004 "Hit
+    Locations in Mounted Combat"): legs, for a mounted attacker against a
+    footman unless his weapon depends on the Spear skill; the head, for a
+    footman against a mounted foe unless his weapon is Spear, Polearm or 2H."""
+    x = state.exchange
+    if x is None:
+        return ()
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    try:
+        g = weapon_group(find_weapon(a, x.weapon, ready_only=False))
+    except RuleError:
+        g = ""
+    if mount_of(a) and on_foot(t) and g != "spear":
+        return ("right leg", "left leg")
+    if on_foot(a) and mount_of(t) and not (g == "spear" or g in PROHIBITED or g.startswith("2h")):
+        return ("head",)
+    return ()
+
+
+def reroll_excluded_locations(draft: Draft) -> None:
+    """Before an ``affray roll`` whose first pending roll is the damage
+    roll: wrap the command's dice in :class:`RerollLocations` when mounted
+    combat excludes hit locations (seed 004 "Hit Locations in Mounted
+    Combat")."""
+    state = draft.state
+    first = next((s for s in state.pending if s.verb == "roll"), None)
+    excluded = excluded_locations(state) if first is not None and first.kind == "damage" else ()
+    if excluded:
+        draft.dice = RerollLocations(draft, excluded, state.combatants[state.exchange.target])
 
 
 def _where(t: Combatant, d20: int) -> str:

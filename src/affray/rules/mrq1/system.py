@@ -101,14 +101,7 @@ def _join(draft: Draft, command: cmd.JoinCombatant) -> None:
 
 
 def _start_round(draft: Draft, command: cmd.StartRound) -> None:
-    state = draft.state
-    if state.phase == "round":
-        raise RuleError(f"round {state.round} is already running; 'affray end-round' ends it")
-    if state.phase == "over":
-        raise RuleError("the fight is over; 'affray close' ends the encounter")
-    if state.phase == "between" and any(s.kind != "start" for s in state.pending):
-        raise RuleError("Resilience re-tests are due first; see 'affray pending'")
-    turns.start_round(draft)
+    turns.start(draft)
     draft.then("mounted:riding-tests")
 
 
@@ -150,10 +143,7 @@ def _roll(draft: Draft, command: cmd.RollPending) -> None:
     if step.kind in _OWN_ROLLS:
         draft.then("roll:" + step.kind, step=step, rest=rest)
         return
-    first = next((s for s in state.pending if s.verb == "roll"), None)
-    excluded = core.excluded_locations(state) if first is not None and first.kind == "damage" else ()
-    if excluded:
-        draft.dice = mounted.RerollLocations(draft, excluded, state.combatants[state.exchange.target])
+    mounted.reroll_excluded_locations(draft)
     draft.then("roll:" + step.kind, step=step, rest=rest)
     draft.then("unarmed:lay-hold")
 

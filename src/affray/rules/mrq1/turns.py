@@ -31,6 +31,20 @@ def _fighters(state: State) -> list[Combatant]:
     return [c for c in state.combatants.values() if c.status in ("active", "unconscious")]
 
 
+def start(draft: Draft) -> None:
+    """``affray start``: start the next round (:func:`start_round`), unless
+    one is running, the fight is over, or Resilience re-tests are due first.
+    Raises :class:`RuleError` (one line)."""
+    state = draft.state
+    if state.phase == "round":
+        raise RuleError(f"round {state.round} is already running; 'affray end-round' ends it")
+    if state.phase == "over":
+        raise RuleError("the fight is over; 'affray close' ends the encounter")
+    if state.phase == "between" and any(s.kind != "start" for s in state.pending):
+        raise RuleError("Resilience re-tests are due first; see 'affray pending'")
+    start_round(draft)
+
+
 def start_round(draft: Draft) -> None:
     """Roll strike ranks and open the round (seed 004 step 1).
 
