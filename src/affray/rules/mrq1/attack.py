@@ -3,7 +3,7 @@
 Source: seed 004 "Close Combat Attacks" (1 - Making the Attack, 2 - Target
 Reaction), "Close Combat Situational Modifiers", "Critical Hits",
 "Reactions", "Dodge", "Parry" (the Dodge and Parry tables are applied in
-:func:`reaction`), "Riposte", "Free Attacks", "Defend" and the
+:func:`resolve_reaction`), "Riposte", "Free Attacks", "Defend" and the
 rules-reference rulings on the reaction's attacker roll, Overextended and
 surprise.
 
