@@ -604,7 +604,7 @@ def test_a_stored_sheet_from_a_newer_affray_is_one_line(system, sheet_file):
     from affray.rules.base import RuleError, get
 
     if system == "mrq1":
-        from affray.rules.mrq1.common import sheet_of
+        from affray.rules.mrq1.core import sheet_of
     else:
         from affray.rules.mythras.common import sheet_of
     from affray.commands.demo import examples_dir

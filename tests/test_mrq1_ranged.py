@@ -21,8 +21,8 @@ from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError
 from affray.rules.mrq1 import ranged, tables
-from affray.rules.mrq1.actions import Spec
-from affray.rules.mrq1.common import find_weapon
+from affray.rules.mrq1.core import Spec
+from affray.rules.mrq1.core import find_weapon
 
 from test_mrq1_actions import act, attack, react, three
 from test_mrq1_flow import TOUGH, sheet

@@ -21,8 +21,7 @@ from affray.projections.snapshots import load_state
 from affray.projections.state import State
 from affray.rules import base
 from affray.rules.base import RuleError
-from affray.rules.mrq1.common import held, movement, sheet_of
-from affray.rules.mrq1.ranged import loaded
+from affray.rules.mrq1.core import held, loaded, movement, sheet_of
 
 #: Scenario name -> (sheet file, side, display name) for each combatant.
 SCENARIOS: dict[str, list[tuple[str, str, str]]] = {

@@ -6,6 +6,9 @@ Source: seed 004 "Dive"; rulings ``dive_half_rounding``,
 The GM lets an area effect loose between actions (``affray act gm area
 DAMAGE on=A,B``); each target may Dive (``affray react WHO dive|none``);
 then the GM rolls the damage once and a location for each target.
+
+Steps: ``gm:area`` (:func:`area_effect`), ``react:dive``, ``roll:area-damage``
+and ``area:target`` (each target's location and damage, then its wound).
 """
 
 from __future__ import annotations
@@ -15,12 +18,24 @@ from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, find_combatant
-from affray.rules.mrq1.actions import USAGE, Spec, note, split
-from affray.rules.mrq1.common import break_aim, condition_modifiers, rulings_of, skill, test
+from affray.rules.mrq1.core import (
+    USAGE,
+    Spec,
+    break_aim,
+    condition_modifiers,
+    dismount,
+    location_for,
+    mount_of,
+    note,
+    rulings_of,
+    skill,
+    split,
+    test,
+)
 
 
 def area_effect(draft: Draft, spec: Spec) -> None:
-    """``affray act gm area DAMAGE on=A,B [name=NAME]``: an area effect hits
+    """The step ``gm:area``, ``affray act gm area DAMAGE on=A,B [name=NAME]``: an area effect hits
     each target; each may Dive (a Reaction: a Dodge test halves the damage,
     a critical avoids it all, and the diver ends prone), then the damage is
     rolled once and a location for each target."""
@@ -80,7 +95,7 @@ def _area_step(name: str, damage: str, targets: list[str], results: dict[str, st
 
 
 def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
-    """``affray react WHO dive|none`` against an area effect: a Dodge test
+    """The step ``react:dive``, ``affray react WHO dive|none`` against an area effect: a Dodge test
     (half damage; a critical avoids it all); the diver ends prone, and a
     rider dives at -30% and is dismounted (seed 004 "Dive", "Penalties")."""
     state = draft.state
@@ -92,16 +107,14 @@ def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
     if reaction == "dive":
         draft.emit(ev.ActionSpent(handle=who, kind="reaction", reason="dive"))
         break_aim(draft, who, "dives")
-        from affray.rules.mrq1 import mounted
-
         mods = condition_modifiers(c, reaction=True, mobility=True)
-        riding = mounted.mount_of(c)
+        riding = mount_of(c)
         if riding:  # seed 004 "Dive": a rider may dive at -30% to Dodge, and is dismounted
             mods = list(mods) + [ev.Modifier(-30, "diving from the saddle")]
         tested = test(draft, c, "Dodge", skill(c, "Dodge"), mods, f"dive from the {area.data['name']}")
         result = {"critical": "all", "success": "half"}.get(tested.result, "failed")
         if riding:
-            mounted.dismount(draft, who, "dives from the saddle")
+            dismount(draft, who, "dives from the saddle")
         draft.emit(ev.StanceChanged(handle=who, stance="prone", reason="dived"))
     else:
         note(draft, who, "dive", f"{c.name} does not dive")
@@ -111,42 +124,42 @@ def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
     draft.emit(ev.StepsAwaited(steps=tuple(new_area if s is area else s for s in rest)))
 
 
-def _roll_area(draft: Draft, step: ev.PendingStep, rest) -> None:
-    from affray.rules.mrq1.damage import _continue
-    from affray.rules.mrq1.wounds import location_for, wound
-
+def roll_area(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The step ``roll:area-damage``: the GM rolls the damage once, then
+    each target in turn (``area:target``); once every target has dived or
+    not (seed 004 "Dive")."""
     if any(s.kind == "dive" for s in rest):
         raise RuleError("every target must first dive or not: " + "; ".join(s.prompt for s in rest if s.kind == "dive"))
-    rulings = rulings_of(draft.state)
     name = str(step.data["name"])
     amount = draft.roll(str(step.data["damage"]), f"{name} damage", by="GM").total
     follow: list[ev.PendingStep] = []
     for h in str(step.data["targets"]).split(","):
-        d20 = draft.roll("1D20", f"hit location: {h}", by="GM").total
-        c = draft.state.combatants[h]
-        if c.status == "dead":
-            continue
-        dive_result = str(step.data.get(f"dive:{h}", "none"))
-        rolled = amount
-        if dive_result == "half":
-            rolled = amount // 2 if rulings.dive_half_rounding == "down" else -(-amount // 2)
-        elif dive_result == "all":
-            rolled = 0
-        location = location_for(c, d20)
-        loc = c.location(location)
-        armour = min(rolled, loc.ap) if rulings.area_damage_armour else 0
-        draft.emit(ev.DamageDealt(exchange=0, target=h, location=location, rolled=rolled, reduced=0, armour=armour,
-                                  final=rolled - armour,
-                                  note=f"{name}; d20={d20}" + {"half": "; dived: halved", "all": "; dived: avoided"}.get(dive_result, "")))
-        if rolled - armour > 0:
-            follow.extend(wound(draft, h, location, 0))
-    _continue(draft, tuple(rest) + tuple(follow), f"the {name} is over")
+        draft.then("area:target", step=step, handle=h, amount=amount, follow=follow)
+    draft.then("exchange:carry-on", steps=rest, follow=follow, summary=f"the {name} is over")
 
 
-def _register() -> None:
-    from affray.rules.mrq1 import damage
-
-    damage._ROLLS.update({"area-damage": _roll_area})
-
-
-_register()
+def area_target(draft: Draft, step: ev.PendingStep, handle: str, amount: int, follow: list[ev.PendingStep]) -> None:
+    """The step ``area:target``: the hit location of one target of an area
+    effect, its damage (halved or avoided by a dive: rulings
+    ``dive_half_rounding``, ``area_damage_armour``) and its wound."""
+    rulings = rulings_of(draft.state)
+    name = str(step.data["name"])
+    h = handle
+    d20 = draft.roll("1D20", f"hit location: {h}", by="GM").total
+    c = draft.state.combatants[h]
+    if c.status == "dead":
+        return
+    dive_result = str(step.data.get(f"dive:{h}", "none"))
+    rolled = amount
+    if dive_result == "half":
+        rolled = amount // 2 if rulings.dive_half_rounding == "down" else -(-amount // 2)
+    elif dive_result == "all":
+        rolled = 0
+    location = location_for(c, d20)
+    loc = c.location(location)
+    armour = min(rolled, loc.ap) if rulings.area_damage_armour else 0
+    draft.emit(ev.DamageDealt(exchange=0, target=h, location=location, rolled=rolled, reduced=0, armour=armour,
+                              final=rolled - armour,
+                              note=f"{name}; d20={d20}" + {"half": "; dived: halved", "all": "; dived: avoided"}.get(dive_result, "")))
+    if rolled - armour > 0:
+        draft.then("wounds:wound", handle=h, location=location, exchange=0, follow=follow)

@@ -1,10 +1,18 @@
 """Close combat attacks and reactions in mrq1.
 
-Source: seed 004 "Close Combat Attacks" (making the attack, target reaction,
-damage resolution), "Close Combat Situational Modifiers", "Critical Hits",
-"Reactions", "Dodge", "Parry", "Riposte", "Free Attacks", "Defend" and the
+Source: seed 004 "Close Combat Attacks" (1 - Making the Attack, 2 - Target
+Reaction), "Close Combat Situational Modifiers", "Critical Hits",
+"Reactions", "Dodge", "Parry" (the Dodge and Parry tables are applied in
+:func:`resolve_reaction`), "Riposte", "Free Attacks", "Defend" and the
 rules-reference rulings on the reaction's attacker roll, Overextended and
 surprise.
+
+The flow: :func:`declare_attack` (or another module's step
+``attack:open``) rolls the attack in :func:`open_exchange`; a hit asks the
+target to react (:func:`offer_reaction`); :func:`react` answers it and
+queues ``react:KIND``; a hit that stands queues ``damage:queue`` (step 3,
+:mod:`.damage`). A miss or a defeated attack ends the exchange
+(:func:`.core.end_exchange`).
 """
 
 from __future__ import annotations
@@ -14,50 +22,36 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, check_target
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.common import (
+from affray.rules.mrq1.core import (
+    attack_modifiers,
+    break_aim,
+    can_react,
+    check_arms,
+    check_attack,
+    check_parry,
+    check_weapon,
     condition_modifiers,
-    kind_parts,
     default_weapon,
+    end_exchange,
+    end_other_actions,
+    extra_parry,
     find_weapon,
+    has_attack_options,
+    kind_parts,
+    lose_actions,
+    require_turn,
+    restricted,
     rulings_of,
     sheet_of,
+    situation_modifiers,
     skill,
+    skill_modifiers,
+    split_as_tall,
     table_level,
     test,
-    useless_limbs,
+    use_off_hand,
 )
 from affray.rules.mrq1.sheet import Weapon
-
-
-def situation_modifiers(keys: tuple[str, ...]) -> list[ev.Modifier]:
-    """Modifiers for named situations from the seed's close combat table."""
-    mods = []
-    for key in keys:
-        entry = tables.CLOSE_MODIFIERS.get(key)
-        if entry is None:
-            known = ", ".join(k for k in tables.CLOSE_MODIFIERS if tables.CLOSE_MODIFIERS[k].value)
-            raise RuleError(f"unknown situation {key!r}; known: {known}")
-        if entry.value:
-            mods.append(ev.Modifier(entry.value, entry.text))
-    return mods
-
-
-def _require_turn(state: State, handle: str) -> Combatant:
-    c = state.combatants[handle]
-    if state.phase == "over":
-        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
-    if state.phase != "round":
-        raise RuleError("no round is running; start one with 'affray start'")
-    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
-        first = state.pending[0] if state.pending else None
-        hint = f" ({first.prompt})" if first else ""
-        raise RuleError(f"the table is waiting for something else first{hint}; see 'affray pending'")
-    if handle not in state.turn:
-        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
-        rank = next((e.rank for e in state.order if e.handle in state.turn), None)
-        at = f" (strike rank {rank})" if rank is not None else ""
-        raise RuleError(f"it is {now}'s turn{at}, not {c.name}'s. Use 'affray pending' to see who acts next.")
-    return c
 
 
 def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, modifiers, situations) -> None:
@@ -66,61 +60,54 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     Costs one combat action. The roll is a d100 against the modified Weapon
     skill; at or under floor(skill/10) it is a critical (seed 004 "Critical
     Hits"). A helpless target is hit critically (situational modifiers).
+    A grappling combatant may not attack this way (seed 004 "Grappling
+    Combatants"); a rider's weapon and modifiers follow seed 004 "Mounted
+    Combat". An attack with options (charge, flurry, precise, off-hand,
+    cover, a ranged weapon) goes on as the step ``attack:options``.
     """
     state = draft.state
-    from affray.rules.mrq1 import options
-
-    if options.declare(draft, attacker, target, weapon_name, modifiers, situations):
+    restricted(state, attacker, "make a normal attack")
+    check_attack(state, attacker, target, weapon_name)
+    a = state.combatants[attacker]
+    w = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
+    tall, situations = split_as_tall(situations)
+    extra = skill_modifiers(state, attacker, target, w, attacking=True, as_tall=tall)
+    if extra:  # else the options pick the weapon (the off-hand item for a two-weapon bonus attack)
+        weapon_name, modifiers = w.name, tuple(modifiers) + tuple(extra)
+    if has_attack_options(state, attacker, target, weapon_name, modifiers, situations):
+        draft.then("attack:options", attacker=attacker, target=target, weapon_name=weapon_name,
+                   modifiers=modifiers, situations=situations)
         return
-    a = _require_turn(state, attacker)
+    a = require_turn(state, attacker)
     check_target(state, attacker, target)
     t = state.combatants[target]
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
-    _check_arms(a, weapon)
+    check_arms(a, weapon)
     draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))
     for cond in a.conditions:
         if cond.name == "overextended":
             draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="performed another combat action"))
-    options.end_other_actions(draft, attacker, "attack")
-    mods = _attack_modifiers(draft.state, attacker, target, modifiers, situations)
-    _open_exchange(draft, attacker, target, weapon, "close", mods)
+    end_other_actions(draft, attacker, "attack")
+    mods = attack_modifiers(draft.state, attacker, target, modifiers, situations)
+    open_exchange(draft, attacker, target, weapon, "close", mods)
 
 
-def _check_arms(c: Combatant, weapon: Weapon) -> None:
-    arms = useless_limbs(c, "arm")
-    if len(arms) >= 2:
-        raise RuleError(f"{c.name} has two useless arms and may not use any weapon (seed 004)")
-    if arms and weapon.hands >= 2:
-        raise RuleError(f"{c.name} has a useless arm and may not use the two-handed {weapon.name} (seed 004)")
-
-
-def _attack_modifiers(state: State, attacker: str, target: str, modifiers, situations) -> list[ev.Modifier]:
-    a, t = state.combatants[attacker], state.combatants[target]
-    mods = condition_modifiers(a, mobility=True, combat=True)
-    if t.stance == "prone":
-        mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["target-prone"].value, "target prone"))
-    if t.has("surprised"):
-        mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["target-surprised"].value, "target surprised"))
-    mods.extend(situation_modifiers(tuple(situations)))
-    mods.extend(modifiers)
-    return mods
-
-
-def _open_exchange(
-    draft: Draft, attacker: str, target: str, weapon: Weapon, kind: str, mods, *, auto_fail: str = "", base: int | None = None
+def open_exchange(
+    draft: Draft, attacker: str, target: str, weapon: Weapon, exchange_kind: str, mods, *, auto_fail: str = "", base: int | None = None
 ) -> None:
-    """Declare the attack, roll it and go on to the reaction. ``kind`` may
-    carry options (:func:`common.make_kind`); a ranged attack does not
+    """The step ``attack:open``: declare the attack, roll it and go on to
+    the reaction (seed 004 "Close Combat Attacks" 1 and 2). ``exchange_kind`` may
+    carry options (:func:`.core.make_kind`); a ranged attack does not
     engage. ``auto_fail`` names why the attack fails whatever the roll
     (beyond double range, a hurricane); ``base`` replaces the weapon skill
     (a ranged attack at long range is halved before other modifiers)."""
     state = draft.state
     a, t = state.combatants[attacker], state.combatants[target]
     exchange = state.next_exchange
-    base_kind = kind_parts(kind)[0]
+    base_kind = kind_parts(exchange_kind)[0]
     draft.emit(
         ev.AttackDeclared(
-            exchange=exchange, attacker=attacker, target=target, weapon=weapon.name, kind=kind, modifiers=tuple(mods)
+            exchange=exchange, attacker=attacker, target=target, weapon=weapon.name, kind=exchange_kind, modifiers=tuple(mods)
         )
     )
     if target not in a.engaged and base_kind != "ranged":
@@ -144,8 +131,6 @@ def _open_exchange(
     if helpless and tested.result not in ("critical",):
         draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: automatic critical hit (seed 004)"))
     if fumble and rulings_of(state).fumble_effect == "lose-next-action":
-        from affray.rules.mrq1.wounds import lose_actions
-
         lose_actions(draft, attacker, 1, "fumble", dict(cause=draft.state.version, round=state.round, step=draft.state.step))
     if not hit:
         what = "fumbles" if fumble else "misses"
@@ -154,48 +139,20 @@ def _open_exchange(
     offer_reaction(draft)
 
 
-def can_react(state: State, handle: str, attacker: str) -> str:
-    """Why ``handle`` may not react to ``attacker`` now ("" when it may).
-
-    Sources: seed 004 "Reactions" (allowance), "Dodge"/"Parry" (helpless may
-    not), "Gaining Surprise" with ruling ``surprise_reactions``: by default a
-    surprised character reacts only after his own first action
-    (``after-own-action``); ``lower-strike-rank`` follows the table footnote
-    (only against attackers with a Strike Rank lower than his own).
-    """
-    c = state.combatants[handle]
-    if c.status != "active" or c.effect("helpless"):
-        return f"{c.name} is helpless"
-    if c.effect("grappling"):
-        return f"{c.name} is grappling and may not use Reactions (seed 004 Grappling Combatants)"
-    if c.reactions <= 0:
-        return f"{c.name} has no reactions left"
-    if c.effect("no-reactions"):
-        if rulings_of(state).surprise_reactions == "lower-strike-rank":
-            rank = {e.handle: e.rank for e in state.order}
-            if rank.get(attacker, 0) >= rank.get(handle, 0):
-                return f"{c.name} is surprised and {state.combatants[attacker].name} strikes at a higher Strike Rank"
-        elif c.actions_taken == 0:
-            return f"{c.name} is surprised and has not acted yet"
-    return ""
-
-
 def offer_reaction(draft: Draft) -> None:
-    """Ask the target to react, or go straight to damage when it cannot."""
+    """The step ``attack:offer-reaction``: ask the target to react, or go
+    straight to damage (``damage:queue``) when it cannot (seed 004 "Close
+    Combat Attacks" 2)."""
     state = draft.state
     x = state.exchange
     assert x is not None
     t = state.combatants[x.target]
     a = state.combatants[x.attacker]
     why = can_react(state, x.target, x.attacker)
-    from affray.rules.mrq1 import options as attack_options
-
-    extra = attack_options.extra_parry(state, x.target, x.attacker) if why.endswith("no reactions left") else ""
+    extra = extra_parry(state, x.target, x.attacker) if why.endswith("no reactions left") else ""
     if why and not extra:
         draft.emit(ev.NoteAdded(text=f"{why}: the attack is unopposed"))
-        from affray.rules.mrq1.damage import queue_damage
-
-        queue_damage(draft)
+        draft.then("damage:queue")
         return
     ranged = kind_parts(x.kind)[0] == "ranged"
     options = [] if extra else ["dodge"]
@@ -206,9 +163,7 @@ def offer_reaction(draft: Draft) -> None:
         options.insert(0, "parry")
     if not options:
         draft.emit(ev.NoteAdded(text=f"{why}: the attack is unopposed"))
-        from affray.rules.mrq1.damage import queue_damage
-
-        queue_damage(draft)
+        draft.then("damage:queue")
         return
     options.append("none")
     dice = [ev.DiceNeed(f"{t.name}'s parry or dodge", "1D100", by=t.handle)]
@@ -236,9 +191,36 @@ def offer_reaction(draft: Draft) -> None:
 
 
 def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers, situations) -> None:
-    """Dodge, parry or none against the pending attack (seed 004 "Dodge",
-    "Parry"); a pending Riposte is also answered here."""
+    """``affray react DEFENDER REACTION``: check the answer to ``defender``'s
+    pending reaction step and queue ``react:KIND`` (``react``: Dodge or
+    parry, :func:`resolve_reaction`; ``riposte``; ``free-attack``; ``dive``).
+
+    Against the open attack, the parrying item is chosen here (the one
+    named, else :func:`default_parry`, else a bare hand) and the
+    mounted-combat modifiers are added (seed 004 "Mounted Combat", "Natural
+    Weapons"). A grappling combatant may not react (seed 004 "Grappling
+    Combatants"). Raises :class:`RuleError` (one line)."""
     state = draft.state
+    if not any(s.who == defender and s.verb == "react" for s in state.pending):
+        restricted(state, defender, "use Reactions")
+    chosen, x = reaction.strip().lower(), state.exchange
+    if chosen in ("parry", "dodge") and x is not None and any(s.who == defender and s.kind == "react" for s in state.pending):
+        c = state.combatants[defender]
+        item = None
+        if chosen == "parry":
+            check_parry(state, defender, with_item)
+            if with_item:
+                item = find_weapon(c, with_item)
+            elif any(w.name in c.ready and w.kind != "ranged" for w in sheet_of(c).weapons):
+                item = default_parry(c)
+            else:
+                item = next((w for w in sheet_of(c).weapons if w.kind in ("unarmed", "natural")), None)
+            if item is not None:
+                check_weapon(c, item)
+                with_item = item.name
+        tall, situations = split_as_tall(situations)
+        extra = skill_modifiers(state, defender, x.attacker, item, attacking=False, as_tall=tall)
+        modifiers = tuple(modifiers) + tuple(extra)
     step = next((s for s in state.pending if s.who == defender and s.verb == "react"), None)
     c = state.combatants[defender]
     if step is None:
@@ -249,31 +231,31 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         if reaction == "parry" and state.exchange is not None and kind_parts(state.exchange.kind)[0] == "ranged":
             raise RuleError(f"ranged attacks may not be parried (seed 004 'Parry'); {c.name} can {' | '.join(step.options)}")
         raise RuleError(f"{c.name} can {' | '.join(step.options)} here, not {reaction!r}")
-    if step.kind == "riposte":
-        _riposte(draft, step, reaction, with_item, modifiers, situations)
-        return
-    if step.kind == "free-attack":
-        from affray.rules.mrq1.free_attacks import free_attack
-
-        free_attack(draft, step, reaction, with_item, modifiers, situations)
-        return
     if step.kind == "dive":
-        from affray.rules.mrq1.area import dive
-
-        dive(draft, step, reaction)
+        draft.then("react:dive", step=step, reaction=reaction)
         return
+    draft.then("react:" + step.kind, step=step, reaction=reaction, with_item=with_item, modifiers=modifiers,
+               situations=situations)
+
+
+def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_item: str, modifiers, situations) -> None:
+    """The step ``react:react``: Dodge, parry or none against the open
+    attack, read on the Dodge or Parry table (seed 004 "Dodge", "Parry",
+    :func:`.tables.dodge`, :func:`.tables.parry`); a hit that stands goes on
+    to ``damage:queue``."""
+    state = draft.state
+    defender = step.who
+    c = state.combatants[defender]
     x = state.exchange
     assert x is not None
     if reaction == "none":
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction="none"))
-        from affray.rules.mrq1.damage import queue_damage
-
-        queue_damage(draft)
+        draft.then("damage:queue")
         return
     a = state.combatants[x.attacker]
     extra = str(step.data.get("extra-parry", ""))
     if reaction == "parry":
-        item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else _default_parry(c))
+        item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else default_parry(c))
         if item.kind == "ranged":
             raise RuleError(f"{item.name} cannot parry; parry with a melee weapon or shield")
         if extra and item.name != extra:
@@ -285,13 +267,9 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         base = skill(c, "Dodge")
         skill_name = "Dodge"
     if extra:
-        from affray.rules.mrq1 import options as attack_options
-
-        attack_options.use_off_hand(draft, defender, "extra parry")
+        use_off_hand(draft, defender, "extra parry")
     else:
         draft.emit(ev.ActionSpent(handle=defender, kind="reaction", reason=f"{reaction} against {a.name}"))
-    from affray.rules.mrq1.common import break_aim
-
     break_aim(draft, defender, f"{reaction}s")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
     mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
@@ -332,21 +310,20 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         )
     if not effects.get("hit"):
         if effects.get("riposte"):
-            _offer_riposte(draft, defender, item)
+            offer_riposte(draft, defender, item)
             return
         if reaction == "dodge" and kind_parts(x.kind)[1].get("crowd-from"):
-            from affray.rules.mrq1 import ranged
-
-            ranged.continue_projectile(draft)
+            draft.then("ranged:projectile-on")
             return
         end_exchange(draft, f"{c.name}'s {reaction} defeats {a.name}'s attack")
         return
-    from affray.rules.mrq1.damage import queue_damage
-
-    queue_damage(draft)
+    draft.then("damage:queue")
 
 
-def _default_parry(c: Combatant) -> Weapon:
+def default_parry(c: Combatant) -> Weapon:
+    """What ``c`` parries with when he names nothing: the first ready
+    shield, else the first ready close combat weapon. Raises
+    :class:`RuleError` when he holds nothing to parry with."""
     ready = [w for w in sheet_of(c).weapons if w.name in c.ready and w.kind != "ranged"]
     shields = [w for w in ready if w.kind == "shield"]
     if shields:
@@ -386,8 +363,20 @@ def riposte_step(state: State, defender: str, item_name: str) -> ev.PendingStep 
     )
 
 
-def _offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
-    """After a parry that defeats the attack and grants a Riposte."""
+def follow_with_riposte(draft: Draft, defender: str, item_name: str, follow: list[ev.PendingStep]) -> None:
+    """The step ``attack:riposte-after-damage``: after a parry that let
+    damage through and grants a Riposte (Parry table, Success/Critical:
+    damage less 2xAP), add the defender's Riposte to ``follow``, the steps
+    the blow leaves pending, when he can take it."""
+    offer = riposte_step(draft.state, defender, item_name)
+    if offer is not None:
+        follow.append(offer)
+
+
+def offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
+    """The step ``attack:offer-riposte``: after a parry (or a resisted
+    grapple) that defeats the attack and grants a Riposte, offer it, or end
+    the exchange when it cannot be taken (seed 004 "Riposte")."""
     step = riposte_step(draft.state, defender, item.name if item else "")
     if step is None:
         end_exchange(draft, "the parry defeats the attack")
@@ -395,7 +384,10 @@ def _offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
     draft.emit(ev.StepsAwaited(steps=(step,)))
 
 
-def _riposte(draft: Draft, step: ev.PendingStep, reaction: str, with_item: str, modifiers, situations) -> None:
+def riposte(draft: Draft, step: ev.PendingStep, reaction: str, with_item: str, modifiers, situations) -> None:
+    """The step ``react:riposte``: take the Riposte (a free attack on the
+    attacker, costing a Reaction: the exchange closes and a new one opens)
+    or let it go (seed 004 "Riposte")."""
     state = draft.state
     defender = step.who
     rest = tuple(s for s in state.pending if s is not step)
@@ -412,24 +404,5 @@ def _riposte(draft: Draft, step: ev.PendingStep, reaction: str, with_item: str, 
     weapon = find_weapon(c, with_item) if with_item else find_weapon(c, str(step.data["weapon"]))
     target = str(step.data["target"])
     draft.emit(ev.ActionSpent(handle=defender, kind="reaction", reason=f"riposte against {state.combatants[target].name}"))
-    mods = _attack_modifiers(draft.state, defender, target, modifiers, situations)
-    _open_exchange(draft, defender, target, weapon, "riposte", mods)
-
-
-def end_exchange(draft: Draft, summary: str, *, advance_turn: bool = True) -> None:
-    """Close the exchange and, unless told otherwise, move the turn on."""
-    x = draft.state.exchange
-    if x is not None:
-        draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
-    if advance_turn:
-        from affray.rules.mrq1.actions import proceed
-
-        proceed(draft)
-
-
-def take_action(draft: Draft, who: str, action: str) -> None:
-    """A combat action other than an attack (seed 004 "Combat Actions"):
-    see :mod:`affray.rules.mrq1.actions` for the action text."""
-    from affray.rules.mrq1.actions import take_action as act
-
-    act(draft, who, action)
+    mods = attack_modifiers(draft.state, defender, target, modifiers, situations)
+    open_exchange(draft, defender, target, weapon, "riposte", mods)

@@ -3,6 +3,9 @@
 Source: seed 004 "Combat Actions" (Cast Spell, Skill Use), "Free Attacks";
 rules-reference E3 (difficulty grades). The spell or skill's effect is not
 modelled: the GM applies it.
+
+Steps: ``act:cast`` (then ``free-attacks:offer`` and ``finish:cast``) and
+``act:skill``.
 """
 
 from __future__ import annotations
@@ -11,9 +14,21 @@ from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, apply, begin, done, expire, note, progress
-from affray.rules.mrq1.common import condition_modifiers, sheet_of, test
-from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
+from affray.rules.mrq1.core import (
+    USAGE,
+    Spec,
+    adjacent_enemies,
+    apply,
+    begin,
+    condition_modifiers,
+    done,
+    expire,
+    note,
+    progress,
+    require_turn,
+    sheet_of,
+    test,
+)
 
 
 # --------------------------------------------------------------------------- #
@@ -27,7 +42,7 @@ def cast(draft: Draft, who: str, spec: Spec) -> None:
     enemies; damage from one calls for a Persistence test or the spell
     fails. When the last action is spent the spell is cast: it is a named
     effect the GM applies."""
-    c = _require_turn(draft.state, who)
+    c = require_turn(draft.state, who)
     old = next((x for x in c.conditions if x.name == "casting"), None)
     name = " ".join(spec.args)
     if old is None:
@@ -40,10 +55,12 @@ def cast(draft: Draft, who: str, spec: Spec) -> None:
             raise RuleError(f"{c.name} is casting {old.note}; 'cast' goes on with it (another action abandons it)")
         spec = Spec("cast", [old.note], {"actions": str(old.effects.get("needed", 1))})
     begin(draft, who, spec, keep="casting", reason=f"cast {spec.args[0]}")
-    with_free_attacks(draft, who, spec, adjacent_enemies(draft.state, who), "casting a spell")
+    draft.then("free-attacks:offer", who=who, spec=spec, enemies=adjacent_enemies(draft.state, who), trigger="casting a spell")
 
 
 def finish_cast(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
+    """The step ``finish:cast``: the casting action, once its free attacks
+    are over; the spell fails on their damage and a failed Persistence test."""
     c = draft.state.combatants[who]
     spell = spec.args[0]
     old, spent, needed = progress(c, "casting", spec)
@@ -71,7 +88,7 @@ def skill_use(draft: Draft, who: str, spec: Spec) -> None:
     """Seed 004 "Skill Use": a skill test as a Combat Action (``diff=`` a
     difficulty grade, rules-reference E3; ``mod=`` a reasoned modifier). The
     GM applies what it does."""
-    c = _require_turn(draft.state, who)
+    c = require_turn(draft.state, who)
     name = " ".join(spec.args)
     if not name:
         raise RuleError(f"which skill? {USAGE['skill']}")

@@ -1,12 +1,28 @@
-"""Damage in mrq1: the damage roll, and the roll steps and choices that
-follow a blow.
+"""Damage in mrq1: the damage roll, and the choices that follow a blow.
 
-Source: seed 004 "Damage Resolution", "Damage Application", "Critical
-Hits", "Dodge"/"Parry" results; what follows a blow is in :mod:`.wounds`
-("Hit Locations" and the wound rules), :mod:`.knockback` ("Knockback",
-"Giving Ground") and :mod:`.impaling` ("Impaling Close Combat Attacks").
+Source: seed 004 "Close Combat Attacks" (3 - Damage Resolution, 4 - Damage
+Application), "Critical Hits", the Dodge and Parry results that change the
+damage, "Charge" (+1D4), "Precise Attack" (Bypass Armour, Location Strike),
+"Cover".
 
-Every die a step needs is known when the step is queued, so ``affray
+What follows damage. :func:`roll_damage` (the step ``roll:damage``) rolls
+the weapon dice, the damage modifier, a Charge's bonus and the d20 location,
+emits ``DamageDealt``, and then queues, in this order (each only when it
+applies), with ``follow`` collecting the steps they leave pending:
+
+1. ``knockback:blow`` (:mod:`.knockback`, seed 004 "Knockback"),
+2. ``wounds:wound`` (:mod:`.wounds`, seed 004 "Hit Locations" and the wound
+   rules),
+3. ``impaling:offer`` (:mod:`.impaling`, an impaling critical's yank | leave),
+4. ``knockback:give-ground`` (seed 004 "Giving Ground"),
+5. ``attack:riposte-after-damage`` (:mod:`.attack`, seed 004 "Riposte"),
+6. ``exchange:carry-on``: those pending steps are awaited, or, when there
+   are none, the exchange ends (``exchange:after``: the action waiting for
+   its free attacks, a Flurry's next blow, or the next turn).
+
+A blow into cover goes to ``ranged:covered`` instead; a Disarm or Strike
+Weapon / Shield precise attack queues ``precise:queue`` instead of the damage
+roll. Every die a step needs is known when the step is queued, so ``affray
 pending`` can list it and ``--dice`` can supply it; consequences that need
 further dice become further pending steps.
 """
@@ -15,57 +31,13 @@ from __future__ import annotations
 
 from affray import dice as dicelib
 from affray.events import core as ev
-from affray.projections.state import Combatant
-from affray.rules.d100 import roll_damage_modifier
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1.attack import end_exchange
-from affray.rules.mrq1.common import find_weapon, kind_parts, rulings_of, sheet_of
-from affray.rules.mrq1.sheet import derive
-
-
-def _damage_modifier(draft: Draft, c: Combatant) -> str:
-    """The attacker's damage modifier (sheet override, else STR+SIZ; E2)."""
-    return derive(sheet_of(c), rulings_of(draft.state)).damage_modifier
-
-
-def weapon_part(draft: Draft, weapon_dice: str, mode: str) -> int:
-    """The weapon's share of the open exchange's damage: its dice at their
-    maximum (``max``, a critical: seed 004 "Critical Hits"), their minimum
-    (``min``, a Dodge's "minimum damage"), or rolled by the attacker."""
-    x = draft.state.exchange
-    assert x is not None
-    wexpr = dicelib.parse(weapon_dice)
-    if mode == "max":
-        return wexpr.maximum()
-    if mode == "min":
-        return wexpr.minimum()
-    return draft.roll(str(wexpr), f"{x.weapon} damage", by=x.attacker).total
-
-
-def damage_plan(draft: Draft) -> tuple[str, str, str, bool]:
-    """(weapon dice to roll, damage modifier, how the weapon dice are
-    treated: roll|max|min, critical) for the open exchange."""
-    x = draft.state.exchange
-    assert x is not None
-    a = draft.state.combatants[x.attacker]
-    weapon = find_weapon(a, x.weapon, ready_only=False)
-    critical = x.critical
-    if critical and x.effects.get("parry_ap_halves") and not rulings_of(draft.state).parried_critical_keeps_max:
-        critical = False  # ruling parried_critical_keeps_max=false: a parried critical rolls normal damage
-    minimum = bool(x.effects.get("minimum_damage"))
-    if critical and minimum:
-        mode = "roll"  # seed 004: a dodged critical inflicts normal damage instead
-    elif critical:
-        mode = "max"
-    elif minimum:
-        mode = "min"
-    else:
-        mode = "roll"
-    return weapon.damage, _damage_modifier(draft, a), mode, critical
+from affray.rules.d100 import roll_damage_modifier
+from affray.rules.mrq1.core import damage_plan, find_weapon, kind_parts, location_for, rulings_of, weapon_part
 
 
 def queue_damage(draft: Draft) -> None:
-    """Queue the attacker's damage roll: weapon dice (unless maximised or
+    """The step ``damage:queue``: await the attacker's damage roll: weapon dice (unless maximised or
     minimised), damage modifier, a Charge's +1D4, and the d20 hit location
     (not for a Location Strike). A Disarm or a Strike Weapon / Shield
     precise attack queues its own step instead (seed 004 "Precise Attack")."""
@@ -76,9 +48,7 @@ def queue_damage(draft: Draft) -> None:
     base, opts = kind_parts(x.kind)
     precise = opts.get("precise", "")
     if precise.startswith("disarm") or precise.startswith("weapon"):
-        from affray.rules.mrq1 import precise as precise_rules
-
-        precise_rules.queue(draft, precise)
+        draft.then("precise:queue", precise=precise)
         return
     weapon_dice, modifier, mode, critical = damage_plan(draft)
     needs = []
@@ -123,28 +93,11 @@ def _charge_bonus(draft: Draft) -> str:
     return "roll"
 
 
-def roll_step(draft: Draft, who: str) -> None:
-    """Perform the first pending roll step (or the first that is ``who``'s)."""
-    state = draft.state
-    steps = [s for s in state.pending if s.verb == "roll" and (not who or s.who == who)]
-    if not steps:
-        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
-        raise RuleError(f"no roll is pending{' for ' + who if who else ''} (waiting for: {waiting})")
-    step = steps[0]
-    rest = tuple(s for s in state.pending if s is not step)
-    handler = _ROLLS[step.kind]
-    handler(draft, step, rest)
-
-
-def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """The damage roll: weapon dice, damage modifier, a Charge's bonus and
-    the hit location; then what follows the blow: knockback, the wound, an
-    impaling critical's choice, giving ground, a riposte (seed 004 "Damage
-    Resolution", "Damage Application")."""
-    from affray.rules.mrq1.impaling import impale_offer
-    from affray.rules.mrq1.knockback import give_ground, knockback
-    from affray.rules.mrq1.wounds import location_for, wound
-
+def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:damage``: weapon dice, damage modifier, a Charge's
+    bonus and the hit location; then what follows the blow, queued in the
+    order the module docstring lists (seed 004 "Damage Resolution",
+    "Damage Application")."""
     state = draft.state
     x = state.exchange
     assert x is not None
@@ -162,9 +115,7 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
         d20 = draft.roll("1D20", "hit location", by=a.handle).total
         location = location_for(t, d20)
     if location in [c.strip() for c in opts.get("cover", "").split(",") if c.strip()]:
-        from affray.rules.mrq1 import ranged
-
-        ranged.covered(draft, location, rest)
+        draft.then("ranged:covered", location=location, rest=rest)
         return
     rolled = max(0, weapon_roll + mod_part + charge_part)
     reduced = min(rolled, int(x.effects.get("reduce", 0)))
@@ -193,29 +144,26 @@ def _roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
         )
     )
     follow: list[ev.PendingStep] = []
-    kb = knockback(draft, a, t, rolled, after_parry, charge=base == "charge", wall=bool(opts.get("wall")), exchange=x.id)
-    if kb is not None:
-        follow.append(kb)
+    draft.then("knockback:blow", a=a, t=t, rolled=rolled, after_parry=after_parry, charge=base == "charge",
+               wall=bool(opts.get("wall")), exchange=x.id, follow=follow)
     if final > 0:
-        follow.extend(wound(draft, t.handle, location, x.id))
+        draft.then("wounds:wound", handle=t.handle, location=location, exchange=x.id, follow=follow)
     weapon = find_weapon(a, x.weapon, ready_only=False)
-    if critical and weapon.impaling and final > 0 and draft.state.combatants[t.handle].status != "dead":
-        follow.append(impale_offer(a, t, weapon, location, x.id))
+    if critical and weapon.impaling and final > 0:
+        draft.then("impaling:offer", a=a, t=t, weapon=weapon, location=location, exchange=x.id, follow=follow)
     if x.effects.get("give_ground"):
-        follow.append(give_ground(draft, a.handle, t.handle))
+        draft.then("knockback:give-ground", attacker=a.handle, defender=t.handle, follow=follow)
     if x.effects.get("riposte"):
         # Parry table, Success/Critical: damage less 2xAP, and the defender may Riposte
-        from affray.rules.mrq1.attack import riposte_step
-
-        offer = riposte_step(draft.state, t.handle, x.with_item)
-        if offer is not None:
-            follow.append(offer)
-    _continue(draft, rest + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
+        draft.then("attack:riposte-after-damage", defender=t.handle, item_name=x.with_item, follow=follow)
+    draft.then("exchange:carry-on", steps=rest, follow=follow, summary=f"{a.name} hits {t.name}'s {location} for {final}")
 
 
 def choose(draft: Draft, who: str, option: str) -> None:
-    """Answer a pending choice: yank|leave after an impaling critical,
-    follow|stay when the defender gives ground."""
+    """``affray choose WHO OPTION`` after a blow: check the answer and queue
+    ``choose:KIND`` (``impale``: yank | leave after an impaling critical,
+    :mod:`.impaling`; ``give-ground``: follow | stay, :mod:`.knockback`).
+    Raises :class:`RuleError` when ``who`` has no such choice to make."""
     state = draft.state
     step = next((s for s in state.pending if s.verb == "choose" and s.who == who), None)
     c = state.combatants[who]
@@ -227,27 +175,4 @@ def choose(draft: Draft, who: str, option: str) -> None:
         raise RuleError(f"{c.name} can choose {' | '.join(step.options)} here, not {option!r}")
     rest = tuple(s for s in state.pending if s is not step)
     assert state.exchange is not None
-    if step.kind == "impale":
-        from affray.rules.mrq1.impaling import choose_impale
-
-        choose_impale(draft, step, option, rest)
-    else:
-        from affray.rules.mrq1.knockback import choose_give_ground
-
-        choose_give_ground(draft, step, option, rest)
-
-
-def _continue(draft: Draft, steps: tuple[ev.PendingStep, ...], summary: str) -> None:
-    """Carry on with ``steps``; when none are left, end the exchange."""
-    if steps:
-        draft.emit(ev.StepsAwaited(steps=steps))
-        return
-    end_exchange(draft, summary)
-
-
-#: Each roll step's kind and its handler; the modules of the steps that
-#: follow a blow add theirs (wounds, knockback, impaling, precise,
-#: free_attacks, area).
-_ROLLS = {
-    "damage": _roll_damage,
-}
+    draft.then("choose:" + step.kind, step=step, option=option, rest=rest)

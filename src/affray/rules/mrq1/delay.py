@@ -2,6 +2,9 @@
 of a Flurry.
 
 Source: seed 004 "Combat Actions" (Delay, Flurry); ruling ``opposed_ties``.
+
+Steps: ``act:delay``, ``act:interrupt`` and ``flurry:next-blow`` (after an
+exchange, :func:`next_blows`).
 """
 
 from __future__ import annotations
@@ -9,11 +12,25 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from affray.events import core as ev
-from affray.projections.state import Combatant, State
+from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError, find_combatant
-from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, apply, await_roll, done, note
-from affray.rules.mrq1.common import condition_modifiers, default_weapon, find_weapon, opposed, rulings_of, sheet_of, test
-from affray.rules.mrq1.turns import turn_steps
+from affray.rules.mrq1.core import (
+    USAGE,
+    Spec,
+    apply,
+    await_roll,
+    condition_modifiers,
+    default_weapon,
+    done,
+    find_weapon,
+    note,
+    opposed,
+    require_turn,
+    rulings_of,
+    sheet_of,
+    test,
+    turn_steps,
+)
 
 
 # --------------------------------------------------------------------------- #
@@ -28,7 +45,7 @@ def delay(draft: Draft, who: str, spec: Spec) -> None:
     during X's turn makes an opposed test, and whoever wins acts first.
     Delaying spends nothing until the character acts."""
     state = draft.state
-    c = _require_turn(state, who)
+    c = require_turn(state, who)
     other = spec.get("after") or spec.get("interrupt")
     if not other or (spec.get("after") and spec.get("interrupt")):
         raise RuleError(f"delay how? {USAGE['delay']}")
@@ -96,10 +113,6 @@ def interrupt(draft: Draft, who: str, spec: Spec) -> None:
 # --------------------------------------------------------------------------- #
 
 
-def flurry_step(state: State, who: str) -> ev.PendingStep | None:
-    return next((s for s in state.pending if s.kind == "flurry" and s.who == who), None)
-
-
 def next_blow(draft: Draft, handle: str) -> bool:
     """After an exchange: offer the next blow of a Flurry (True), or not."""
     c = draft.state.combatants[handle]
@@ -115,3 +128,13 @@ def next_blow(draft: Draft, handle: str) -> bool:
                f"{c.name}: next blow of the flurry ({left} left, -20%): affray attack {handle} TARGET (or act {handle} pass)",
                "flurry blow", options=("attack", "pass"), data={"weapon": cond.note})
     return True
+
+
+def next_blows(draft: Draft) -> None:
+    """The step ``flurry:next-blow``, after an exchange no action waits on:
+    offer the next blow of a Flurry, or else the action is over
+    (:func:`.core.done`, the next turn)."""
+    for c in draft.state.combatants.values():
+        if c.has("flurry") and next_blow(draft, c.handle):
+            return
+    done(draft)

@@ -10,6 +10,13 @@ on the actor holds the action's text, and each adjacent enemy is asked in
 turn (``affray react ENEMY attack|none``). When all have answered, the
 action goes on with what the free attacks did: "if the free attack causes
 damage" is read as "the actor lost hit points".
+
+Steps: ``free-attacks:offer`` (queued by an action that draws free
+attacks), ``react:free-attack`` (an enemy's answer; an attack opens an
+exchange with ``attack:open``), ``free-attacks:resume`` (after each free
+attack's exchange), ``roll:free-attack-test`` and ``roll:action-roll``.
+The action is then carried out by the step ``finish:WORD`` (its module's
+finisher, see the steps table in :mod:`.system`).
 """
 
 from __future__ import annotations
@@ -19,10 +26,18 @@ from msgspec.structs import replace
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1.actions import Spec, apply, await_roll, done, finish, note, parse
-from affray.rules.mrq1.common import (
+from affray.rules.mrq1.core import (
     ALWAYS_READY,
+    Spec,
+    acting,
+    apply,
+    attack_modifiers,
+    await_roll,
     break_aim,
+    can_react,
+    done,
+    note,
+    parse,
     condition_modifiers,
     default_weapon,
     find_weapon,
@@ -40,11 +55,6 @@ from affray.rules.mrq1.sheet import Weapon
 # --------------------------------------------------------------------------- #
 
 
-def adjacent_enemies(state: State, who: str) -> list[str]:
-    c = state.combatants[who]
-    return [h for h in c.engaged if h in state.combatants and state.combatants[h].side != c.side]
-
-
 def _free_attack_weapon(c: Combatant) -> Weapon | None:
     try:
         w = default_weapon(c)
@@ -59,8 +69,6 @@ def _free_attack_weapon(c: Combatant) -> Weapon | None:
 
 
 def _eligible(state: State, enemy: str, actor: str) -> bool:
-    from affray.rules.mrq1.attack import can_react
-
     e = state.combatants.get(enemy)
     if e is None or e.side == state.combatants[actor].side:
         return False
@@ -68,8 +76,10 @@ def _eligible(state: State, enemy: str, actor: str) -> bool:
 
 
 def with_free_attacks(draft: Draft, who: str, spec: Spec, enemies: list[str], trigger: str, *, bonus: int = 0) -> None:
-    """Offer each of ``enemies`` a free attack on ``who`` in turn, then go on
-    with the action (:func:`complete`). ``bonus``: Sprint's +20%."""
+    """The step ``free-attacks:offer``: offer each of ``enemies`` a free
+    attack on ``who`` in turn, then go on with the action
+    (:func:`complete`). ``trigger`` names the action; ``bonus``: Sprint's
+    +20%."""
     state = draft.state
     asked = [h for h in dict.fromkeys(enemies) if _eligible(state, h, who)]
     if not asked:
@@ -83,14 +93,10 @@ def with_free_attacks(draft: Draft, who: str, spec: Spec, enemies: list[str], tr
     _offer_next(draft, who)
 
 
-def _acting(c: Combatant) -> ev.Condition | None:
-    return next((x for x in c.conditions if x.name == "acting"), None)
-
-
 def _offer_next(draft: Draft, who: str) -> None:
     state = draft.state
     c = state.combatants[who]
-    cond = _acting(c)
+    cond = acting(c)
     assert cond is not None
     for key, flag in cond.effects.items():
         if not key.startswith("ask:") or not flag:
@@ -113,17 +119,15 @@ def _offer_next(draft: Draft, who: str) -> None:
 
 def _answered(draft: Draft, who: str, enemy: str) -> None:
     c = draft.state.combatants[who]
-    cond = _acting(c)
+    cond = acting(c)
     assert cond is not None
     draft.emit(ev.ConditionApplied(handle=who, condition=replace(cond, effects={**cond.effects, f"ask:{enemy}": 0})))
 
 
 def free_attack(draft: Draft, step: ev.PendingStep, reaction: str, with_item: str, modifiers, situations) -> None:
-    """``affray react ENEMY attack|none`` at a free attack offer. A free
+    """The step ``react:free-attack``: ``affray react ENEMY attack|none`` at a free attack offer. A free
     attack is a single close combat attack, never a charge, flurry or
     precise attack; it costs a Reaction and may be parried or dodged."""
-    from affray.rules.mrq1.attack import _attack_modifiers, _open_exchange
-
     state = draft.state
     enemy, who = step.who, str(step.data["actor"])
     e, c = state.combatants[enemy], state.combatants[who]
@@ -140,18 +144,20 @@ def free_attack(draft: Draft, step: ev.PendingStep, reaction: str, with_item: st
         raise RuleError("free attacks must always be close combat attacks (seed 004); name a close combat weapon with --with")
     draft.emit(ev.ActionSpent(handle=enemy, kind="reaction", reason=f"free attack on {c.name}"))
     break_aim(draft, enemy, "makes a free attack")
-    mods = _attack_modifiers(draft.state, enemy, who, modifiers, situations)
-    bonus = (_acting(c).effects.get("bonus", 0)) if _acting(c) else 0
+    mods = attack_modifiers(draft.state, enemy, who, modifiers, situations)
+    bonus = (acting(c).effects.get("bonus", 0)) if acting(c) else 0
     if bonus:
         mods.append(ev.Modifier(bonus, "free attack on a sprinting enemy"))
-    _open_exchange(draft, enemy, who, weapon, "free", mods)
+    draft.then("attack:open", attacker=enemy, target=who, weapon=weapon, exchange_kind="free", mods=mods)
 
 
 def resume(draft: Draft, who: str) -> None:
-    """Every free attack has been answered: go on with the action."""
+    """The step ``free-attacks:resume``: after a free attack's exchange, offer
+    the next one; once every free attack has been answered, go on with the
+    action."""
     state = draft.state
     c = state.combatants[who]
-    cond = _acting(c)
+    cond = acting(c)
     assert cond is not None
     if any(k.startswith("ask:") and v and _eligible(state, k[4:], who) for k, v in cond.effects.items()) and c.status == "active":
         _offer_next(draft, who)
@@ -166,14 +172,6 @@ def resume(draft: Draft, who: str) -> None:
     complete(draft, who, spec, damaged=damaged, suspended=True)
 
 
-def pending_action(state: State) -> str:
-    """The handle of a combatant whose action waits for free attacks."""
-    for c in state.combatants.values():
-        if _acting(c) is not None:
-            return c.handle
-    return ""
-
-
 # --------------------------------------------------------------------------- #
 # Consequences
 # --------------------------------------------------------------------------- #
@@ -184,7 +182,9 @@ _TESTS = {"cast": ("Persistence", "or the spell fails"), "ready": ("Dodge", "or 
 
 
 def complete(draft: Draft, who: str, spec: Spec, *, damaged: bool, suspended: bool, passed: bool | None = None) -> None:
-    """Carry the action out, with what the free attacks did."""
+    """Carry the action out, with what the free attacks did: a test their
+    damage calls for, the attack roll of a shot or a charge, then the step
+    ``finish:WORD`` (``damaged``: they did damage; ``passed``: the test)."""
     word = "stance" if spec.word == "stand" else spec.word
     c = draft.state.combatants[who]
     needs_test = word in _TESTS and damaged and passed is None
@@ -199,10 +199,12 @@ def complete(draft: Draft, who: str, spec: Spec, *, damaged: bool, suspended: bo
         await_roll(draft, who, "roll", "action-roll", f"{c.name}: roll the {'ranged' if word == 'shoot' else 'charge'} attack",
                    "attack roll", data={"spec": spec.text()})
         return
-    finish(draft, who, spec, damaged, passed)
+    draft.then("finish:" + spec.word, who=who, spec=spec, damaged=damaged, passed=passed)
 
 
-def _roll_free_attack_test(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_free_attack_test(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The step ``roll:free-attack-test``: the test a free attack's damage
+    calls for (Persistence, Dodge, Athletics; see ``_TESTS``)."""
     who = step.who
     c = draft.state.combatants[who]
     name = str(step.data["skill"])
@@ -211,15 +213,8 @@ def _roll_free_attack_test(draft: Draft, step: ev.PendingStep, rest) -> None:
              passed=tested.result in ("success", "critical"))
 
 
-def _roll_action(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_action(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The step ``roll:action-roll``: the attack roll of a shot or charge
+    the free attacks did not spoil; the action's ``finish:WORD`` rolls it."""
     spec = parse(str(step.data["spec"]))
-    finish(draft, step.who, spec, False, None)
-
-
-def _register() -> None:
-    from affray.rules.mrq1 import damage
-
-    damage._ROLLS.update({"free-attack-test": _roll_free_attack_test, "action-roll": _roll_action})
-
-
-_register()
+    draft.then("finish:" + spec.word, who=step.who, spec=spec, damaged=False, passed=None)

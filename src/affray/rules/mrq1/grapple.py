@@ -1,5 +1,5 @@
-"""Grappling in mrq1: the grapple attack, the Grapple table and the
-grappling state (the special Combat Actions are in :mod:`.grapple_actions`).
+"""Grappling in mrq1: the grapple attack, the Grapple table, the grappling
+state and the special Combat Actions of grappling combatants.
 
 Source: seed 004 "Grappling" (the grapple attack, the opposed roll and the
 Grapple table), "Martial Arts", "Grappling Combatants" (no Reactions, −20%
@@ -10,43 +10,53 @@ roll is not a Reaction (the seed lists four Reactions and this is none of
 them); an immobilised combatant stays helpless until the grapple ends; a
 grappler may ``release`` his partner as a combat action (the seed is silent
 on letting go, which matters once the partner falls).
+
+The special Combat Actions (seed 004 "Grappling Combatants"): Break Free (a
+grapple attempt with the breaker as defender, Unarmed or Natural Weapon
+skill only), Immobilise (Unarmed test at minus the opponent's DEX+STR; the
+opponent is helpless), Inflict Pain (minus DEX+CON; 1D6 + damage modifier
+to a random location), Throw (minus DEX+SIZ; thrown 2 metres, 1D6 to a
+random location, the grapple ends).
+
+Steps: ``react:grapple-defence`` (:func:`resist`), ``roll:grapple-damage``;
+a resisted grapple that grants a Riposte goes on as
+``attack:offer-riposte``.
 """
 
 from __future__ import annotations
 
+from affray import dice as dicelib
 from affray.events import core as ev
+from affray.events.mrq1 import GrappleManoeuvred
 from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError
+from affray.rules.d100 import roll_damage_modifier
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.attack import _attack_modifiers, _require_turn, end_exchange, situation_modifiers
-from affray.rules.mrq1.common import (
+from affray.rules.mrq1.core import (
+    MANOEUVRES,
+    attack_modifiers,
     condition_modifiers,
+    end_exchange,
     find_weapon,
+    location_for,
+    parse,
+    partner_of,
+    require_turn,
     rulings_of,
     sheet_of,
+    situation_modifiers,
     skill,
     table_level,
     test,
 )
-from affray.rules.mrq1.sheet import Weapon
+from affray.rules.mrq1.sheet import Weapon, derive
 
-#: The special Combat Actions of a grappling combatant (seed 004), plus our
-#: ruling ``release``.
-MANOEUVRES = ("break-free", "immobilise", "inflict-pain", "throw", "release")
 #: The characteristics whose sum penalises each manoeuvre's Unarmed test.
 PENALTY = {"immobilise": ("DEX", "STR"), "inflict-pain": ("DEX", "CON"), "throw": ("DEX", "SIZ")}
 #: Step kinds this module answers.
 KINDS = ("grapple-defence", "grapple-follow-up", "grapple-damage")
 GRAPPLE_KINDS = ("unarmed", "natural")
-
-
-def partner_of(c: Combatant) -> str:
-    """The handle ``c`` is grappling with ("" when not grappling)."""
-    for cond in c.conditions:
-        if cond.name == "grappling":
-            return cond.id.split(":", 1)[1]
-    return ""
 
 
 def unarmed_weapon(c: Combatant, name: str = "", *, natural: bool = True) -> Weapon:
@@ -107,7 +117,7 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
     a d100 against the unarmed or natural weapon skill; on a hit no damage,
     the target opposes it instead (see :func:`resist`). Costs a combat action."""
     state = draft.state
-    a, t = _require_turn(state, attacker), state.combatants[target]
+    a, t = require_turn(state, attacker), state.combatants[target]
     why = (
         partner_of(a) and f"{a.name} is already grappling; use break-free, immobilise, inflict-pain, throw or release"
         or attacker == target and f"{a.name} cannot grapple themself; name another combatant"
@@ -119,7 +129,7 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
     weapon = unarmed_weapon(a, weapon_name)
     name, value = grapple_skill(a, weapon)
     _spend(draft, a, f"grapple {t.name}")
-    mods = _attack_modifiers(draft.state, attacker, target, modifiers, situations)
+    mods = attack_modifiers(draft.state, attacker, target, modifiers, situations)
     x = draft.state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=x, attacker=attacker, target=target, weapon=weapon.name, kind="grapple", modifiers=tuple(mods)))
     if target not in a.engaged:
@@ -158,7 +168,7 @@ def defence_step(state) -> ev.PendingStep:
 
 
 def resist(draft: Draft, defender: str, choice: str, with_item: str, modifiers, situations) -> None:
-    """The target's opposed test against a grapple hit, read on the Grapple
+    """The step ``react:grapple-defence``: the target's opposed test against a grapple hit, read on the Grapple
     table (seed 004 "Grappling"). Our ruling: it is not a Reaction, so it
     spends none and a grappling or surprised target may still make it."""
     state = draft.state
@@ -202,9 +212,7 @@ def _settle(draft: Draft, defender_level: str, item: Weapon | None) -> None:
         end_exchange(draft, f"{a.name} grapples {t.name}")
         return
     if effects.get("riposte") and not partner_of(t):  # a grappling defender has no Reactions
-        from affray.rules.mrq1.attack import _offer_riposte
-
-        _offer_riposte(draft, t.handle, item)
+        draft.then("attack:offer-riposte", defender=t.handle, item=item)
         return
     end_exchange(draft, f"{t.name} resists {a.name}'s grapple")
 
@@ -248,13 +256,122 @@ def _spend(draft: Draft, c: Combatant, reason: str) -> None:
             draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=cond.id, reason="performed another combat action"))
 
 
-def restricted(state, handle: str, what: str) -> None:
-    """Refuse ``what`` for a grappling combatant (seed 004 "Grappling
-    Combatants": restricted to the special Combat Actions, no Reactions)."""
-    c = state.combatants.get(handle)
-    if c is not None and partner_of(c):
-        p = state.combatants[partner_of(c)].name
-        raise RuleError(
-            f"{c.name} is grappling {p} and may not {what} (seed 004 Grappling Combatants); "
-            f"use 'affray grapple {handle} {{break-free|immobilise|inflict-pain|throw|release}}'"
-        )
+# --------------------------------------------------------------------------- #
+# Grappling combatants: the special Combat Actions
+# --------------------------------------------------------------------------- #
+
+
+def act(draft: Draft, who: str, manoeuvre: str, modifiers) -> None:
+    """``affray grapple WHO MANOEUVRE``: a grapple manoeuvre: as a combat action on ``who``'s turn, or free as
+    the follow-up to a critical grapple."""
+    state = draft.state
+    c = state.combatants[who]
+    follow = next((s for s in state.pending if s.who == who and s.kind == "grapple-follow-up"), None)
+    if follow is not None:
+        if manoeuvre not in follow.options:
+            raise RuleError(f"{c.name} may {' | '.join(follow.options)} now, not {manoeuvre!r}")
+        if manoeuvre == "none":
+            end_exchange(draft, f"{c.name} holds the grapple")
+            return
+        _manoeuvre(draft, who, manoeuvre, modifiers)
+        return
+    if manoeuvre == "pass":
+        draft.then("act:pass", who=who, spec=parse("pass"))
+        return
+    if manoeuvre not in MANOEUVRES:
+        raise RuleError(f"unknown grapple manoeuvre {manoeuvre!r}; use attack, {', '.join(MANOEUVRES)}")
+    require_turn(state, who)
+    if not partner_of(c):
+        raise RuleError(f"{c.name} is not grappling; 'affray grapple {who} attack TARGET' starts a grapple")
+    _spend(draft, c, manoeuvre)
+    _manoeuvre(draft, who, manoeuvre, modifiers)
+
+
+def _manoeuvre(draft: Draft, who: str, what: str, modifiers) -> None:
+    c = draft.state.combatants[who]
+    partner = partner_of(c)
+    p = draft.state.combatants[partner]
+    if what == "release":
+        draft.emit(GrappleManoeuvred(handle=who, partner=partner, manoeuvre=what, success=True, outcome=f"{c.name} lets go of {p.name}"))
+        end(draft, who, f"{c.name} lets go")
+        return end_exchange(draft, f"{c.name} releases {p.name}")
+    if what == "break-free":
+        return _break_free(draft, c, p, modifiers)
+    if what == "immobilise" and p.has("immobilised"):
+        raise RuleError(f"{p.name} is already immobilised; choose inflict-pain, throw or release")
+    ch = sheet_of(p).characteristics
+    first, second = PENALTY[what]
+    penalty = ev.Modifier(-(getattr(ch, first) + getattr(ch, second)), f"{p.name}'s {first}+{second}")
+    name, value = grapple_skill(c)
+    tested = test(draft, c, name, value, own_modifiers(c) + [penalty] + list(modifiers), f"{what} {p.name}")
+    ok = tested.result in ("success", "critical")
+    verb = {"immobilise": "immobilise", "inflict-pain": "inflict pain on", "throw": "throw"}[what]
+    outcome = f"{c.name} {'manages' if ok else 'fails'} to {verb} {p.name}"
+    draft.emit(GrappleManoeuvred(handle=who, partner=partner, manoeuvre=what, success=ok, outcome=outcome))
+    if not ok:
+        return end_exchange(draft, outcome)
+    if what == "immobilise":
+        draft.emit(ev.ConditionApplied(handle=partner, condition=cat.make(
+            "immobilised", cause=draft.next_version, round=draft.state.round, step=draft.state.step,
+            ends="event", effects={"helpless": 1}, note=f"held by {c.name}")))
+        return end_exchange(draft, outcome)
+    if what == "throw":
+        end(draft, who, f"thrown by {c.name}")
+        draft.emit(ev.CombatantMoved(handle=partner, distance=2.0, reason="thrown", away_from=who))
+        draft.emit(ev.EngagementChanged(a=who, b=partner, engaged=False))
+    draft.emit(ev.StepsAwaited(steps=(_damage_step(draft, c, p, what),)))
+
+
+def _break_free(draft: Draft, c: Combatant, p: Combatant, modifiers) -> None:
+    """Seed 004 "Break Free": a grapple attempt with the breaker as the
+    defender, on Unarmed or a Natural Weapon skill; "grapple fails" frees
+    him (still adjacent)."""
+    name, value = grapple_skill(c)
+    mine = test(draft, c, name, value, own_modifiers(c) + list(modifiers), f"break free of {p.name}")
+    pname, pvalue = grapple_skill(p)
+    theirs = test(draft, p, pname, pvalue, own_modifiers(p), f"hold {c.name}")
+    row, col = table_level(theirs.result), table_level(mine.result)
+    outcome, effects = _cell(draft, row, col)
+    freed = not effects.get("grapple")
+    text = f"{c.name} breaks free of {p.name}" if freed else f"{c.name} fails to break free of {p.name}"
+    draft.emit(GrappleManoeuvred(handle=c.handle, partner=p.handle, manoeuvre="break-free", success=freed,
+                                 outcome=f"Grapple table, {row}/{col}: {outcome}"))
+    if freed:
+        end(draft, c.handle, "broke free")
+    end_exchange(draft, text)
+
+
+def _damage_step(draft: Draft, c: Combatant, p: Combatant, what: str) -> ev.PendingStep:
+    """Inflict Pain: 1D6 + damage modifier; Throw: 1D6; both to a random
+    location (seed 004). Armour counts as for any damage."""
+    dmod = derive(sheet_of(c), rulings_of(draft.state)).damage_modifier if what == "inflict-pain" else ""
+    dice = [ev.DiceNeed(f"{what} damage", "1D6", by=c.handle)]
+    if dmod and dicelib.count_dice(dmod):
+        dice.append(ev.DiceNeed("damage modifier", str(dicelib.parse(dmod.lstrip("+-"))), by=c.handle))
+    dice.append(ev.DiceNeed("hit location", "1D20", by=c.handle))
+    return ev.PendingStep(
+        who=c.handle, verb="roll", kind="grapple-damage", dice=tuple(dice),
+        data={"target": p.handle, "manoeuvre": what, "modifier": dmod},
+        prompt=f"{c.name}: roll {dicelib.combine('1D6', dmod)} {what} damage and hit location 1D20 against {p.name}",
+    )
+
+
+def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:grapple-damage``: roll the pending Inflict Pain or
+    Throw damage and apply it (ruling ``grapple_damage_armour``); its wound
+    follows (``wounds:wound``)."""
+    c = draft.state.combatants[step.who]
+    t = draft.state.combatants[str(step.data["target"])]
+    base = draft.roll("1D6", f"{step.data['manoeuvre']} damage", by=c.handle).total
+    modifier = str(step.data.get("modifier", ""))
+    mod = roll_damage_modifier(draft, modifier, c.handle)
+    d20 = draft.roll("1D20", "hit location", by=c.handle).total
+    location = location_for(t, d20)
+    rolled = max(0, base + mod)
+    armour = min(rolled, t.location(location).ap) if rulings_of(draft.state).grapple_damage_armour else 0
+    draft.emit(ev.DamageDealt(exchange=0, target=t.handle, location=location, rolled=rolled, reduced=0, armour=armour,
+                              final=rolled - armour, note=f"{step.data['manoeuvre']}: {base}{f' {mod:+d}' if modifier else ''}; d20={d20}"))
+    follow: list[ev.PendingStep] = []
+    if rolled - armour > 0:
+        draft.then("wounds:wound", handle=t.handle, location=location, exchange=0, follow=follow)
+    draft.then("exchange:carry-on", steps=rest, follow=follow, summary=f"{c.name}'s {step.data['manoeuvre']} hurts {t.name}")

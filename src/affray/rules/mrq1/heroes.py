@@ -14,10 +14,10 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.mrq1 import HeroPointSpent
 from affray.projections.state import Combatant
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, to_command
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.common import rulings_of, sheet_of
+from affray.rules.mrq1.core import rulings_of, sheet_of
 
 OPTIONS = ("second-chance", "glancing-blow", "luck")
 
@@ -157,17 +157,23 @@ def _second_chance(draft: Draft, c: Combatant, command: cmd.SpendHeroPoint) -> N
     ``affray hero WHO second-chance`` retracts the newest command (an undo,
     kept in the log) and issues this one with that command in ``redo``: it
     is decided again with the same dice up to roll ``position``, which is
-    rolled anew as a roll that supersedes the old one (version ``roll``)."""
-    from affray.rules.base import to_command
-    from affray.rules.mrq1.system import SYSTEM
-
+    rolled anew as a roll that supersedes the old one (version ``roll``):
+    the step ``command:redecide`` (the router in :mod:`.system` decides it),
+    then ``hero:second-chance-check``."""
     if not command.redo or not command.roll:
         raise RuleError("a Second Chance names the roll it re-rolls: use 'affray hero WHO second-chance'")
     redo = to_command(command.redo)
     if isinstance(redo, cmd.SpendHeroPoint):
         raise RuleError("a Second Chance cannot re-run another Hero Point")
     _record(draft, c, "second-chance", roll=command.roll)
-    events = SYSTEM.decide(draft.state, redo, _Superseding(draft.dice, command.position, command.roll))
-    if not any(isinstance(e, ev.DiceRolled) and e.supersedes == command.roll for e in events):
-        raise RuleError(f"the command rolled only {command.position} dice this time; the roll to re-roll is gone")
+    draft.then("command:redecide", command=redo, dice=_Superseding(draft.dice, command.position, command.roll),
+               then="hero:second-chance-check", roll=command.roll, position=command.position)
+
+
+def second_chance_check(draft: Draft, events: list, roll: int, position: int) -> None:
+    """The step ``hero:second-chance-check``: the re-decided command's
+    ``events`` must re-roll the roll (version ``roll``); they are emitted.
+    Raises :class:`RuleError` when that roll is gone (fewer dice rolled)."""
+    if not any(isinstance(e, ev.DiceRolled) and e.supersedes == roll for e in events):
+        raise RuleError(f"the command rolled only {position} dice this time; the roll to re-roll is gone")
     draft.emit(*events)

@@ -3,6 +3,10 @@ weapon free, and the impaled enemy.
 
 Source: seed 004 "Impaling Close Combat Attacks" (Yanking, Impaled
 Enemies).
+
+Steps: ``impaling:offer`` (queued by the damage roll, :mod:`.damage`),
+``choose:impale``, ``roll:yank``, ``roll:yank-damage`` and
+``impaling:stuck``.
 """
 
 from __future__ import annotations
@@ -13,16 +17,19 @@ from affray.events.mrq1 import ImpaleChosen
 from affray.projections.state import Combatant
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.common import condition_modifiers, find_weapon, skill, test
-from affray.rules.mrq1.damage import _continue
+from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, skill, test
 from affray.rules.mrq1.sheet import Weapon
-from affray.rules.mrq1.wounds import wound
 
 
-def impale_offer(a: Combatant, t: Combatant, weapon: Weapon, location: str, exchange: int) -> ev.PendingStep:
-    """An impaling weapon's critical that did damage: the attacker chooses to
-    yank it free or leave it in (seed 004 "Impaling Close Combat Attacks")."""
-    return ev.PendingStep(
+def impale_offer(draft: Draft, a: Combatant, t: Combatant, weapon: Weapon, location: str, exchange: int,
+                 follow: list[ev.PendingStep]) -> None:
+    """The step ``impaling:offer``: an impaling weapon's critical that did
+    damage to a target still alive: the attacker chooses to yank it free or
+    leave it in (seed 004 "Impaling Close Combat Attacks"); the choice is
+    added to ``follow``."""
+    if draft.state.combatants[t.handle].status == "dead":
+        return
+    follow.append(ev.PendingStep(
         who=a.handle,
         verb="choose",
         kind="impale",
@@ -30,11 +37,11 @@ def impale_offer(a: Combatant, t: Combatant, weapon: Weapon, location: str, exch
         options=("yank", "leave"),
         exchange=exchange,
         data={"location": location},
-    )
+    ))
 
 
 def choose_impale(draft: Draft, step: ev.PendingStep, option: str, rest: tuple[ev.PendingStep, ...]) -> None:
-    """``yank|leave`` after an impaling critical (seed 004 "Impaling Close
+    """The step ``choose:impale``: ``yank|leave`` after an impaling critical (seed 004 "Impaling Close
     Combat Attacks"): leave the weapon in the enemy, or try to yank it."""
     who = step.who
     c = draft.state.combatants[who]
@@ -46,7 +53,7 @@ def choose_impale(draft: Draft, step: ev.PendingStep, option: str, rest: tuple[e
     )
     if option == "leave":
         impale(draft, who, x.target, x.weapon, location)
-        _continue(draft, rest, f"{c.name} leaves the {x.weapon} in")
+        carry_on(draft, rest, f"{c.name} leaves the {x.weapon} in")
         return
     yank = ev.PendingStep(
         who=who,
@@ -57,11 +64,11 @@ def choose_impale(draft: Draft, step: ev.PendingStep, option: str, rest: tuple[e
         exchange=x.id,
         data={"location": location},
     )
-    _continue(draft, (yank,) + rest, f"{c.name} yanks")
+    carry_on(draft, (yank,) + rest, f"{c.name} yanks")
 
 
-def _roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """Seed 004 "Yanking": a brute force Athletics test. Success: normal
+def roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:yank``. Seed 004 "Yanking": a brute force Athletics test. Success: normal
     weapon damage again to the same location, and the weapon is free;
     failure: 1D4 damage to the location and the weapon stays stuck. The
     damage is its own roll step, since its dice depend on the test."""
@@ -83,12 +90,13 @@ def _roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, .
         exchange=x.id,
         data={"location": location, "freed": int(freed)},
     )
-    _continue(draft, (after,) + rest, "")
+    carry_on(draft, (after,) + rest, "")
 
 
-def _roll_yank_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """The yank's damage (seed 004 "Yanking"); a weapon still stuck leaves
-    its victim impaled."""
+def roll_yank_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:yank-damage``: the yank's damage (seed 004
+    "Yanking"); a weapon still stuck leaves its victim impaled
+    (``impaling:stuck``, after the wound)."""
     x = draft.state.exchange
     assert x is not None
     a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
@@ -103,15 +111,17 @@ def _roll_yank_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.Pending
             exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=0, final=amount, note=note
         )
     )
-    follow = wound(draft, t.handle, location, x.id) if amount else []
+    follow: list[ev.PendingStep] = []
+    if amount:
+        draft.then("wounds:wound", handle=t.handle, location=location, exchange=x.id, follow=follow)
     if not freed:
-        impale(draft, a.handle, t.handle, x.weapon, location)
-    _continue(draft, rest + tuple(follow), f"{a.name}'s {x.weapon} {note}")
+        draft.then("impaling:stuck", attacker=a.handle, target=t.handle, weapon=x.weapon, location=location)
+    draft.then("exchange:carry-on", steps=rest, follow=follow, summary=f"{a.name}'s {x.weapon} {note}")
 
 
 def impale(draft: Draft, attacker: str, target: str, weapon: str, location: str) -> None:
     """Seed 004 "Impaled Enemies": −20% to all skill tests, cumulative; the
-    attacker no longer holds the weapon."""
+    attacker no longer holds the weapon. Also the step ``impaling:stuck``."""
     t = draft.state.combatants[target]
     n = sum(1 for c in t.conditions if c.name == "impaled") + 1
     draft.emit(
@@ -132,12 +142,3 @@ def impale(draft: Draft, attacker: str, target: str, weapon: str, location: str)
         )
     )
     draft.emit(ev.WeaponDropped(handle=attacker, weapon=weapon, reason=f"left impaled in {t.name}'s {location}"))
-
-
-def _register() -> None:
-    from affray.rules.mrq1 import damage
-
-    damage._ROLLS.update({"yank": _roll_yank, "yank-damage": _roll_yank_damage})
-
-
-_register()

@@ -1,7 +1,11 @@
 """Knockback and Giving Ground in mrq1: a blow that moves its target.
 
-Source: seed 004 "Knockback" (and its wall), "Giving Ground"; ruling
-``knockback_after_parry``.
+Source: seed 004 "Knockback" (and its wall, and a rider's mount's SIZ),
+"Giving Ground"; ruling ``knockback_after_parry``.
+
+Steps: ``knockback:blow`` and ``knockback:give-ground`` (queued by the
+damage roll, :mod:`.damage`), ``roll:knockback``, ``roll:wall-damage`` and
+``choose:give-ground``.
 """
 
 from __future__ import annotations
@@ -11,30 +15,54 @@ from affray.events.mrq1 import GiveGroundChosen
 from affray.projections.state import Combatant
 from affray.rules.base import Draft
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.common import condition_modifiers, rulings_of, sheet_of, skill, test
-from affray.rules.mrq1.damage import _continue
-from affray.rules.mrq1.wounds import location_for, wound
+from affray.rules.mrq1.core import (
+    carry_on,
+    condition_modifiers,
+    dismount,
+    location_for,
+    mount_of,
+    movement_of,
+    rulings_of,
+    sheet_of,
+    skill,
+    test,
+)
+
+
+def knockback_siz(draft: Draft, handle: str, siz: int, damage: int) -> int:
+    """The SIZ knockback is measured against (seed 004 "Knockback"): a
+    mounted character adds his mount's SIZ on a successful Riding test; on a
+    failure his own SIZ counts and any knockback unhorses him (prone)."""
+    c = draft.state.combatants[handle]
+    m = mount_of(c)
+    if not m or damage <= siz:
+        return siz
+    tested = test(draft, c, "Riding", skill(c, "Riding"), condition_modifiers(c), "Riding: stay mounted against knockback")
+    if tested.result in ("success", "critical"):
+        return siz + sheet_of(draft.state.combatants[m]).characteristics.SIZ
+    dismount(draft, handle, "knocked off his mount")
+    if c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason="knocked off his mount"))
+    return siz
 
 
 def knockback(draft: Draft, a: Combatant, t: Combatant, rolled: int, after_parry: int, *, charge: bool, wall: bool,
-              exchange: int) -> ev.PendingStep | None:
-    """Seed 004 "Knockback": after reactions, before armour, damage beyond
-    the target's SIZ knocks him back (doubled by a Charge; a rider adds his
-    mount's SIZ); he moves away and makes an Acrobatics test or falls prone
-    (into a wall: a Dodge test too, or 1D4 damage). The step for the tests,
-    or None."""
+              exchange: int, follow: list[ev.PendingStep]) -> None:
+    """The step ``knockback:blow``. Seed 004 "Knockback": after reactions,
+    before armour, damage beyond the target's SIZ knocks him back (doubled
+    by a Charge; a rider adds his mount's SIZ); he moves away and makes an
+    Acrobatics test or falls prone (into a wall: a Dodge test too, or 1D4
+    damage). The step for the tests is added to ``follow``."""
     siz = sheet_of(t).characteristics.SIZ
     kb_damage = after_parry if rulings_of(draft.state).knockback_after_parry else rolled
-    from affray.rules.mrq1.mounted import knockback_siz
-
     siz = knockback_siz(draft, t.handle, siz, kb_damage)  # a rider adds his mount's SIZ (seed 004 Knockback)
     metres = tables.knockback_metres(kb_damage, siz, charge=charge)
     if not (metres and t.status == "active"):
-        return None
+        return
     draft.emit(ev.CombatantMoved(handle=t.handle, distance=float(metres), reason="knockback", away_from=a.handle))
     if t.handle in a.engaged:
         draft.emit(ev.EngagementChanged(a=a.handle, b=t.handle, engaged=False))
-    return ev.PendingStep(
+    follow.append(ev.PendingStep(
         who=t.handle,
         verb="roll",
         kind="knockback",
@@ -44,11 +72,11 @@ def knockback(draft: Draft, a: Combatant, t: Combatant, rolled: int, after_parry
         + ((ev.DiceNeed("Dodge (knocked into a wall)", "1D100", by=t.handle),) if wall else ()),
         exchange=exchange,
         data={"wall": 1} if wall else {},
-    )
+    ))
 
 
-def _roll_knockback(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """The knocked-back target's Acrobatics test, or he falls prone (seed
+def roll_knockback(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:knockback``: the knocked-back target's Acrobatics test, or he falls prone (seed
     004 "Knockback")."""
     handle = step.who
     c = draft.state.combatants[handle]
@@ -67,11 +95,11 @@ def _roll_knockback(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingSt
                 exchange=step.exchange,
             )
             rest = (slam,) + tuple(rest)
-    _continue(draft, rest, f"{c.name} is knocked back")
+    carry_on(draft, rest, f"{c.name} is knocked back")
 
 
-def _roll_wall(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """1D4 damage to a random location from a wall (seed 004 "Knockback");
+def roll_wall(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:wall-damage``: 1D4 damage to a random location from a wall (seed 004 "Knockback");
     armour absorbs it as any other damage."""
     handle = step.who
     c = draft.state.combatants[handle]
@@ -85,32 +113,33 @@ def _roll_wall(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, .
             final=amount - armour, note=f"slammed into a wall; d20={d20}",
         )
     )
-    follow = wound(draft, handle, location, step.exchange) if amount - armour > 0 else []
-    _continue(draft, tuple(rest) + tuple(follow), f"{c.name} slams into the wall")
+    follow: list[ev.PendingStep] = []
+    if amount - armour > 0:
+        draft.then("wounds:wound", handle=handle, location=location, exchange=step.exchange, follow=follow)
+    draft.then("exchange:carry-on", steps=rest, follow=follow, summary=f"{c.name} slams into the wall")
 
 
-def give_ground(draft: Draft, attacker: str, defender: str) -> ev.PendingStep:
-    """Seed 004 "Giving Ground": the defender retreats his Movement directly
-    away; the attacker may follow and stay adjacent, or stay."""
+def give_ground(draft: Draft, attacker: str, defender: str, follow: list[ev.PendingStep]) -> None:
+    """The step ``knockback:give-ground``. Seed 004 "Giving Ground": the
+    defender retreats his Movement directly away; the attacker may follow
+    and stay adjacent, or stay (his choice is added to ``follow``)."""
     d = draft.state.combatants[defender]
     a = draft.state.combatants[attacker]
-    from affray.rules.mrq1.mounted import movement_of
-
     metres = movement_of(draft.state, defender)  # a rider moves at his mount's Movement (seed 004)
     if d.status == "active":
         draft.emit(ev.CombatantMoved(handle=defender, distance=float(metres), reason="gives ground", away_from=attacker))
-    return ev.PendingStep(
+    follow.append(ev.PendingStep(
         who=attacker,
         verb="choose",
         kind="give-ground",
         prompt=f"{a.name}: {d.name} gives ground {metres} m: follow | stay",
         options=("follow", "stay"),
         exchange=draft.state.exchange.id if draft.state.exchange else 0,
-    )
+    ))
 
 
 def choose_give_ground(draft: Draft, step: ev.PendingStep, option: str, rest: tuple[ev.PendingStep, ...]) -> None:
-    """``follow|stay`` when the defender gives ground (seed 004 "Giving
+    """The step ``choose:give-ground``: ``follow|stay`` when the defender gives ground (seed 004 "Giving
     Ground"): the attacker follows and stays adjacent, or stays."""
     state = draft.state
     who = step.who
@@ -124,13 +153,4 @@ def choose_give_ground(draft: Draft, step: ev.PendingStep, option: str, rest: tu
         draft.emit(ev.CombatantMoved(handle=who, distance=float(d.movement), reason="follows up"))
     elif x.target in c.engaged:
         draft.emit(ev.EngagementChanged(a=who, b=x.target, engaged=False))
-    _continue(draft, rest, f"{c.name} {'follows' if follow else 'stays'}")
-
-
-def _register() -> None:
-    from affray.rules.mrq1 import damage
-
-    damage._ROLLS.update({"knockback": _roll_knockback, "wall-damage": _roll_wall})
-
-
-_register()
+    carry_on(draft, rest, f"{c.name} {'follows' if follow else 'stays'}")

@@ -13,6 +13,14 @@ nothing before one; the seed's exception "not if the target on foot is as
 tall as the rider" is left to the GM (a --mod); a weapon with no ``group``
 counts as 2H when it needs two hands; the fleeing mount carries its rider
 away its Movement and both leave melee.
+
+Here: mounting, the Riding tests of untrained mounts (after a command that
+starts a round: ``mounted:riding-tests``; ``roll:riding``), fleeing, and the
+re-rolled hit locations (:class:`RerollLocations`, the dice of an ``affray
+roll`` for damage). The queries the other rules share (who rides whom, the
+mounted modifiers and weapon checks) are in :mod:`.core`; the mount's SIZ
+against knockback is in :mod:`.knockback`, the dive from the saddle in
+:mod:`.area`.
 """
 
 from __future__ import annotations
@@ -24,110 +32,23 @@ from affray.events.mrq1 import RidingTested
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.common import condition_modifiers, sheet_of, skill, test
-from affray.rules.mrq1.sheet import Weapon
-
-PROHIBITED = ("polearm", "staff")
-
-
-def mount_of(c: Combatant) -> str:
-    """The handle of the mount ``c`` rides ("" when on foot)."""
-    return next((x.id.split(":", 1)[1] for x in c.conditions if x.name == "mounted"), "")
-
-
-def rider_of(c: Combatant) -> str:
-    """The handle of whoever rides ``c`` ("" when nobody does)."""
-    return next((x.id.split(":", 1)[1] for x in c.conditions if x.name == "ridden"), "")
-
-
-def on_foot(c: Combatant) -> bool:
-    """Neither riding nor a ridden mount."""
-    return not mount_of(c) and not rider_of(c)
-
-
-def movement_of(state: State, handle: str) -> int:
-    """Metres a combatant moves: his mount's Movement when mounted (seed 004)."""
-    c = state.combatants[handle]
-    m = mount_of(c)
-    return state.combatants[m].movement if m else c.movement
-
-
-def _group(w: Weapon) -> str:
-    return w.group.strip().lower() or ("2h" if w.hands >= 2 else "")
-
-
-def check_weapon(c: Combatant, w: Weapon) -> None:
-    """A mounted warrior may not use weapons dependent on a 2H Weapon skill,
-    Polearm or Staff (seed 004 "Mounted Combat")."""
-    g = _group(w)
-    if mount_of(c) and (g.startswith("2h") or g in PROHIBITED):
-        raise RuleError(f"{c.name} is mounted and may not use {w.name} ({w.group or 'two-handed'}; seed 004 Mounted Combat); dismount or choose another weapon")
-
-
-#: The situation that lifts the ±20% between a rider and a footman: "These
-#: modifiers do not apply if the target on foot is as tall as the mounted
-#: character is while mounted" (seed 004 "Mounted Combat"; the GM says so).
-AS_TALL = "as-tall"
-
-
-def skill_modifiers(
-    state: State, me: str, other: str, w: Weapon | None, *, attacking: bool, as_tall: bool = False
-) -> list[ev.Modifier]:
-    """Mounted-combat modifiers for ``me`` attacking (or parrying, with
-    ``w``; dodging, ``w`` None) against ``other``: the Riding cap on the
-    weapon skill, +20% for a rider against a footman (attack or parry), −20%
-    for a footman's reaction against a mounted attacker, −30% to a rider's
-    Dodge. ``as_tall``: the footman is as tall as the rider, and the ±20%
-    does not apply (seed 004 "Mounted Combat")."""
-    c, o = state.combatants[me], state.combatants[other]
-    mods: list[ev.Modifier] = []
-    if mount_of(c):
-        if w is not None:
-            riding = skill(c, "Riding")
-            if w.skill > riding:
-                mods.append(ev.Modifier(riding - w.skill, f"mounted: {w.name} capped at Riding {riding}%"))
-            if on_foot(o) and not as_tall:
-                mods.append(ev.Modifier(20, "mounted against a foe on foot"))
-        elif not attacking:
-            mods.append(ev.Modifier(-30, "dodging while mounted"))
-    elif not attacking and mount_of(o) and on_foot(c) and not as_tall:
-        mods.append(ev.Modifier(-20, "on foot against a mounted attacker"))
-    return mods
-
-
-def check_attack(state: State, attacker: str, target: str, weapon: str) -> None:
-    """Refuse a prohibited weapon for a mounted attacker, or an attack by a
-    mount that flees."""
-    from affray.rules.mrq1.common import default_weapon, find_weapon
-
-    c = state.combatants[attacker]
-    if c.has("mount-fleeing"):
-        raise RuleError(f"{c.name} is fleeing this round and may only flee (seed 004 Untrained Mounts)")
-    if mount_of(c):
-        check_weapon(c, find_weapon(c, weapon, ready_only=False) if weapon else default_weapon(c))
-
-
-def excluded_locations(state: State) -> tuple[str, ...]:
-    """Hit locations re-rolled for the open exchange (seed 004 "Hit
-    Locations in Mounted Combat"): legs, for a mounted attacker against a
-    footman unless his weapon depends on the Spear skill; the head, for a
-    footman against a mounted foe unless his weapon is Spear, Polearm or 2H."""
-    from affray.rules.mrq1.common import find_weapon
-
-    x = state.exchange
-    if x is None:
-        return ()
-    a, t = state.combatants[x.attacker], state.combatants[x.target]
-    try:
-        g = _group(find_weapon(a, x.weapon, ready_only=False))
-    except RuleError:
-        g = ""
-    if mount_of(a) and on_foot(t) and g != "spear":
-        return ("right leg", "left leg")
-    if on_foot(a) and mount_of(t) and not (g == "spear" or g in PROHIBITED or g.startswith("2h")):
-        return ("head",)
-    return ()
-
+from affray.rules.mrq1.core import (
+    PROHIBITED,
+    condition_modifiers,
+    dismount,
+    end_exchange,
+    find_weapon,
+    flee_step,
+    mount_of,
+    on_foot,
+    require_turn,
+    rider_of,
+    rulings_of,
+    sheet_of,
+    skill,
+    test,
+    weapon_group,
+)
 
 class RerollLocations:
     """The command's dice, with a hit location that falls on an excluded
@@ -150,6 +71,38 @@ class RerollLocations:
         return getattr(self.inner, name)
 
 
+def excluded_locations(state: State) -> tuple[str, ...]:
+    """Hit locations re-rolled for the open exchange (seed 004 "Hit
+    Locations in Mounted Combat"): legs, for a mounted attacker against a
+    footman unless his weapon depends on the Spear skill; the head, for a
+    footman against a mounted foe unless his weapon is Spear, Polearm or 2H."""
+    x = state.exchange
+    if x is None:
+        return ()
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    try:
+        g = weapon_group(find_weapon(a, x.weapon, ready_only=False))
+    except RuleError:
+        g = ""
+    if mount_of(a) and on_foot(t) and g != "spear":
+        return ("right leg", "left leg")
+    if on_foot(a) and mount_of(t) and not (g == "spear" or g in PROHIBITED or g.startswith("2h")):
+        return ("head",)
+    return ()
+
+
+def reroll_excluded_locations(draft: Draft) -> None:
+    """Before an ``affray roll`` whose first pending roll is the damage
+    roll: wrap the command's dice in :class:`RerollLocations` when mounted
+    combat excludes hit locations (seed 004 "Hit Locations in Mounted
+    Combat")."""
+    state = draft.state
+    first = next((s for s in state.pending if s.verb == "roll"), None)
+    excluded = excluded_locations(state) if first is not None and first.kind == "damage" else ()
+    if excluded:
+        draft.dice = RerollLocations(draft, excluded, state.combatants[state.exchange.target])
+
+
 def _where(t: Combatant, d20: int) -> str:
     return next((l.name for l in t.locations if l.low <= d20 <= l.high), "")
 
@@ -163,15 +116,11 @@ def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
     """Get on or off a mount: during a round, on the rider's turn, and a
     Combat Action unless ruling ``mount_costs_action`` is false (seed 004
     "Mounted Combat" is silent on the cost)."""
-    from affray.rules.mrq1.rulings import from_mapping
-
     state = draft.state
     c = state.combatants[rider]
-    costs = state.phase == "round" and from_mapping(state.rulings).mount_costs_action
+    costs = state.phase == "round" and rulings_of(state).mount_costs_action
     if state.phase == "round":
-        from affray.rules.mrq1.attack import _require_turn
-
-        _require_turn(state, rider)
+        require_turn(state, rider)
     at = dict(cause=draft.next_version, round=state.round, step=state.step)
     if off:
         m = mount_of(c)
@@ -179,7 +128,7 @@ def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
             raise RuleError(f"{c.name} is not mounted")
         if costs:
             draft.emit(ev.ActionSpent(handle=rider, kind="combat-action", reason="dismount"))
-        _dismount(draft, rider, "dismounts")
+        dismount(draft, rider, "dismounts")
     else:
         if mount_of(c):
             raise RuleError(f"{c.name} already rides {state.combatants[mount_of(c)].name}")
@@ -195,29 +144,15 @@ def mount(draft: Draft, rider: str, mount_handle: str, off: bool) -> None:
         draft.emit(ev.ConditionApplied(handle=m.handle, condition=cat.make(
             "ridden", ends="event", suffix=rider, effects={"ridden": 1}, note=f"by {c.name}", **at)))
     if state.phase == "round":
-        from affray.rules.mrq1.attack import end_exchange
-
         end_exchange(draft, "mount")
 
 
-def dismount(draft: Draft, rider: str, reason: str) -> None:
-    """End the ``mounted``/``ridden`` pair of ``rider`` (no action spent:
-    knocked off, thrown, or diving from the saddle)."""
-    _dismount(draft, rider, reason)
-
-
-def _dismount(draft: Draft, rider: str, reason: str) -> None:
-    c = draft.state.combatants[rider]
-    m = mount_of(c)
-    for h, name in ((rider, "mounted"), (m, "ridden")):
-        for x in draft.state.combatants[h].conditions:
-            if x.name == name:
-                draft.emit(ev.ConditionExpired(handle=h, condition_id=x.id, reason=reason))
-
-
 def riding_steps(draft: Draft) -> None:
-    """After a round starts: a Riding test for every rider of an untrained
-    mount, before anyone acts (seed 004 "Untrained Mounts")."""
+    """The step ``mounted:riding-tests``, after a command: when it started a
+    round, a Riding test for every rider of an untrained mount, before
+    anyone acts (seed 004 "Untrained Mounts")."""
+    if not any(isinstance(e, ev.RoundStarted) for e in draft.events):
+        return
     state = draft.state
     steps = []
     for c in state.combatants.values():
@@ -233,6 +168,9 @@ def riding_steps(draft: Draft) -> None:
 
 
 def roll_riding(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The step ``roll:riding``: the Riding test that keeps an untrained
+    mount in the fight; on a failure it flees this round (seed 004
+    "Untrained Mounts")."""
     c = draft.state.combatants[step.who]
     m = draft.state.combatants[str(step.data["mount"])]
     tested = test(draft, c, "Riding", skill(c, "Riding"), condition_modifiers(c), f"Riding: keep {m.name} in the fight")
@@ -247,20 +185,10 @@ def roll_riding(draft: Draft, step: ev.PendingStep, rest) -> None:
     draft.emit(ev.StepsAwaited(steps=tuple(rest)))
 
 
-def flee_step(state: State, c: Combatant) -> ev.PendingStep | None:
-    """A fleeing mount's turn: flee (seed 004: "at every opportunity")."""
-    if not c.has("mount-fleeing"):
-        return None
-    return ev.PendingStep(who=c.handle, verb="act", kind="turn", options=("flee",),
-                          prompt=f"{c.name} flees (untrained mount): act {c.handle} flee")
-
-
 def flee(draft: Draft, who: str) -> None:
     """The untrained mount flees its Movement, carrying its rider; both
     leave melee."""
-    from affray.rules.mrq1.attack import _require_turn, end_exchange
-
-    c = _require_turn(draft.state, who)
+    c = require_turn(draft.state, who)
     draft.emit(ev.ActionSpent(handle=who, kind="combat-action", reason="flee"))
     riders = [h for h in (rider_of(c),) if h]
     for h in [who] + riders:
@@ -271,18 +199,3 @@ def flee(draft: Draft, who: str) -> None:
     end_exchange(draft, f"{c.name} flees")
 
 
-def knockback_siz(draft: Draft, handle: str, siz: int, damage: int) -> int:
-    """The SIZ knockback is measured against (seed 004 "Knockback"): a
-    mounted character adds his mount's SIZ on a successful Riding test; on a
-    failure his own SIZ counts and any knockback unhorses him (prone)."""
-    c = draft.state.combatants[handle]
-    m = mount_of(c)
-    if not m or damage <= siz:
-        return siz
-    tested = test(draft, c, "Riding", skill(c, "Riding"), condition_modifiers(c), "Riding: stay mounted against knockback")
-    if tested.result in ("success", "critical"):
-        return siz + sheet_of(draft.state.combatants[m]).characteristics.SIZ
-    _dismount(draft, handle, "knocked off his mount")
-    if c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason="knocked off his mount"))
-    return siz

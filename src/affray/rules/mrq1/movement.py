@@ -3,6 +3,11 @@ Stance.
 
 Source: seed 004 "Combat Actions" (Move, Sprint, Fighting Retreat, Charge,
 Change Stance), "Free Attacks"; rulings named on each function.
+
+Steps: ``act:move``/``act:sprint``, ``act:retreat``, ``act:charge``,
+``act:stance``/``act:stand`` and, once the free attacks they draw are over
+(``free-attacks:offer``), ``finish:move``/``finish:sprint``,
+``finish:charge`` (its attack: ``attack:open``), ``finish:stance``/``finish:stand``.
 """
 
 from __future__ import annotations
@@ -10,9 +15,22 @@ from __future__ import annotations
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, begin, done, note, split
-from affray.rules.mrq1.common import default_weapon, find_weapon, make_kind, movement, useless_limbs
-from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
+from affray.rules.mrq1.core import (
+    USAGE,
+    Spec,
+    adjacent_enemies,
+    attack_modifiers,
+    begin,
+    default_weapon,
+    done,
+    find_weapon,
+    make_kind,
+    movement,
+    note,
+    require_turn,
+    split,
+    useless_limbs,
+)
 
 STANCES = ("standing", "prone", "kneeling", "sitting")
 
@@ -28,7 +46,7 @@ def move(draft: Draft, who: str, spec: Spec) -> None:
     enemies, or adjacent to one (``to=X``, ``past=A,B`` for those passed on
     the way), draws their free attacks; damage from one halves the move."""
     state = draft.state
-    c = _require_turn(state, who)
+    c = require_turn(state, who)
     if c.stance == "prone" and spec.word == "sprint":
         raise RuleError(f"{c.name} is prone; stand up first (affray act {who} stand)")
     allowance = movement(c) * (2 if spec.word == "sprint" else 1)
@@ -44,10 +62,12 @@ def move(draft: Draft, who: str, spec: Spec) -> None:
     engaged = adjacent_enemies(draft.state, who)
     drawn = [h for h in engaged if h != to] + ([to] if to and to not in engaged else []) + past
     bonus = tables.COMBAT_MODIFIERS["sprint-free-attack"].value if spec.word == "sprint" else 0
-    with_free_attacks(draft, who, spec, drawn, f"{spec.word}", bonus=bonus)
+    draft.then("free-attacks:offer", who=who, spec=spec, enemies=drawn, trigger=f"{spec.word}", bonus=bonus)
 
 
 def finish_move(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
+    """The step ``finish:move`` / ``finish:sprint``: the move itself, halved
+    when a free attack did damage (seed 004 "Move", "Free Attacks")."""
     c = draft.state.combatants[who]
     metres = int(spec.args[0])
     allowance = movement(c) * (2 if spec.word in ("sprint", "charge") else 1)
@@ -71,7 +91,7 @@ def retreat(draft: Draft, who: str, spec: Spec) -> None:
     """Seed 004 "Fighting Retreat": up to half Movement directly away from
     an enemy he is fighting; it draws no free attack."""
     state = draft.state
-    c = _require_turn(state, who)
+    c = require_turn(state, who)
     enemies = adjacent_enemies(state, who)
     if not enemies:
         raise RuleError(f"{c.name} is not fighting anyone; a Fighting Retreat moves away from an adjacent enemy (use move)")
@@ -94,7 +114,7 @@ def charge(draft: Draft, who: str, spec: Spec) -> None:
     charged does not get one. A charge may not be a flurry, a precise or
     a ranged attack."""
     state = draft.state
-    c = _require_turn(state, who)
+    c = require_turn(state, who)
     if not spec.args:
         raise RuleError(f"charge whom? {USAGE['charge']}")
     target = find_combatant(state, spec.args[0])
@@ -129,12 +149,13 @@ def charge(draft: Draft, who: str, spec: Spec) -> None:
                                                   **({"wall": "1"} if spec.get("wall") else {})}, spec.mods, spec.sits)
     begin(draft, who, spec, reason=f"charge at {t.name}")
     drawn = [h for h in adjacent_enemies(draft.state, who) if h != target] + [p for p in past if p != target]
-    with_free_attacks(draft, who, spec, drawn, "charge")
+    draft.then("free-attacks:offer", who=who, spec=spec, enemies=drawn, trigger="charge")
 
 
 def finish_charge(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
-    from affray.rules.mrq1.attack import _attack_modifiers, _open_exchange
-
+    """The step ``finish:charge``: the charge's move (halved by a free
+    attack's damage) and its attack (``attack:open``), unless it stops short
+    (seed 004 "Charge")."""
     c = draft.state.combatants[who]
     target, metres = spec.args[0], int(spec.args[1])
     t = draft.state.combatants[target]
@@ -147,8 +168,9 @@ def finish_charge(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> 
         done(draft)
         return
     weapon = find_weapon(c, spec.get("weapon"))
-    mods = _attack_modifiers(draft.state, who, target, tuple(spec.mods), tuple(spec.sits))
-    _open_exchange(draft, who, target, weapon, make_kind("charge", wall=spec.get("wall")), mods)
+    mods = attack_modifiers(draft.state, who, target, tuple(spec.mods), tuple(spec.sits))
+    draft.then("attack:open", attacker=who, target=target, weapon=weapon, exchange_kind=make_kind("charge", wall=spec.get("wall")),
+               mods=mods)
 
 
 # --------------------------------------------------------------------------- #
@@ -161,7 +183,7 @@ def stance(draft: Draft, who: str, spec: Spec) -> None:
     enemies get a free attack. Standing up from prone after a free attack's
     damage needs an Athletics test, or the character stays prone."""
     state = draft.state
-    c = _require_turn(state, who)
+    c = require_turn(state, who)
     to = "standing" if spec.word == "stand" else (spec.args[0].lower() if spec.args else "")
     to = {"stand": "standing", "kneel": "kneeling", "sit": "sitting"}.get(to, to)
     if to not in STANCES:
@@ -172,10 +194,12 @@ def stance(draft: Draft, who: str, spec: Spec) -> None:
         raise RuleError(f"{c.name} has two useless legs and stays prone until one is restored (seed 004)")
     spec = Spec("stance", [to])
     begin(draft, who, spec, reason=f"stance: {to}")
-    with_free_attacks(draft, who, spec, adjacent_enemies(draft.state, who), "changing stance")
+    draft.then("free-attacks:offer", who=who, spec=spec, enemies=adjacent_enemies(draft.state, who), trigger="changing stance")
 
 
 def finish_stance(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
+    """The step ``finish:stance`` / ``finish:stand``: the new stance, unless
+    a failed Athletics test after a free attack's damage keeps him prone."""
     c = draft.state.combatants[who]
     to = spec.args[0]
     if damaged and passed is False and c.stance == "prone":

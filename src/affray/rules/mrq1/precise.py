@@ -8,6 +8,9 @@ for attacking inanimate objects" are not in our sources: our ruling is that
 the item's AP absorbs damage as armour does and the rest comes off its HP;
 at 0 HP it is broken and dropped). Bypass Armour and Location Strike are
 read by the damage step (:mod:`affray.rules.mrq1.damage`).
+
+Steps: ``precise:queue`` (queued by ``damage:queue`` instead of the damage
+roll), ``roll:disarm`` and ``roll:item-damage``.
 """
 
 from __future__ import annotations
@@ -21,13 +24,22 @@ from affray.rules.d100 import roll_damage_modifier
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.common import condition_modifiers, find_weapon, opposed, rulings_of, test
+from affray.rules.mrq1.core import (
+    carry_on,
+    condition_modifiers,
+    damage_plan,
+    find_weapon,
+    opposed,
+    rulings_of,
+    test,
+    weapon_part,
+)
 
 
 def queue(draft: Draft, precise: str) -> None:
-    """The step after a precise attack's hit that is not a wound."""
-    from affray.rules.mrq1.damage import damage_plan
-
+    """The step ``precise:queue``: await the step after a precise attack's
+    hit that is not a wound (a Disarm's opposed tests, or the damage to the
+    item struck)."""
     x = draft.state.exchange
     assert x is not None
     a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
@@ -66,9 +78,9 @@ def _two_handed(c, weapon_name: str) -> list[ev.Modifier]:
     return []
 
 
-def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
-    from affray.rules.mrq1.damage import _continue
-
+def roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The step ``roll:disarm``: the opposed Weapon skill tests of a Disarm,
+    and where the weapon flies (seed 004 "Disarm")."""
     x = draft.state.exchange
     assert x is not None
     a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
@@ -88,12 +100,12 @@ def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
         draft.emit(ev.NoteAdded(text=f"{t.name} keeps hold of the {dw.name}"))
         summary = f"{t.name} is not disarmed"
     draft.emit(ev_mrq1.ActionTaken(handle=a.handle, action="disarm", text=summary))
-    _continue(draft, rest, summary)
+    carry_on(draft, rest, summary)
 
 
-def _roll_item_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
-    from affray.rules.mrq1.damage import _continue, _damage_modifier, damage_plan, weapon_part
-
+def roll_item_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The step ``roll:item-damage``: Strike Weapon / Shield's damage to the
+    item (our ruling: AP absorbs, the rest comes off its HP; broken at 0)."""
     x = draft.state.exchange
     assert x is not None
     a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
@@ -111,13 +123,4 @@ def _roll_item_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     draft.emit(ev.ConditionApplied(handle=t.handle, condition=replace(cond, cause=old.cause) if old else cond))
     if left <= 0 and item.name in t.ready:
         draft.emit(ev.WeaponDropped(handle=t.handle, weapon=item.name, reason="broken"))
-    _continue(draft, rest, f"{a.name} strikes {t.name}'s {item.name}")
-
-
-def _register() -> None:
-    from affray.rules.mrq1 import damage
-
-    damage._ROLLS.update({"disarm": _roll_disarm, "item-damage": _roll_item_damage})
-
-
-_register()
+    carry_on(draft, rest, f"{a.name} strikes {t.name}'s {item.name}")

@@ -9,6 +9,13 @@ A ranged attack is handled like a close combat attack, except: it does not
 engage; it draws free attacks from adjacent enemies, and their damage makes
 it fail; the target may dodge but not parry; the weapon must be loaded, and
 is unloaded by the shot (a thrown weapon leaves the hand).
+
+Steps: ``act:aim``, ``act:shoot`` (also an ``affray attack`` with a ranged
+weapon: ``attack:options``), then ``free-attacks:offer`` and
+``finish:shoot`` (the shot: ``attack:open``); ``ranged:covered`` (a blow
+into cover, from the damage roll) and ``ranged:projectile-on`` (a dodged
+shot into a crowd flies on; both re-offer the reaction with
+``attack:offer-reaction``).
 """
 
 from __future__ import annotations
@@ -18,19 +25,31 @@ import shlex
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
-from affray.rules.mrq1 import actions, tables
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.common import (
+from affray.rules.mrq1 import tables
+from affray.rules.mrq1.core import (
+    Spec,
+    USAGE,
+    adjacent_enemies,
+    apply,
+    begin,
     break_aim,
+    check_arms,
     condition_modifiers,
+    cover_option,
+    done,
+    end_exchange,
     find_weapon,
-    held,
     kind_parts,
+    loaded,
     make_kind,
+    note,
+    precise_option,
+    ranged_weapon,
+    require_turn,
     rulings_of,
     sheet_of,
 )
-from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
 from affray.rules.mrq1.sheet import Weapon
 
 #: Situation keys for a GM without exact distances.
@@ -42,31 +61,13 @@ RANGE_KEYS = {"long-range": "long range (up to double range): skill halved", "be
 # --------------------------------------------------------------------------- #
 
 
-def ranged_weapon(c: Combatant, name: str) -> Weapon:
-    """The ranged weapon named, or the first one held ready."""
-    if name:
-        w = find_weapon(c, name)
-        if w.kind != "ranged":
-            raise RuleError(f"{w.name} is not a ranged weapon; aim and shoot with a ranged weapon")
-        return w
-    for w in held(c):
-        if w.kind == "ranged":
-            return w
-    raise RuleError(f"{c.name} holds no ranged weapon ready; ready one first (affray act {c.handle} ready WEAPON)")
-
-
-def loaded(c: Combatant, weapon: Weapon) -> bool:
-    """Whether a held ranged weapon is loaded (no ``unloaded`` condition)."""
-    return not any(x.name == "unloaded" and x.note == weapon.name for x in c.conditions)
-
-
-def aim(draft: Draft, who: str, spec: actions.Spec) -> None:
+def aim(draft: Draft, who: str, spec: Spec) -> None:
     """Seed 004 "Aim": +10% per Combat Action to the first ranged attack at
     the target with the weapon, at most three actions (+30%)."""
     state = draft.state
-    c = actions._require_turn(state, who)
+    c = require_turn(state, who)
     if not spec.args:
-        raise RuleError(f"aim at whom? {actions.USAGE['aim']}")
+        raise RuleError(f"aim at whom? {USAGE['aim']}")
     target = find_combatant(state, spec.args[0])
     if target == who:
         raise RuleError(f"{c.name} cannot aim at themself")
@@ -80,13 +81,13 @@ def aim(draft: Draft, who: str, spec: actions.Spec) -> None:
         n = old.effects.get("aim", 0) // 10 + 1
         if n > 3:
             raise RuleError(f"{c.name} already aims for +30%, the most three Combat Actions give (seed 004 'Aim'); shoot now")
-    actions.begin(draft, who, spec, keep="aiming" if n > 1 else "")
+    begin(draft, who, spec, keep="aiming" if n > 1 else "")
     if n == 1:
         break_aim(draft, who, "aims at another target")
     t = state.combatants[target]
-    actions.apply(draft, who, "aiming", ends="event", effects={"aim": 10 * n}, note=weapon.name, suffix=target)
-    actions.note(draft, who, "aim", f"{c.name} aims {weapon.name} at {t.name} (+{10 * n}%)", spec)
-    actions.done(draft)
+    apply(draft, who, "aiming", ends="event", effects={"aim": 10 * n}, note=weapon.name, suffix=target)
+    note(draft, who, "aim", f"{c.name} aims {weapon.name} at {t.name} (+{10 * n}%)", spec)
+    done(draft)
 
 
 def aim_bonus(draft: Draft, who: str, target: str, weapon: Weapon) -> list[ev.Modifier]:
@@ -114,12 +115,10 @@ def shoot(draft: Draft, who: str, spec) -> None:
     """Declare a ranged attack (``affray attack A T --weapon BOW`` or
     ``affray act A shoot T``): check it, spend the Combat Action, and let
     adjacent enemies make their free attacks first."""
-    from affray.rules.mrq1.options import cover_option, precise_option
-
     state = draft.state
-    c = actions._require_turn(state, who)
+    c = require_turn(state, who)
     if not spec.args:
-        raise RuleError(f"shoot at whom? {actions.USAGE['shoot']}")
+        raise RuleError(f"shoot at whom? {USAGE['shoot']}")
     target = find_combatant(state, spec.args[0])
     t = state.combatants[target]
     if target == who:
@@ -132,9 +131,7 @@ def shoot(draft: Draft, who: str, spec) -> None:
         if spec.get(bad):
             raise RuleError("ranged attacks may not be used as part of a charge or flurry (seed 004 'Ranged Weapons')")
     weapon = ranged_weapon(c, spec.get("weapon"))
-    from affray.rules.mrq1.attack import _check_arms
-
-    _check_arms(c, weapon)
+    check_arms(c, weapon)
     if not loaded(c, weapon):
         raise RuleError(f"{weapon.name} is not loaded; reload it first (affray act {who} ready {weapon.name!r})")
     crowd = find_combatant(state, spec.get("crowd")) if spec.get("crowd") else ""
@@ -156,17 +153,15 @@ def shoot(draft: Draft, who: str, spec) -> None:
                        ("wall", spec.get("wall"))):
         if value:
             opts[key] = value
-    spec = actions.Spec("shoot", [target], opts, spec.mods, spec.sits)
-    actions.begin(draft, who, spec, keep="aiming", reason=f"ranged attack on {t.name}")
-    with_free_attacks(draft, who, spec, adjacent_enemies(draft.state, who), "ranged attack")
+    spec = Spec("shoot", [target], opts, spec.mods, spec.sits)
+    begin(draft, who, spec, keep="aiming", reason=f"ranged attack on {t.name}")
+    draft.then("free-attacks:offer", who=who, spec=spec, enemies=adjacent_enemies(draft.state, who), trigger="ranged attack")
 
 
 def finish(draft: Draft, who: str, spec, damaged: bool, passed: bool | None = None) -> None:
-    """The shot itself, once the free attacks are over: if one of them did
+    """The step ``finish:shoot``: the shot itself, once the free attacks are over: if one of them did
     damage, the ranged attack fails (seed 004 "Free Attacks"; no test, so
     ``passed`` is never set)."""
-    from affray.rules.mrq1.attack import _open_exchange
-
     c = draft.state.combatants[who]
     target = spec.args[0]
     t = draft.state.combatants[target]
@@ -174,12 +169,12 @@ def finish(draft: Draft, who: str, spec, damaged: bool, passed: bool | None = No
     if damaged:
         break_aim(draft, who, "the shot is spoilt")
         _spend_ammunition(draft, who, weapon)
-        actions.note(draft, who, "shoot", f"{c.name}'s ranged attack fails: a free attack did damage (seed 004 'Free Attacks')")
-        actions.done(draft)
+        note(draft, who, "shoot", f"{c.name}'s ranged attack fails: a free attack did damage (seed 004 'Free Attacks')")
+        done(draft)
         return
     if t.status == "dead":
-        actions.note(draft, who, "shoot", f"{t.name} is dead: {c.name} holds the shot")
-        actions.done(draft)
+        note(draft, who, "shoot", f"{t.name} is dead: {c.name} holds the shot")
+        done(draft)
         return
     base, mods, auto = modifiers(draft.state, c, t, weapon, spec)
     mods = aim_bonus(draft, who, target, weapon) + mods
@@ -188,7 +183,7 @@ def finish(draft: Draft, who: str, spec, damaged: bool, passed: bool | None = No
     if spec.get("precise"):
         m = tables.COMBAT_MODIFIERS["precise-attack"]
         mods.append(ev.Modifier(m.value, f"precise attack ({spec.get('precise')})"))
-    _open_exchange(draft, who, target, weapon, kind, mods, auto_fail=auto, base=base)
+    draft.then("attack:open", attacker=who, target=target, weapon=weapon, exchange_kind=kind, mods=mods, auto_fail=auto, base=base)
 
 
 def _spend_ammunition(draft: Draft, who: str, weapon: Weapon) -> None:
@@ -284,11 +279,9 @@ def modifiers(state: State, a: Combatant, t: Combatant, weapon: Weapon, spec) ->
 
 
 def covered(draft: Draft, location: str, rest) -> None:
-    """The damage roll hit a location in cover (seed 004 "Cover"): the
+    """The step ``ranged:covered``: the damage roll hit a location in cover (seed 004 "Cover"): the
     object takes the blow; firing into a crowd, the one next to the target
     is hit instead (seed 004 "Firing into a Crowd"), and may react."""
-    from affray.rules.mrq1.attack import end_exchange
-
     x = draft.state.exchange
     assert x is not None
     a, t = draft.state.combatants[x.attacker], draft.state.combatants[x.target]
@@ -303,7 +296,7 @@ def covered(draft: Draft, location: str, rest) -> None:
 
 
 def continue_projectile(draft: Draft) -> None:
-    """The accidental target dodged: the projectile goes on and may strike
+    """The step ``ranged:projectile-on``: the accidental target dodged: the projectile goes on and may strike
     the intended target, who may react as normal (seed 004)."""
     x = draft.state.exchange
     assert x is not None
@@ -313,8 +306,6 @@ def continue_projectile(draft: Draft) -> None:
 
 
 def _redirect(draft: Draft, target: str, kind: str) -> None:
-    from affray.rules.mrq1.attack import end_exchange, offer_reaction
-
     x = draft.state.exchange
     assert x is not None
     attacker, weapon, roll, skill, critical = x.attacker, x.weapon, x.roll, x.skill, x.critical
@@ -322,4 +313,4 @@ def _redirect(draft: Draft, target: str, kind: str) -> None:
     exchange = draft.state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon, kind=kind))
     draft.emit(ev.AttackResolved(exchange=exchange, hit=True, critical=critical, roll=roll, skill=skill))
-    offer_reaction(draft)
+    draft.then("attack:offer-reaction")

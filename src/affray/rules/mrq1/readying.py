@@ -2,6 +2,9 @@
 
 Source: seed 004 "Combat Actions" (Ready Weapon), "Ranged Weapons" (Loading
 Ranged Weapons), "Free Attacks"; ruling ``multi_action_interrupted``.
+
+Steps: ``act:ready``/``act:reload``, then ``free-attacks:offer`` and
+``finish:ready``/``finish:reload``.
 """
 
 from __future__ import annotations
@@ -9,10 +12,25 @@ from __future__ import annotations
 from affray.events import core as ev
 from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1.actions import USAGE, Spec, _require_turn, apply, begin, done, expire, note, parse, progress
-from affray.rules.mrq1.common import ALWAYS_READY, find_weapon, hands_used, useless_limbs
-from affray.rules.mrq1.free_attacks import adjacent_enemies, with_free_attacks
-from affray.rules.mrq1.ranged import loaded, ranged_weapon
+from affray.rules.mrq1.core import (
+    ALWAYS_READY,
+    USAGE,
+    Spec,
+    adjacent_enemies,
+    apply,
+    begin,
+    done,
+    expire,
+    find_weapon,
+    hands_used,
+    loaded,
+    note,
+    parse,
+    progress,
+    ranged_weapon,
+    require_turn,
+    useless_limbs,
+)
 
 
 # --------------------------------------------------------------------------- #
@@ -28,14 +46,14 @@ def ready(draft: Draft, who: str, spec: Spec) -> None:
     dropped instead of readied. Several actions are spent one at a time:
     the same ``ready`` again goes on with it."""
     state = draft.state
-    c = _require_turn(state, who)
+    c = require_turn(state, who)
     progress = next((x for x in c.conditions if x.name == "readying"), None)
     if progress is not None and (not spec.args and spec.word == "ready" or parse(progress.note).text() == _ready_spec(c, spec).text()):
         spec = parse(progress.note)
     else:
         spec = _ready_spec(c, spec)
     begin(draft, who, spec, keep="readying", reason=spec.text())
-    with_free_attacks(draft, who, spec, adjacent_enemies(draft.state, who), "readying a weapon")
+    draft.then("free-attacks:offer", who=who, spec=spec, enemies=adjacent_enemies(draft.state, who), trigger="readying a weapon")
 
 
 def _ready_spec(c: Combatant, spec: Spec) -> Spec:
@@ -78,6 +96,8 @@ def _ready_spec(c: Combatant, spec: Spec) -> Spec:
 
 
 def finish_ready(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> None:
+    """The step ``finish:ready`` / ``finish:reload``: the item readied (or
+    dropped after a free attack's damage and a failed Dodge test)."""
     c = draft.state.combatants[who]
     old, spent, needed = progress(c, "readying", spec)
     if damaged and passed is False:

@@ -3,6 +3,9 @@
 Source: seed 004 "Combat" (the six steps of a round), "Strike Ranks",
 "Gaining Surprise"; rules-reference E5 and the E rulings on strike rank and
 surprise.
+
+:func:`advance` is the turn sequencer: the step ``turn:next``, queued when
+an action is over (:func:`.core.done`), decides who acts next.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
+from affray.rules.mrq1.core import TORSO, rulings_of, sheet_of, turn_steps
 from affray.rules.mrq1.sheet import derive
-from affray.rules.mrq1.common import TORSO, ordinal, rulings_of, sheet_of, useless_limbs
 
 
 def sr_dice(state: State) -> tuple[ev.DiceNeed, ...]:
@@ -26,6 +29,20 @@ def sr_dice(state: State) -> tuple[ev.DiceNeed, ...]:
 
 def _fighters(state: State) -> list[Combatant]:
     return [c for c in state.combatants.values() if c.status in ("active", "unconscious")]
+
+
+def start(draft: Draft) -> None:
+    """``affray start``: start the next round (:func:`start_round`), unless
+    one is running, the fight is over, or Resilience re-tests are due first.
+    Raises :class:`RuleError` (one line)."""
+    state = draft.state
+    if state.phase == "round":
+        raise RuleError(f"round {state.round} is already running; 'affray end-round' ends it")
+    if state.phase == "over":
+        raise RuleError("the fight is over; 'affray close' ends the encounter")
+    if state.phase == "between" and any(s.kind != "start" for s in state.pending):
+        raise RuleError("Resilience re-tests are due first; see 'affray pending'")
+    start_round(draft)
 
 
 def start_round(draft: Draft) -> None:
@@ -130,9 +147,10 @@ def _sides_standing(state: State) -> set[str]:
 
 
 def advance(draft: Draft) -> None:
-    """Decide who acts next and what the table waits for.
+    """The step ``turn:next`` (the turn sequencer): decide who acts next and
+    what the table waits for.
 
-    Called when nothing else is pending. Lost combat actions are taken here
+    Queued when nothing else is pending. Lost combat actions are taken here
     as they fall due (seed 004 "Minor Wound", "Serious Wound"); when nobody
     can act, the GM is asked to end the round (seed 004 step 6).
     """
@@ -166,50 +184,6 @@ def advance(draft: Draft) -> None:
         _expire_at_own_action(draft, h)
     draft.emit(ev.TurnBegan(handles=tuple(handles), action_no=pass_no))
     draft.emit(ev.StepsAwaited(steps=turn_steps(draft.state, tuple(handles), pass_no)))
-
-
-def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev.PendingStep, ...]:
-    """The turn steps of ``handles`` (attack, defend, pass, or any other
-    action with 'affray act'), and the interrupt a delaying character may
-    make as the one he waits for is about to act (seed 004 "Delay"). A
-    grappling combatant or a fleeing mount gets its restricted turn instead."""
-    from affray.rules.mrq1.extras import turn_step
-
-    steps = []
-    for h in handles:
-        c = state.combatants[h]
-        can_stand = c.stance == "prone" and len(useless_limbs(c, "leg")) < 2
-        options = ("attack", "defend", "pass") + (("stand",) if can_stand else ())
-        steps.append(
-            turn_step(state, c, pass_no)
-            or ev.PendingStep(
-                who=h,
-                verb="attack",
-                kind="turn",
-                prompt=f"{c.name} ({ordinal(pass_no)} combat action): attack, defend or pass"
-                + (" (prone: act stand to get up)" if can_stand else ""),
-                options=options,
-                dice=(ev.DiceNeed("attack roll (if attacking)", "1D100", by=h),),
-            )
-        )
-    for c in state.combatants.values():
-        for cond in c.conditions:
-            if cond.name == "delaying" and cond.effects.get("interrupt") and cond.id.split(":", 1)[1] in handles:
-                other = state.combatants[cond.id.split(":", 1)[1]]
-                steps.append(
-                    ev.PendingStep(
-                        who=c.handle,
-                        verb="act",
-                        kind="turn",
-                        prompt=f"{c.name} (delaying) may interrupt {other.name}: affray act {c.handle} interrupt",
-                        options=("interrupt",),
-                        dice=(
-                            ev.DiceNeed(f"{c.name}'s interrupting test", "1D100", by=c.handle),
-                            ev.DiceNeed(f"{other.name}'s opposing test", "1D100", by=other.handle),
-                        ),
-                    )
-                )
-    return tuple(steps)
 
 
 def _lost_actions(c: Combatant) -> int:
@@ -352,6 +326,15 @@ def end_round(draft: Draft) -> None:
     if fight_over(draft):
         return
     start_round(draft)
+
+
+def retests_done(draft: Draft) -> None:
+    """The step ``round:retests-done``: after the last end-of-round
+    Resilience re-test, the fight ends, or the GM is asked to start the next
+    round (seed 004 step 6)."""
+    if fight_over(draft):
+        return
+    draft.emit(ev.StepsAwaited(steps=(start_step(draft.state),)))
 
 
 def fight_over(draft: Draft) -> bool:

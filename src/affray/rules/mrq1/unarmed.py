@@ -10,15 +10,22 @@ impaled creature may spend a Combat Action to yank it himself; yanking per
 succeeded; shields and crafted or natural weapons hurt, a parrying fist does
 not; the limb is the one the weapon's name points to (kick/knee/leg: right
 leg, head: head), else the right arm.
+
+Steps: after an ``affray attack``, ``unarmed:bare-parry``; after an ``affray
+react``, ``unarmed:after-parry``; after an ``affray roll``,
+``unarmed:lay-hold``; ``roll:unarmed-parried``, ``roll:impaler-yank``,
+``roll:impaler-damage`` (:func:`roll_step`), ``unarmed:carry-on`` and
+``choose:lay-hold``.
 """
 
 from __future__ import annotations
 
+from msgspec.structs import replace
+
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1 import attack
-from affray.rules.mrq1.common import condition_modifiers, find_weapon, sheet_of, skill, test
+from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, require_turn, sheet_of, skill, test
 from affray.rules.mrq1.sheet import Weapon
 
 KINDS = ("unarmed-parried", "impaler-yank", "impaler-damage")
@@ -36,11 +43,10 @@ def limb_of_weapon(w: Weapon) -> str:
 
 
 def offer_bare_parry(draft: Draft) -> None:
-    """Against an unarmed or natural attack the target may parry with his own
+    """The step ``unarmed:bare-parry`` (after an attack is declared):
+    against an unarmed or natural attack the target may parry with his own
     unarmed or natural weapons, held or not (seed 004 "Natural Weapons": they
     "may parry other natural weapons or unarmed attacks")."""
-    from msgspec.structs import replace
-
     state = draft.state
     x = state.exchange
     step = next((s for s in state.pending if s.kind == "react" and x is not None and s.exchange == x.id), None)
@@ -58,21 +64,9 @@ def offer_bare_parry(draft: Draft) -> None:
     draft.emit(ev.StepsAwaited(steps=steps))
 
 
-def check_parry(state, defender: str, with_item: str) -> None:
-    """Natural weapons "may parry other natural weapons or unarmed attacks,
-    but not crafted weapon attacks" (seed 004 "Natural Weapons")."""
-    x = state.exchange
-    if x is None or not with_item:
-        return
-    d = state.combatants[defender]
-    item = find_weapon(d, with_item)
-    used = find_weapon(state.combatants[x.attacker], x.weapon, ready_only=False) if x.weapon != "Unarmed" else None
-    if item.kind == "natural" and used is not None and used.kind not in ("natural", "unarmed"):
-        raise RuleError(f"{item.name} is a natural weapon and may not parry the crafted {used.name} (seed 004 Natural Weapons); parry with a crafted weapon or dodge")
-
-
 def after_parry(draft: Draft) -> None:
-    """After a parry against an unarmed attack: a successful parry with a
+    """The step ``unarmed:after-parry`` (after a reaction): after a parry
+    against an unarmed attack, a successful parry with a
     crafted or natural weapon queues the attacker's own injury first (seed
     004 "Unarmed Combat")."""
     x = draft.start.exchange
@@ -97,16 +91,21 @@ def after_parry(draft: Draft) -> None:
 
 
 def _hurt(draft: Draft, target: str, location: str, amount: int, note: str, rest, summary: str) -> None:
-    from affray.rules.mrq1.damage import _continue
-    from affray.rules.mrq1.wounds import wound
-
     t = draft.state.combatants[target]
     armour = min(amount, t.location(location).ap)
     x = draft.state.exchange
     draft.emit(ev.DamageDealt(exchange=x.id if x else 0, target=target, location=location, rolled=amount, reduced=0,
                               armour=armour, final=amount - armour, note=note))
-    follow = wound(draft, target, location, x.id if x else 0) if amount - armour > 0 else []
-    _continue(draft, _before_turns(follow, rest), summary)
+    follow: list[ev.PendingStep] = []
+    if amount - armour > 0:
+        draft.then("wounds:wound", handle=target, location=location, exchange=x.id if x else 0, follow=follow)
+    draft.then("unarmed:carry-on", rest=rest, follow=follow, summary=summary)
+
+
+def carry_on_before_turns(draft: Draft, rest, follow, summary: str) -> None:
+    """The step ``unarmed:carry-on``: await ``follow`` (the wound's steps)
+    before any turn step in ``rest``, or end the exchange with ``summary``."""
+    carry_on(draft, _before_turns(follow, rest), summary)
 
 
 def _before_turns(follow, rest) -> tuple[ev.PendingStep, ...]:
@@ -117,7 +116,8 @@ def _before_turns(follow, rest) -> tuple[ev.PendingStep, ...]:
 
 
 def roll_step(draft: Draft, step: ev.PendingStep, rest) -> None:
-    """Roll one of this module's pending steps."""
+    """The steps ``roll:unarmed-parried``, ``roll:impaler-yank`` and
+    ``roll:impaler-damage``: roll one of this module's pending steps."""
     if step.kind == "unarmed-parried":
         need = step.dice[0]
         amount = draft.roll(need.expr, need.purpose, by=step.who).total
@@ -133,15 +133,13 @@ def roll_step(draft: Draft, step: ev.PendingStep, rest) -> None:
     if freed:
         draft.emit(ev.ConditionExpired(handle=victim, condition_id=str(step.data["condition"]), reason="yanked free"))
     # the weapon is already past the armour: no AP (as impaling.py's yank)
-    from affray.rules.mrq1.damage import _continue
-    from affray.rules.mrq1.wounds import wound
-
     x = draft.state.exchange
     location = str(step.data["location"])
     draft.emit(ev.DamageDealt(exchange=x.id if x else 0, target=victim, location=location, rolled=amount, reduced=0,
                               armour=0, final=amount, note="yanked free" if freed else "stuck"))
-    follow = wound(draft, victim, location, x.id if x else 0)
-    _continue(draft, _before_turns(follow, rest), "yank")
+    follow: list[ev.PendingStep] = []
+    draft.then("wounds:wound", handle=victim, location=location, exchange=x.id if x else 0, follow=follow)
+    draft.then("unarmed:carry-on", rest=rest, follow=follow, summary="yank")
 
 
 # --------------------------------------------------------------------------- #
@@ -162,7 +160,7 @@ def self_yank(draft: Draft, who: str) -> None:
     """Seed 004 "Impaled Enemies": the impaled creature may spend a Combat
     Action to yank the impaling weapon free (a brute force Athletics test,
     as "Yanking"). The newest impaling weapon comes first."""
-    c = attack._require_turn(draft.state, who)
+    c = require_turn(draft.state, who)
     impaled = [x for x in c.conditions if x.name == "impaled"]
     if not impaled:
         raise RuleError(f"{c.name} is not impaled; 'yank' frees an impaling weapon")
@@ -171,6 +169,8 @@ def self_yank(draft: Draft, who: str) -> None:
 
 
 def yank_step(state, yanker: str, victim: str, cond) -> ev.PendingStep:
+    """The pending Athletics test of ``yanker`` to yank the weapon of the
+    ``impaled`` condition ``cond`` out of ``victim`` (seed 004 "Yanking")."""
     c, v = state.combatants[yanker], state.combatants[victim]
     return ev.PendingStep(
         who=yanker, verb="roll", kind="impaler-yank", dice=(ev.DiceNeed("Athletics (yank)", "1D100", by=yanker),),
@@ -222,18 +222,23 @@ def lay_hold(draft: Draft) -> None:
 
 
 def choose(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    """Answer the lay-hold choice."""
-    from affray.rules.mrq1.damage import _continue
-
+    """The step ``choose:lay-hold``: answer the lay-hold choice."""
     rest = tuple(s for s in draft.state.pending if s is not step)
     option = option.lower()
     if option not in step.options:
         raise RuleError(f"choose {' | '.join(step.options)} here, not {option!r}")
     if option == "leave":
-        return _continue(draft, rest, "the weapon stays in")
+        return carry_on(draft, rest, "the weapon stays in")
     victim = draft.state.combatants[str(step.data["victim"])]
     cond = next(x for x in victim.conditions if x.id == step.data["condition"])
     draft.emit(ev.StepsAwaited(steps=(yank_step(draft.state, step.who, victim.handle, cond),) + rest))
+
+
+def after_roll(draft: Draft) -> None:
+    """The step ``unarmed:lay-hold`` (after an ``affray roll``): when the
+    command began in an unarmed attack's exchange, :func:`lay_hold`."""
+    if draft.start.exchange is not None and is_unarmed_attack(draft.start):
+        lay_hold(draft)
 
 
 def is_unarmed_attack(state) -> bool:

@@ -5,26 +5,20 @@ Source: seed 004 "Hit Locations" and the wound rules under it (Minor,
 Serious and Major Wounds, "One Useless or Missing Arm"); rules-reference E
 rulings (location table, Resilience, Major Wound boundary); ruling
 ``hands``.
+
+Steps: ``wounds:wound`` (:func:`wound_step`, queued after any damage that
+gets through armour), ``roll:wound`` (the wound's dice, :func:`roll_wound`)
+and ``roll:retest`` (the end-of-round re-tests, :func:`roll_retest`; after
+the last one, ``round:retests-done`` in :mod:`.turns`).
 """
 
 from __future__ import annotations
 
 from affray.events import core as ev
-from affray.projections.state import Combatant
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.common import condition_modifiers, rulings_of, sheet_of, skill, test
-from affray.rules.mrq1.damage import _continue
-
-
-def location_for(t: Combatant, d20: int) -> str:
-    """The location a d20 hits on ``t`` (its own table, else the humanoid
-    one; seed 004 "Hit Locations")."""
-    for loc in t.locations:
-        if loc.low <= d20 <= loc.high:
-            return loc.name
-    return tables.hit_location(d20)
+from affray.rules.mrq1.core import carry_on, condition_modifiers, lose_actions, rulings_of, sheet_of, skill, test
 
 
 def wound(draft: Draft, handle: str, location: str, exchange: int) -> list[ev.PendingStep]:
@@ -96,22 +90,6 @@ def wound(draft: Draft, handle: str, location: str, exchange: int) -> list[ev.Pe
     return steps
 
 
-def lose_actions(draft: Draft, handle: str, n: int, label: str, at: dict) -> None:
-    """``handle`` loses its next ``n`` combat actions (added to any already
-    owed); they are taken as they fall due (seed 004 wound rules)."""
-    c = draft.state.combatants[handle]
-    old = next((x for x in c.conditions if x.name == "lost-actions"), None)
-    total = n + (old.effects.get("lost-actions", 0) if old else 0)
-    draft.emit(
-        ev.ConditionApplied(
-            handle=handle,
-            condition=cat.make(
-                "lost-actions", ends="actions", count=total, effects={"lost-actions": total}, note=label, **at
-            ),
-        )
-    )
-
-
 def drop_from_arm(draft: Draft, handle: str, location: str, label: str) -> None:
     """A useless arm drops what its hand holds (seed 004 "One Useless or
     Missing Arm"); a two-handed weapon is dropped by either arm. Ruling
@@ -131,8 +109,14 @@ def drop_from_arm(draft: Draft, handle: str, location: str, label: str) -> None:
         draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=label))
 
 
-def _roll_wound(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """The wound's dice: a Serious Wound's 1D4 Combat Actions lost, and its
+def wound_step(draft: Draft, handle: str, location: str, exchange: int, follow: list[ev.PendingStep]) -> None:
+    """The step ``wounds:wound``: :func:`wound`, its pending steps added to
+    ``follow`` (the steps the blow leaves pending)."""
+    follow.extend(wound(draft, handle, location, exchange))
+
+
+def roll_wound(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:wound``: a Serious Wound's 1D4 Combat Actions lost, and its
     Resilience tests (seed 004 "Serious Wound", "Major Wound")."""
     handle = step.who
     c = draft.state.combatants[handle]
@@ -146,7 +130,7 @@ def _roll_wound(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
     tests = [t for t in str(step.data.get("tests", "")).split(",") if t]
     for t in tests:
         resilience(draft, handle, t, label, location)
-    _continue(draft, rest, f"{c.name}: {label}")
+    carry_on(draft, rest, f"{c.name}: {label}")
 
 
 def resilience(draft: Draft, handle: str, which: str, label: str, location: str) -> str:
@@ -183,8 +167,8 @@ def resilience(draft: Draft, handle: str, which: str, label: str, location: str)
     return "passed"
 
 
-def _roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
-    """The Resilience test due again at a round's end while the wound stands;
+def roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ...]) -> None:
+    """The step ``roll:retest``: the Resilience test due again at a round's end while the wound stands;
     none once the location is back to 1 HP (seed 004 "Serious Wound",
     "Major Wound")."""
     handle = step.who
@@ -196,18 +180,6 @@ def _roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep,
     else:
         resilience(draft, handle, str(step.data["test"]), label, cond.location if cond else "")
     if not rest:
-        from affray.rules.mrq1.turns import fight_over, start_step
-
-        if fight_over(draft):
-            return
-        rest = (start_step(draft.state),)
+        draft.then("round:retests-done")
+        return
     draft.emit(ev.StepsAwaited(steps=rest))
-
-
-def _register() -> None:
-    from affray.rules.mrq1 import damage
-
-    damage._ROLLS.update({"wound": _roll_wound, "retest": _roll_retest})
-
-
-_register()
