@@ -32,13 +32,14 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from affray.events import commands as cmd
 from affray.events import core as ev
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import movement_modes, terrain
 from affray.rules.mythras.attack import _require_turn
-from affray.rules.mythras.common import (
+from affray.rules.mythras.core import (
     at,
     done,
     engaged_foes,
@@ -85,6 +86,11 @@ def _unquoted(action: str) -> str:
         return " ".join(shlex.split(action))
     except ValueError:  # an unbalanced quote: keep the text as typed
         return action.strip()
+
+
+def act_command(draft: Draft, command: cmd.TakeAction) -> None:
+    """``affray act WHO ACTION``: see :func:`act`."""
+    act(draft, find_combatant(draft.state, command.who), command.action)
 
 
 def act(draft: Draft, who: str, action: str) -> None:

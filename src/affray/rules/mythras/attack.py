@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, check_target
+from affray.rules.base import Draft, RuleError, check_target, find_combatant
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import (
+from affray.rules.mythras.core import (
     default_weapon,
     find_weapon,
     grade_modifiers,
@@ -82,6 +83,19 @@ def attack_size(state: State, x, weapon=None) -> str:
         size = w.force or w.size
         return tables.size_step(size, -1) if "long-range" in flags else size
     return tables.size_step(w.size, 1) if "charge" in flags else w.size
+
+
+def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
+    """``affray attack ATTACKER TARGET``: see :func:`declare_attack`."""
+    state = draft.state
+    declare_attack(draft, find_combatant(state, command.attacker), find_combatant(state, command.target),
+                   command.weapon, command.modifiers, command.situations)
+
+
+def react_command(draft: Draft, command: cmd.ChooseReaction) -> None:
+    """``affray react DEFENDER REACTION``: see :func:`react`."""
+    react(draft, find_combatant(draft.state, command.defender), command.reaction, command.with_item,
+          command.modifiers, command.situations)
 
 
 def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, modifiers, situations) -> None:

@@ -18,8 +18,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import end_exchange
-from affray.rules.mythras.common import TORSO, find_weapon, grade_modifiers, rulings_of, sheet_of, sundered_ap, test
+from affray.rules.mythras.core import TORSO, go_on, find_weapon, grade_modifiers, rulings_of, sheet_of, sundered_ap, test
 from affray.rules.mythras.sheet import derive
 
 _BLOCKS = {0: "none", 1: "half", 2: "all"}
@@ -103,35 +102,6 @@ def trip_step(state: State, data: dict) -> ev.PendingStep:
     )
 
 
-def roll_step(draft: Draft, who: str) -> None:
-    """Perform the first pending roll step (or the first that is ``who``'s)."""
-    from affray.rules.mythras import actions, effects
-    from affray.rules.mythras.turns import roll_footing
-
-    state = draft.state
-    steps = [s for s in state.pending if s.verb == "roll" and (not who or s.who == who)]
-    if not steps:
-        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
-        raise RuleError(f"no roll is pending{' for ' + who if who else ''} (waiting for: {waiting})")
-    step = steps[0]
-    rest = tuple(s for s in state.pending if s is not step)
-    handlers = {"damage": _roll_damage, "trip": _roll_trip, "wound": _roll_endurance, "footing": roll_footing,
-                "knockback": _roll_fall, "bash": _roll_fall, **effects.ROLL_HANDLERS, **actions.ROLL_HANDLERS}
-    handlers[step.kind](draft, step, rest)
-
-
-def _continue(draft: Draft, steps: tuple[ev.PendingStep, ...], summary: str) -> None:
-    if steps:
-        draft.emit(ev.StepsAwaited(steps=steps))
-    elif draft.state.exchange is not None:
-        end_exchange(draft, summary)
-    else:
-        from affray.rules.mythras.turns import advance
-
-        draft.emit(ev.StepsAwaited(steps=()))
-        advance(draft)
-
-
 def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
     """An opposed roll against an original roll (B6): the resister fails
     unless it wins; both failing follows ruling ``opposed_both_fail``."""
@@ -148,7 +118,7 @@ def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll:
     return winner != "a"
 
 
-def _roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
     c = draft.state.combatants[step.who]
     s = sheet_of(c)
     options = [("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))]
@@ -162,10 +132,10 @@ def _roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
     tripped = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
     if tripped and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
-    _continue(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
+    go_on(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
 
 
-def _roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     """After Knockback: an Easy Acrobatics or Standard Athletics roll, or
     fall prone (seed 001 "Knockback"). After a Bash into an obstacle: an
     Acrobatics roll, or Athletics at Hard ("Bash"). The better chance is
@@ -185,7 +155,7 @@ def _roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
                   grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
     if not is_success(tested.result) and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if easy_acro else "Bash") + ")"))
-    _continue(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
+    go_on(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
 
 
 def effective_siz(c, against: str) -> float:
@@ -197,7 +167,7 @@ def effective_siz(c, against: str) -> float:
     return siz * (2 if against == "bash" else 1.5)
 
 
-def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Roll the blow: weapon dice (Impale: twice, the higher kept), damage
     modifier (no damage when a negative one takes it to 0, B16), the
     location; at Long Range the damage is halved (seed 001 "Ranged
@@ -317,7 +287,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
     if "damage-weapon" in chosen and x.with_item:
         fx.damage_weapon(draft, t.handle, x.with_item, after, f"Damage Weapon by {a.name}")
-        _continue(draft, tuple(rest) + tuple(follow), f"{a.name} strikes {t.name}'s {x.with_item}")
+        go_on(draft, tuple(rest) + tuple(follow), f"{a.name} strikes {t.name}'s {x.with_item}")
         return
     sheet = sheet_of(t)
     worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
@@ -368,7 +338,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     if final > 0:
         base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
         follow.extend(_wound(draft, t.handle, location, base))
-    _continue(draft, tuple(rest) + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
+    go_on(draft, tuple(rest) + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
 
 
 def _impale(draft: Draft, a, t, weapon, location: str) -> None:
@@ -466,7 +436,7 @@ def _drop_from_arm(draft: Draft, handle: str, location: str) -> None:
         draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=f"useless {location}"))
 
 
-def _roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Opposed Endurance against the original attack roll (seed 001 "Bleed",
     "Stun Location"; B15 wounds): on a failure the effect takes hold."""
     state = draft.state
@@ -485,7 +455,7 @@ def _roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
     at = dict(cause=draft.next_version, round=state.round, step=draft.state.step)
     if failed and c.status != "dead":
         _take_hold(draft, c.handle, reason, location, int(step.data["damage"]))
-    _continue(draft, rest, f"{c.name}: Endurance ({reason}) {'failed' if failed else 'held'}")
+    go_on(draft, rest, f"{c.name}: Endurance ({reason}) {'failed' if failed else 'held'}")
 
 
 def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: int) -> None:

@@ -11,7 +11,7 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, find_weapon, parry_weapons, sheet_of, spend, usable
+from affray.rules.mythras.core import at, done, find_weapon, parry_weapons, sheet_of, spend, usable
 
 
 _GROUPS = {"legs": ("right leg", "left leg"), "arms": ("right arm", "left arm"),

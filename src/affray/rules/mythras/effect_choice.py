@@ -16,7 +16,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import kinds, proceed
-from affray.rules.mythras.common import find_weapon, sheet_of, traits_of
+from affray.rules.mythras.core import find_weapon, sheet_of, traits_of
 
 
 #: Effects that only shape a blow that lands.
@@ -133,35 +133,20 @@ def sub_step(who: str, kind: str, prompt: str, options, data: dict, x_id: int) -
                                                  options=tuple(options), exchange=x_id, data=data),))
 
 
-def choose(draft: Draft, who: str, option: str, secret: bool = False) -> None:
-    """Pick one Special Effect (or ``none`` to forgo the rest), or answer a
-    follow-up choice (the location of Choose Location, the grade of Blind
-    Opponent, the bystander of Select Target, the secret effect of Prepare
-    Counter, Sharpshooter's new location, a crowd's victim, the end of a
-    charge). Each pick is a ``SpecialEffectChosen``; Withdraw, Arise, Grip
-    and Slip Free act at once; the rest act when damage is rolled or as
-    their own opposed-roll step (seed 001 "Special Effect Descriptions")."""
+def choose_effect(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """Pick one Special Effect (or ``none`` to forgo the rest), or name the
+    location of Choose Location (steps ``choose:special-effect`` and
+    ``choose:location``). Each pick is a ``SpecialEffectChosen``;
+    Withdraw, Arise, Grip and Slip Free act at once; the rest act when
+    damage is rolled or as their own opposed-roll step (seed 001 "Special
+    Effect Descriptions"). The follow-up choices (Blind Opponent's grade,
+    Select Target's bystander, Prepare Counter's secret) have steps of
+    their own (:mod:`affray.rules.mythras.system`)."""
     from affray.rules.mythras import effects as fx
 
     state = draft.state
-    c = state.combatants.get(who)
-    step = next((s for s in state.pending if s.verb == "choose" and s.who == who), None)
-    name = c.name if c is not None else who
-    if step is None:
-        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
-        raise RuleError(f"{name} has no choice to make now (waiting for: {waiting})")
-    option = option.strip().lower()
-    if option not in step.options:
-        raise RuleError(f"{name} can choose {' | '.join(step.options)} here, not {option!r}")
-    if step.kind == "counter" and not secret:
-        raise RuleError("the effect a counter is prepared against is noted in secret: add --secret "
-                        "(seed 001 'Prepare Counter'; exports hide it)")
-    from affray.rules.mythras import actions
-
-    follow_ups = {**fx.FOLLOW_UPS, **actions.FOLLOW_UPS}
-    if step.kind in follow_ups:
-        follow_ups[step.kind](draft, step, option)
-        return
+    who = step.who
+    c = state.combatants[who]
     x = state.exchange
     data = dict(step.data)
     if step.kind == "location":

@@ -24,7 +24,7 @@ from affray.rules.base import Draft
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import after_exchange
-from affray.rules.mythras.common import at, find_weapon, grade_modifiers, rulings_of, sheet_of, test, weapon_hp
+from affray.rules.mythras.core import at, go_on, find_weapon, grade_modifiers, rulings_of, sheet_of, test, weapon_hp
 from affray.rules.mythras.effect_choice import (
     COUNTER_EFFECTS,
     bystanders,
@@ -109,7 +109,7 @@ def _counter_options(state: State, who: str, foe: str) -> tuple[str, ...]:
     return tuple(out) + ("none",)
 
 
-def _counter_effect(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def counter_effect(draft: Draft, step: ev.PendingStep, option: str) -> None:
     state = draft.state
     x = state.exchange
     who, foe = step.who, str(step.data["winner"])
@@ -130,7 +130,7 @@ def _counter_effect(draft: Draft, step: ev.PendingStep, option: str) -> None:
     continue_choosing(draft, foe, data)
 
 
-def _secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
     """Note the counter in secret: a ``prepared-counter`` condition marked
     ``secret`` (exports leave it out, as they leave out the command that
     chose it); only its existence is public."""
@@ -180,7 +180,7 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
 _DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander")}
 
 
-def _effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
     effect, key = _DETAILS[step.kind]
     data = decode(step.data["resume"])
     x = draft.state.exchange
@@ -347,12 +347,6 @@ def _weapon_damage_step(state: State, winner: str, loser: str, data: dict) -> ev
 # --------------------------------------------------------------------------- #
 
 
-def _continue(draft: Draft, rest, summary: str) -> None:
-    from affray.rules.mythras.damage import _continue as go_on
-
-    go_on(draft, rest, summary)
-
-
 def _disarm(draft: Draft, handle: str, w, why: str) -> None:
     state = draft.state
     draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
@@ -368,7 +362,7 @@ def _disarm(draft: Draft, handle: str, w, why: str) -> None:
                 draft.emit(ev.ConditionExpired(handle=other.handle, condition_id=cond.id, reason=f"{w.name} dropped"))
 
 
-def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Disarm Opponent: an opposed roll of the loser's Combat Style against
     the original roll, one grade harder for each step the disarmer's weapon
     is larger (easier for each smaller); lost: the weapon flies the
@@ -396,10 +390,10 @@ def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
     feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
     if lost:
         _disarm(draft, c.handle, w, f"disarmed by {winner.name}: " + (f"flung {feet} ft" if feet else "drops at their feet"))
-    _continue(draft, rest, f"{c.name} {'is disarmed' if lost else 'keeps hold of ' + w.name}")
+    go_on(draft, rest, f"{c.name} {'is disarmed' if lost else 'keeps hold of ' + w.name}")
 
 
-def _roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Blind Opponent: the loser's opposed Evade (or Combat Style when it
     holds a shield) against the original parry roll; a failure means a
     Hard or Formidable situational modifier for the next 1d3 Turns (seed
@@ -422,7 +416,7 @@ def _roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "blinded", ends="actions", count=turns, effects={"grade": tables.GRADE_ORDER.index(grade)},
             note=f"Blind Opponent: {grade} for {turns} Turn(s)", **at(draft))))
-    _continue(draft, rest, f"{c.name} {'is blinded' if blinded else 'is not blinded'}")
+    go_on(draft, rest, f"{c.name} {'is blinded' if blinded else 'is not blinded'}")
 
 
 def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) -> None:
@@ -444,7 +438,7 @@ def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) 
         draft.emit(ev.WeaponDropped(handle=owner, weapon=w.name, reason="broken (Damage Weapon)"))
 
 
-def _roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The defender's Damage Weapon: its parrying weapon's damage roll (with
     the Damage Modifier) against the attacker's weapon (seed 001)."""
     c = draft.state.combatants[step.who]
@@ -454,7 +448,7 @@ def _roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     if dm:
         total += draft.roll(str(dicelib.parse(dm.lstrip("+"))), "damage modifier", by=c.handle).total
     damage_weapon(draft, str(step.data["owner"]), str(step.data["weapon"]), total, f"Damage Weapon by {c.name}")
-    _continue(draft, rest, f"{c.name} damages a weapon")
+    go_on(draft, rest, f"{c.name} damages a weapon")
 
 
 def entangle(draft: Draft, wielder: str, victim: str, weapon: str, location: str) -> None:
@@ -473,14 +467,14 @@ def entangle(draft: Draft, wielder: str, victim: str, weapon: str, location: str
         note=f"entangled by {w.name}'s {weapon or 'weapon'}", **at(draft))))
 
 
-def _roll_entangle(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_entangle(draft: Draft, step: ev.PendingStep, rest) -> None:
     d20 = draft.roll("1D20", "entangled location", by=step.who).total
     location = tables.hit_location(d20)
     entangle(draft, step.who, str(step.data["victim"]), str(step.data["weapon"]), location)
-    _continue(draft, rest, f"{location} entangled")
+    go_on(draft, rest, f"{location} entangled")
 
 
-def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Accidental Injury: the fumbling attacker rolls his weapon's damage
     against himself in a random location; unarmed, the damage ignores
     armour (seed 001). Wounds follow as usual, the opposed Endurance roll
@@ -500,7 +494,7 @@ def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
     follow = hurt(draft, a.handle, location, total, ignore_armour=w.kind == "unarmed",
                   base={"roll": int(step.data["roll"]), "skill": int(step.data["skill"])},
                   note=f"Accidental Injury; d20={d20}" + ("; unarmed: armour ignored" if w.kind == "unarmed" else ""))
-    _continue(draft, tuple(rest) + tuple(follow), f"{a.name} injures themself")
+    go_on(draft, tuple(rest) + tuple(follow), f"{a.name} injures themself")
 
 
 # --------------------------------------------------------------------------- #
@@ -508,7 +502,7 @@ def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
 # --------------------------------------------------------------------------- #
 
 
-def _crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
     x = draft.state.exchange
     draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead (seed 001 'Firing into a Crowd')"))
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=x.target, reaction="none"))
@@ -516,7 +510,7 @@ def _crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
     open_deferred(draft, x.attacker, option, str(step.data["weapon"]), int(step.data["roll"]), int(step.data["skill"]), "crowd")
 
 
-def _charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
     target = str(step.data["target"])
     if option == "sweep-past":
         draft.emit(ev.EngagementChanged(a=step.who, b=target, engaged=False))
@@ -525,7 +519,7 @@ def _charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
     after_exchange(draft)
 
 
-def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
     from affray.rules.mythras.damage import apply_damage
 
     data = dict(step.data)
@@ -539,21 +533,21 @@ def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
 
 
 FOLLOW_UPS = {
-    "counter": _secret_counter,
-    "counter-effect": _counter_effect,
-    "blind-grade": _effect_detail,
-    "select-target": _effect_detail,
-    "crowd-victim": _crowd_victim,
-    "charge-end": _charge_end,
-    "sharpshooter": _sharpshooter,
+    "counter": secret_counter,
+    "counter-effect": counter_effect,
+    "blind-grade": effect_detail,
+    "select-target": effect_detail,
+    "crowd-victim": crowd_victim,
+    "charge-end": charge_end,
+    "sharpshooter": sharpshooter,
 }
 
 ROLL_HANDLERS = {
-    "disarm": _roll_disarm,
-    "blind": _roll_blind,
-    "weapon-damage": _roll_weapon_damage,
-    "entangle": _roll_entangle,
-    "injury": _roll_injury,
+    "disarm": roll_disarm,
+    "blind": roll_blind,
+    "weapon-damage": roll_weapon_damage,
+    "entangle": roll_entangle,
+    "injury": roll_injury,
 }
 
 __all__ = ["FOLLOW_UPS", "ROLL_HANDLERS"]

@@ -11,7 +11,7 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import best_skill, done, grade_modifiers, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import best_skill, done, grade_modifiers, rulings_of, sheet_of, spend, test
 
 
 def struggle(draft: Draft, who: str, arg: str) -> None:

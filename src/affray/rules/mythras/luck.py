@@ -12,7 +12,7 @@ from affray.rules.d100 import CRITICAL, FUMBLE, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import kinds, resolve
-from affray.rules.mythras.common import at, find_weapon, luck_left, sheet_of, test
+from affray.rules.mythras.core import at, find_weapon, luck_left, sheet_of, test
 
 
 def luck(draft: Draft, who: str, arg: str) -> None:

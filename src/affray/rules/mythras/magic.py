@@ -14,7 +14,7 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, grade_modifiers, resume, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, grade_modifiers, resume, rulings_of, sheet_of, spend, test
 
 
 def fizzle(draft: Draft, who: str, name: str) -> None:

@@ -12,7 +12,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, engaged_foes, grade_modifiers, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, sheet_of, spend, test
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:

@@ -26,7 +26,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
 from affray.rules.mythras.terrain import (
     check_free_to_move,
     metres,

@@ -14,7 +14,7 @@ from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import offer_reaction
-from affray.rules.mythras.common import at, done, grade_modifiers, sheet_of, spend
+from affray.rules.mythras.core import at, done, grade_modifiers, sheet_of, spend
 
 
 def reload(draft: Draft, who: str, arg: str) -> None:

@@ -13,7 +13,7 @@ from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.attack import offer_reaction, resolve
-from affray.rules.mythras.common import (
+from affray.rules.mythras.core import (
     at,
     best_skill,
     default_weapon,

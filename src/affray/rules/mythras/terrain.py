@@ -25,7 +25,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
 
 #: "A slow creature hindered by Difficult Terrain can always move a minimum
 #: of 5 feet" (seed 001 "Effects of Terrain on Movement").

@@ -1,4 +1,16 @@
-"""Small shared helpers of the mythras rules: rulings, sheets, weapons, tests."""
+"""What the mythras rule modules share (seed 001, CFI Chapter 8: Combat):
+state queries (sheets, weapons, engagement, Luck Points, what an exchange
+is), skill tests and Difficulty Grades, spending Action Points, the small
+condition changes several rules make (warding ends, a spell fizzles, an
+attack deferred to its own exchange) and how a step hands on (:func:`done`,
+:func:`resume`, :func:`go_on`).
+
+Rule modules import this; it imports only ``sheet``, ``tables``,
+``rulings``, ``conditions`` and the shared ``affray.rules`` helpers, never
+a rule module. Where a rule must be followed by another, the rule queues
+the next step by kind (``draft.then``); the kinds are listed in
+:mod:`affray.rules.mythras.system`.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +21,9 @@ import msgspec
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
+from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import tables
+from affray.rules.mythras.conditions import from_of
 from affray.rules.mythras.rulings import from_mapping
 from affray.rules.mythras.sheet import Sheet, Weapon
 
@@ -180,8 +194,6 @@ def luck_left(c: Combatant) -> int:
 def stuck_weapons(state: State, handle: str) -> set[str]:
     """Names of ``handle``'s weapons left impaled in someone (seed 001
     "Impale": the wielder cannot parry with it while it is stuck)."""
-    from affray.rules.mythras.conditions import from_of
-
     me = state.combatants[handle]
     weapons = sheet_of(me).weapons
     out = set()
@@ -263,17 +275,30 @@ def spend(draft: Draft, who: str, reason: str) -> None:
 
 
 def done(draft: Draft) -> None:
-    """The action is over: clear the pending steps and move the turn on."""
-    from affray.rules.mythras.turns import advance
-
+    """The action is over: clear the pending steps and hand over to the
+    turn sequencer (:func:`affray.rules.mythras.turns.advance`), which
+    moves the turn on once nothing else is queued."""
     draft.emit(ev.StepsAwaited(steps=()))
-    advance(draft)
+    draft.hand_over()
 
 
 def resume(draft: Draft, rest) -> None:
     """Go back to the steps an out-of-turn roll interrupted, else move on."""
     if rest:
         draft.emit(ev.StepsAwaited(steps=tuple(rest)))
+    else:
+        done(draft)
+
+
+def go_on(draft: Draft, steps, summary: str) -> None:
+    """After a roll step: await ``steps`` (the rest of the pending steps and
+    any the roll brought); with none left, end the open exchange (step
+    ``attack:end-exchange``, with ``summary``), else the action is
+    :func:`done`."""
+    if steps:
+        draft.emit(ev.StepsAwaited(steps=tuple(steps)))
+    elif draft.state.exchange is not None:
+        draft.then("attack:end-exchange", summary=summary)
     else:
         done(draft)
 
