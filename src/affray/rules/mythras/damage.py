@@ -1,11 +1,33 @@
-"""Damage, hit locations, wounds and the opposed rolls that follow a blow.
+"""Damage, hit locations and wounds in mythras: the blow of an exchange
+and damage from elsewhere (Accidental Injury, a yanked weapon, a fumbled
+Jump).
 
 Source: seed 001 "Attacks and Parries" steps 5-7, "Damage Reduction",
-"Armor", Special Effect Descriptions ("Maximize Damage", "Bypass Armor",
-"Enhance Parry", "Circumvent Parry", "Choose Location", "Impale" with the
-Impale Effects Table,
-"Bleed", "Stun Location", "Trip Opponent"); rules-reference.md B6 (opposed
-rolls), B10 (order of adjustments), B11-B16.
+"Armor", "Knockback", Special Effect Descriptions ("Maximize Damage",
+"Bypass Armor", "Enhance Parry", "Circumvent Parry", "Choose Location",
+"Impale" with the Impale Effects Table, "Bleed", "Stun Location", "Bash",
+"Sunder"); rules-reference.md B6 (opposed rolls), B10 (order of
+adjustments), B11-B16 (parry, armour, wounds).
+
+The flow, step by step (kinds as in :mod:`affray.rules.mythras.system`):
+
+1. ``damage:offer`` (after the Special Effects' steps): the attacker's
+   damage roll is awaited, or, when the attack missed, the exchange ends
+   (``attack:end-exchange``).
+2. ``roll:damage`` (:func:`roll_damage`): weapon dice, Damage Modifier,
+   location; Sharpshooter may then move the location
+   (``choose:sharpshooter``, then ``damage:apply``).
+3. :func:`apply_damage`: Knockback or Bash, the parry's deflection, a
+   Damage Weapon blow (``effects:damage-weapon``), armour, Sunder, Bleed,
+   Stun Location and Impale, the attacker's Entangle
+   (``effects:entangle``), then ``damage:wound``.
+4. ``damage:wound``: the wound (Minor, Serious, Major) on the location's
+   Hit Points, with its opposed Endurance roll (``roll:wound``).
+
+What follows damage: the pending rolls it brought (fall after Knockback or
+Bash, Endurance), each ending with :func:`~.core.go_on`; once none is
+left the exchange ends (``attack:end-exchange``: a charger sweeps past, a
+deferred attack opens, or the turn moves on).
 """
 
 from __future__ import annotations
@@ -14,11 +36,24 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.d100 import roll_damage_modifier
-from affray.rules.base import Draft, RuleError
-from affray.rules.d100 import SUCCESS, is_success
+from affray.rules.base import Draft
+from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import TORSO, go_on, find_weapon, grade_modifiers, rulings_of, sheet_of, sundered_ap, test
+from affray.rules.mythras.core import (
+    TORSO,
+    attack_size,
+    effective_siz,
+    find_weapon,
+    go_on,
+    grade_modifiers,
+    kinds,
+    resister_fails,
+    rulings_of,
+    sheet_of,
+    sundered_ap,
+    test,
+)
 from affray.rules.mythras.sheet import derive
 
 _BLOCKS = {0: "none", 1: "half", 2: "all"}
@@ -48,8 +83,6 @@ def _plan(state: State, chosen: list[str]):
     Modifier one step (two for a quadruped, seed 001 "Charging"); a weapon
     set against a charge uses the charger's; a Ranged weapon adds it only
     when its ``damage_modifier`` says so ("Ranged Combat")."""
-    from affray.rules.mythras.attack import kinds
-
     x = state.exchange
     a = state.combatants[x.attacker]
     weapon = find_weapon(a, x.weapon, ready_only=False)
@@ -64,6 +97,23 @@ def _plan(state: State, chosen: list[str]):
     if weapon.kind == "ranged" and not weapon.damage_modifier:
         dm = ""
     return weapon, rolled, fixed, dm
+
+
+def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingStep]) -> None:
+    """After the Special Effects' steps (step ``damage:offer``): the damage
+    roll joins ``steps`` if the attack succeeded (not when Select Target
+    turned the blow on a bystander); the steps are awaited, or with none
+    the exchange ends (seed 001 "Attacks and Parries" step 5,
+    "Unsuccessful Rolls and Fumbles")."""
+    x = draft.state.exchange
+    steps = list(steps)
+    if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
+        steps.append(damage_step(draft.state, chosen, str(data.get("location", ""))))
+    if steps:
+        draft.emit(ev.StepsAwaited(steps=tuple(steps)))
+        return
+    draft.then("attack:end-exchange",
+               summary=str(next((e.outcome for e in reversed(draft.events) if isinstance(e, ev.ReactionResolved)), "")))
 
 
 def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingStep:
@@ -90,51 +140,6 @@ def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingSte
     )
 
 
-def trip_step(state: State, data: dict) -> ev.PendingStep:
-    """Trip Opponent: the loser's opposed roll of Brawn, Evade or Acrobatics
-    (the best) against the winner's original roll (seed 001)."""
-    loser = state.combatants[str(data["loser"])]
-    return ev.PendingStep(
-        who=loser.handle, verb="roll", kind="trip",
-        prompt=f"{loser.name}: opposed roll against Trip Opponent ({data['roll']} vs {data['skill']}%) or fall prone",
-        dice=(ev.DiceNeed("Brawn/Evade/Acrobatics (trip)", "1D100", by=loser.handle),), exchange=state.exchange.id,
-        data={"roll": data["roll"], "skill": data["skill"]},
-    )
-
-
-def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
-    """An opposed roll against an original roll (B6): the resister fails
-    unless it wins; both failing follows ruling ``opposed_both_fail``."""
-    if roll <= 0:  # an Automatic attack (a helpless target): a Success with no roll
-        other = SUCCESS
-    else:
-        other = tables.skill_test(roll, skill) if skill else "failure"
-    winner = tables.opposed_winner(resister_level, resister_roll, other, roll)
-    if winner == "none":
-        both_fail = not is_success(resister_level) and not is_success(other)
-        if both_fail and rulings_of(draft.state).opposed_both_fail == "resister-holds":
-            return False
-        return True
-    return winner != "a"
-
-
-def roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
-    c = draft.state.combatants[step.who]
-    s = sheet_of(c)
-    options = [("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))]
-    extra = []
-    if s.legs >= 4:  # seed 001 "Trip Opponent": quadrupeds may use Athletics for Evade, one grade easier
-        options.append(("Athletics", s.skill("Athletics")))
-        extra = [("easy", "a quadruped resisting Trip Opponent")]
-    name, skill = max(options, key=lambda p: p[1])
-    tested = test(draft, c, name, skill, "resist Trip Opponent",
-                  grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
-    tripped = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
-    if tripped and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
-    go_on(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
-
-
 def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     """After Knockback: an Easy Acrobatics or Standard Athletics roll, or
     fall prone (seed 001 "Knockback"). After a Bash into an obstacle: an
@@ -158,23 +163,12 @@ def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     go_on(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
 
 
-def effective_siz(c, against: str) -> float:
-    """SIZ against Knockback or Leaping Attacks (×1.5 when braced) or Bash
-    (×2 when braced), seed 001 "Brace"."""
-    siz = sheet_of(c).characteristics.SIZ
-    if not c.has("braced"):
-        return siz
-    return siz * (2 if against == "bash" else 1.5)
-
-
 def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Roll the blow: weapon dice (Impale: twice, the higher kept), damage
     modifier (no damage when a negative one takes it to 0, B16), the
     location; at Long Range the damage is halved (seed 001 "Ranged
     Combat"). Sharpshooter may then move the location; then
     :func:`apply_damage`."""
-    from affray.rules.mythras.attack import kinds
-
     state = draft.state
     x = state.exchange
     a = state.combatants[x.attacker]
@@ -246,10 +240,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     goes to the parrying weapon instead; armour last (worn + natural, less
     Sunder's losses, plus cover; Bypass Armor), Sunder tearing into it;
     then the location's HP and the wound (B15), and Bleed, Stun Location,
-    Impale and Entangle."""
-    from affray.rules.mythras import effects as fx
-    from affray.rules.mythras.attack import attack_size, kinds
-
+    Impale and Entangle (step ``damage:apply`` after Sharpshooter)."""
     state = draft.state
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
@@ -286,8 +277,9 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
         note.append(f"warded by {ward_by}")
     after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
     if "damage-weapon" in chosen and x.with_item:
-        fx.damage_weapon(draft, t.handle, x.with_item, after, f"Damage Weapon by {a.name}")
-        go_on(draft, tuple(rest) + tuple(follow), f"{a.name} strikes {t.name}'s {x.with_item}")
+        draft.then("effects:damage-weapon", owner=t.handle, weapon=x.with_item, damage=after,
+                   why=f"Damage Weapon by {a.name}")
+        draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {x.with_item}")
         return
     sheet = sheet_of(t)
     worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
@@ -334,11 +326,22 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
         if "impale" in chosen:
             _impale(draft, a, t, weapon, location)
     if "entangle" in chosen and data.get("side", "attacker") == "attacker" and "entangling" in weapon.traits:
-        fx.entangle(draft, a.handle, t.handle, weapon.name, location)
+        draft.then("effects:entangle", wielder=a.handle, victim=t.handle, weapon=weapon.name, location=location)
+    draft.then("damage:wound", handle=t.handle, location=location, final=final, steps=tuple(rest) + tuple(follow),
+               summary=f"{a.name} hits {t.name}'s {location} for {final}")
+
+
+def wound_step(draft: Draft, handle: str, location: str, final: int, steps, summary: str) -> None:
+    """After the blow's damage (step ``damage:wound``): the wound its
+    ``final`` damage brings to ``location`` (:func:`_wound`), then the
+    pending ``steps`` and the wound's Endurance roll, or the end of the
+    exchange (:func:`~.core.go_on`)."""
+    x = draft.state.exchange
+    follow = list(steps)
     if final > 0:
         base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
-        follow.extend(_wound(draft, t.handle, location, base))
-    go_on(draft, tuple(rest) + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
+        follow.extend(_wound(draft, handle, location, base))
+    go_on(draft, tuple(follow), summary)
 
 
 def _impale(draft: Draft, a, t, weapon, location: str) -> None:
@@ -371,9 +374,18 @@ def _fall_step(state: State, handle: str, kind: str, why: str) -> ev.PendingStep
 
 
 def hurt(draft: Draft, handle: str, location: str, amount: int, *, ignore_armour: bool, base: dict,
-         note: str, exchange: int | None = None) -> list[ev.PendingStep]:
-    """Damage outside the attack's blow (Accidental Injury, an impaled
-    weapon yanked free): armour unless ignored, then HP and the wound."""
+         note: str, exchange: int | None = None, then: str, **then_args) -> None:
+    """Damage outside the attack's blow (step ``damage:hurt``: Accidental
+    Injury, an impaled weapon yanked free, a fumbled Jump): armour unless
+    ignored, then HP and the wound. The caller's continuation ``then`` is
+    queued with ``follow`` (the wound's Endurance step, if any) and
+    ``then_args``."""
+    draft.then(then, follow=tuple(_hurt(draft, handle, location, amount, ignore_armour=ignore_armour, base=base,
+                                        note=note, exchange=exchange)), **then_args)
+
+
+def _hurt(draft: Draft, handle: str, location: str, amount: int, *, ignore_armour: bool, base: dict,
+          note: str, exchange: int | None) -> list[ev.PendingStep]:
     state = draft.state
     c = state.combatants[handle]
     sheet = sheet_of(c)
@@ -451,7 +463,7 @@ def roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
     endurance = sheet_of(c).skill("Endurance")
     tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack",
                   grade_modifiers(draft.state, c, endurance, (), "both", combat=False))
-    failed = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    failed = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
     at = dict(cause=draft.next_version, round=state.round, step=draft.state.step)
     if failed and c.status != "dead":
         _take_hold(draft, c.handle, reason, location, int(step.data["damage"]))

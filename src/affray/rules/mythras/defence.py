@@ -106,11 +106,3 @@ def unward(draft: Draft, who: str, arg: str) -> None:
         raise RuleError(f"{c.name} wards nothing")
     for k in conds:
         draft.emit(ev.ConditionExpired(handle=who, condition_id=k.id, reason="stops warding"))
-
-
-def end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
-    """Warding ends once its weapon attacks or actively parries (seed 001
-    "Ward Location")."""
-    for cond in draft.state.combatants[handle].conditions:
-        if cond.name == "warding" and cond.id == f"warding:{weapon.lower()}":
-            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))

@@ -17,16 +17,6 @@ from affray.rules.mythras import tables
 from affray.rules.mythras.core import at, done, grade_modifiers, resume, rulings_of, sheet_of, spend, test
 
 
-def fizzle(draft: Draft, who: str, name: str) -> None:
-    """A cast spell due at this Turn is lost unless held or released
-    (seed 001 "Cast Magic")."""
-    if name in ("hold",):
-        return
-    for cond in draft.state.combatants[who].conditions:
-        if cond.name == "spell-ready" and cond.effects.get("due"):
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="not held: the magic dissipates"))
-
-
 def _spell(c: Combatant, name: str):
     spells = sheet_of(c).spells
     want = name.strip().lower()

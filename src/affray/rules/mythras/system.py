@@ -32,8 +32,25 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
-from affray.rules.mythras import actions, attack, damage, effect_choice, effects, turns
+from affray.rules.mythras import (
+    actions,
+    attack,
+    damage,
+    defence,
+    effect_choice,
+    effects,
+    holds,
+    luck,
+    magic,
+    movement,
+    movement_modes,
+    ranged,
+    special_attacks,
+    terrain,
+    turns,
+)
 from affray.rules.mythras.conditions import CATALOGUE
+from affray.rules.mythras.core import go_on
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.mythras.sheet import SheetError, load_sheet
 from affray.rules.router import Router
@@ -90,26 +107,90 @@ COMMANDS = {
 }
 
 STEPS = {
+    # --- the exchange: attack, reaction, differential roll (attack.py) ---
+    "attack:rolled": attack.rolled,                  # the attack roll resolved; the defender is offered a reaction
+    "attack:offer-reaction": attack.offer_reaction,  # parry | evade | counterattack | none
+    "attack:resolve": attack.resolve,                # the differential roll; the parry's deflection by Size
+    "ranged:crowd-miss": ranged.crowd_miss,          # a shot that missed only for the crowd
+    "special:counterattack": special_attacks.counterattack,  # the reaction to a charge
+    # --- Special Effects: the picks (effect_choice.py), then their steps (effects.py) ---
+    "effects:offer-choice": effect_choice.offer_choice,
+    "effects:continue-choosing": effect_choice.continue_choosing,
+    "effects:after-choice": effects.after_choice,    # Trip, Disarm, Blind, ... steps; then damage:offer
+    "effects:disarm": effects.disarm,
+    "effects:damage-weapon": effects.damage_weapon,  # the attacker's Damage Weapon, from apply_damage
+    "effects:entangle": effects.entangle,            # the attacker's Entangle, from apply_damage
+    "effects:injured": effects.injured,              # after Accidental Injury's damage:hurt
+    # --- damage and wounds (damage.py); what follows damage is in its docstring ---
+    "damage:offer": damage.offer,                    # await the damage roll, or end the exchange
+    "damage:apply": damage.apply_damage,             # after Sharpshooter
+    "damage:wound": damage.wound_step,               # the wound, then go-on
+    "damage:hurt": damage.hurt,                      # damage from elsewhere, then the caller's continuation
+    "go-on": go_on,                                  # await the steps left, or end the exchange, or done
+    # --- the end of an exchange (attack.py) and the attacks it leaves (special_attacks.py) ---
+    "attack:end-exchange": attack.end_exchange,      # a charger stops or sweeps past
+    "attack:after-exchange": attack.after_exchange,  # a deferred attack opens, or the turn moves on
+    "special:open-deferred": special_attacks.open_deferred,
     # --- rolls the table makes (affray roll): handler(draft, step, rest) ---
-    "roll:damage": damage.roll_damage,          # the blow; then apply_damage (Knockback, parry, armour, wound)
+    "roll:damage": damage.roll_damage,          # weapon dice, Damage Modifier, location; then apply_damage
     "roll:wound": damage.roll_endurance,        # opposed Endurance after Bleed, Stun Location, a Serious/Major Wound
     "roll:knockback": damage.roll_fall,         # stay on one's feet after Knockback
     "roll:bash": damage.roll_fall,              # ... after a Bash into an obstacle
-    "roll:trip": damage.roll_trip,              # Trip Opponent (and an entangling weapon's trip)
+    "roll:trip": effects.roll_trip,             # Trip Opponent (and an entangling weapon's trip)
     "roll:disarm": effects.roll_disarm,
     "roll:blind": effects.roll_blind,
     "roll:weapon-damage": effects.roll_weapon_damage,   # the defender's Damage Weapon
     "roll:entangle": effects.roll_entangle,     # the defender's Entangle: the location
-    "roll:injury": effects.roll_injury,         # Accidental Injury
+    "roll:injury": effects.roll_injury,         # Accidental Injury; then damage:hurt
     "roll:footing": turns.roll_footing,         # Regain Footing while engaged
-    **{"roll:" + kind: handler for kind, handler in actions.ROLL_HANDLERS.items()},
+    "roll:outmaneuver": movement.roll_outmaneuver,
+    "roll:struggle": holds.roll_struggle,
+    "roll:yank": holds.roll_yank,               # then damage:hurt, holds:yanked
+    "roll:cast": magic.roll_cast,
+    "roll:counter-spell": magic.roll_counter_spell,
+    "roll:assess": actions.roll_assess,
     # --- choices (affray choose): handler(draft, step, option) ---
     "choose:special-effect": effect_choice.choose_effect,
     "choose:location": effect_choice.choose_effect,     # Choose Location's location
-    **{"choose:" + kind: handler for kind, handler in effects.FOLLOW_UPS.items()},
-    **{"choose:" + kind: handler for kind, handler in actions.FOLLOW_UPS.items()},
-    # --- follow-ups the rules queue (draft.then) ---
-    "attack:end-exchange": attack.end_exchange,  # after the last roll of an exchange
+    "choose:counter": effect_choice.secret_counter,     # Prepare Counter's secret pick
+    "choose:counter-effect": effect_choice.counter_effect,
+    "choose:blind-grade": effect_choice.effect_detail,
+    "choose:select-target": effect_choice.effect_detail,
+    "choose:crowd-victim": effects.crowd_victim,
+    "choose:charge-end": effects.charge_end,
+    "choose:sharpshooter": effects.sharpshooter,       # then damage:apply
+    "choose:outmaneuver-end": movement.outmaneuver_end,
+    "choose:counter-spell": magic.counter_choice,
+    # --- actions (affray act WHO ACTION, checked by actions.act): handler(draft, who, arg) ---
+    **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, drop, speak, signal, assess
+    "act:brace": defence.brace,
+    "act:take-cover": defence.take_cover,
+    "act:ward": defence.ward,
+    "act:unward": defence.unward,
+    "act:move": movement.move,                  # through terrain: terrain:move
+    "act:hustle": movement.hustle,
+    "act:change-range": movement.change_range,
+    "act:outmaneuver": movement.outmaneuver,
+    "act:mount": movement.mount,
+    "act:dismount": movement.dismount,
+    **{"act:" + name: handler for name, handler in movement_modes.TURN_ACTIONS.items()},  # climb, crawl, jump, swim
+    "modes:landed": movement_modes.landed,      # after a fumbled Jump's damage:hurt
+    "act:terrain": terrain.declare,
+    "terrain:move": terrain.move,
+    "act:reload": ranged.reload,
+    "act:aim": ranged.aim,
+    "act:struggle": holds.struggle,
+    "act:yank": holds.yank,
+    "act:trip": holds.trip,
+    "holds:yanked": holds.yanked,               # after a yanked weapon's damage:hurt
+    "act:leap": special_attacks.leap,
+    "act:sweep": special_attacks.sweep,
+    "act:cast": magic.cast,
+    "act:hold": magic.hold,
+    "act:release": magic.release,
+    "act:luck": luck.luck,
+    "act:interrupt": turns.interrupt,
+    "turns:delay": turns.delay,                 # pass, delay, stand: handler(draft, handle, action)
 }
 
 ROUTER = Router(system="mythras", commands=COMMANDS, steps=STEPS, sequencer=turns.advance)

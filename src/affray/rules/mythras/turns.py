@@ -2,8 +2,12 @@
 has Action Points.
 
 Source: seed 001 "Running Combat" (Initiative, Turns), "Actions in Combat",
-"Combat Actions", "Delay"; rules-reference.md B12 (armour penalty), B17
-(Initiative), B18 (Action Points).
+"Combat Actions", "Delay", "Interrupt", "Dither", "Regain Footing";
+rules-reference.md B12 (armour penalty), B17 (Initiative), B18 (Action
+Points).
+
+:func:`advance` is the router's turn sequencer: it runs whenever a handler
+has finished its part (:func:`~.core.done`) and nothing else is queued.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, joining
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import fighters, go_on, grade_modifiers, rulings_of, sheet_of, test
+from affray.rules.mythras.core import at, fighters, go_on, grade_modifiers, rulings_of, sheet_of, test
 from affray.rules.mythras.sheet import SheetError, derive, parse_sheet
 
 
@@ -221,6 +225,31 @@ def turn_step(state: State, handle: str, cycle: int) -> ev.PendingStep:
     )
 
 
+def interrupt(draft: Draft, who: str, arg: str) -> None:
+    """Interrupt (Reactive, delaying characters only): halt an opponent's
+    Turn to take the delayed Turn now; the opponent's Turn resumes after
+    (seed 001 "Interrupt"; ruling ``interrupt_timing``: as the opponent's
+    Turn begins). Step ``act:interrupt``; :func:`advance` resumes the
+    interrupted Turn."""
+    state = draft.state
+    c = state.combatants[who]
+    if not c.has("holding"):
+        raise RuleError(f"only a delaying character can interrupt; {c.name} is not holding Action Points ('affray act {who} delay')")
+    if c.combat_actions <= 0:
+        raise RuleError(f"{c.name} has no Action Points left")
+    turn = next((s for s in state.pending if s.kind == "turn"), None)
+    if state.exchange is not None or turn is None or turn.who == who:
+        raise RuleError("an Interrupt halts another combatant's Turn before its declaration; wait for one (see 'affray pending')")
+    other = state.combatants[turn.who]
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "interrupting", ends="event", effects={f"from:{other.handle}": 1}, note=f"interrupts {other.name}'s turn", **at(draft))))
+    draft.emit(ev.TurnBegan(handles=(who,), action_no=state.action_no))
+    step = turn_step(draft.state, who, state.action_no)
+    options = tuple(o for o in step.options if o != "delay")
+    draft.emit(ev.StepsAwaited(steps=(replace(step, options=options, prompt=f"{c.name} interrupts {other.name}: "
+                                              + " | ".join(options)),)))
+
+
 def _tick_turn_conditions(draft: Draft, handle: str) -> None:
     """As the bearer's turn begins: conditions counted in its own turns
     ("cannot attack for 1d3 turns", B15; Blind Opponent's 1d3 Turns, Stun
@@ -273,8 +302,8 @@ def delay(draft: Draft, handle: str, action: str) -> None:
     wasted, 1 AP), ``delay`` (the remaining AP are held for reactions and
     Interrupts; no more turns this round) or ``stand`` (Regain Footing,
     1 AP: automatic if unengaged, else an opposed Brawn or Athletics roll).
-    Seed 001 "Dither", "Delay", "Regain Footing". The other actions are in
-    :mod:`.actions`."""
+    Seed 001 "Dither", "Delay", "Regain Footing". Step ``turns:delay``;
+    the other actions are in :mod:`.actions`."""
     state = draft.state
     c = state.combatants[handle]
     action = action.lower()
