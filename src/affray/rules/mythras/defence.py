@@ -1,7 +1,7 @@
 """Defensive Actions in mythras other than Parry and Evade: ``brace``,
 ``take-cover``, ``ward`` and ``unward`` (seed 001 "Brace", "Take Cover",
-"Cover", "Ward Location", "Passive Blocking"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+"Cover", "Ward Location", "Passive Blocking"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Actions against a hold in mythras: ``struggle`` free of an Entangle or
 a Grip, ``yank`` an impaled weapon free, ``trip`` an entangled foe (seed
-001 "Struggle", "Entangle", "Grip", "Impale"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+001 "Struggle", "Entangle", "Grip", "Impale"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations

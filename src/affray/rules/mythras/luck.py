@@ -1,6 +1,6 @@
 """Luck Points in mythras: ``luck`` re-rolls one's own roll of the open
-exchange (seed 001 "Use Luck Point"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+exchange (seed 001 "Use Luck Point"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Magic in mythras: ``cast``, ``hold``, ``release`` and Counter Spell
-(seed 001 "Cast Magic", "Hold Magic", "Counter Spell"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+(seed 001 "Cast Magic", "Hold Magic", "Counter Spell"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Movement Actions in mythras: ``move``, ``hustle``, ``change-range``,
-``outmaneuver``, ``mount``, ``dismount``, and what a Charge asks of the
-charger's movement (seed 001 "Movement", "Move", "Hustle", "Change Range",
-"Outmaneuvering", "Mount"). Dispatched from
-:mod:`affray.rules.mythras.actions`; what a Charge asks of the charger is
+``outmaneuver``, ``mount``, ``dismount`` (seed 001 "Movement", "Move", "Hustle", "Change Range",
+"Outmaneuvering", "Mount"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`; what a Charge asks of the charger is
 checked in :mod:`.attack`.
 """
 

@@ -118,7 +118,7 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
     draft.emit(ev.StepsAwaited(steps=steps))
 
 
-def start(draft: Draft, command: cmd.StartRound | None = None) -> None:
+def start(draft: Draft, command: cmd.StartRound) -> None:
     """``affray start``: roll Initiative once for the fight and open round 1."""
     state = draft.state
     if state.phase == "over":
@@ -277,7 +277,7 @@ def _tick_turn_conditions(draft: Draft, handle: str) -> None:
                 cond, ends=ev.ConditionEnd(kind="actions", count=cond.ends.count - 1))))
 
 
-def end_round(draft: Draft, command: cmd.EndRound | None = None) -> None:
+def end_round(draft: Draft, command: cmd.EndRound) -> None:
     """End the round: what ends with the round expires, then the next round
     starts with the same order (seed 001 "Initiative": it "remains in play
     until it is forced to be re-rolled")."""
