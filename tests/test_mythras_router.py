@@ -16,7 +16,7 @@ from affray.rules.mythras import actions, system
 
 PACKAGE = Path(system.__file__).parent
 RULE_MODULES = ("actions", "attack", "damage", "defence", "effect_choice", "effects", "holds", "luck", "magic",
-                "movement", "movement_modes", "ranged", "special_attacks", "terrain", "turns")
+                "movement", "movement_modes", "ranged", "special_attacks", "terrain", "turns", "wounds")
 
 
 def _calls(tree: ast.AST):

@@ -6,9 +6,9 @@ data and imports run one way"): ``system`` (the router: which handler
 decides each command and each step kind, and the only module importing
 the rule modules) -> rule modules, one per seed section, never importing
 each other (``turns``, ``attack``, ``effect_choice``, ``effects``,
-``damage``, ``special_attacks``, ``ranged``, ``defence``, ``movement``,
-``movement_modes``, ``terrain``, ``holds``, ``magic``, ``luck``,
-``actions``) -> ``core`` (what they share) -> ``sheet`` -> ``tables`` (+
+``damage``, ``wounds``, ``special_attacks``, ``ranged``, ``defence``,
+``movement``, ``movement_modes``, ``terrain``, ``holds``, ``magic``,
+``luck``, ``actions``) -> ``core`` (what they share) -> ``sheet`` -> ``tables`` (+
 ``data/``), ``rulings``, ``conditions``. pyproject.toml's import-linter
 contract for mythras keeps it so.
 """

@@ -336,7 +336,7 @@ def roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Accidental Injury: the fumbling attacker rolls his weapon's damage
     against himself in a random location; unarmed, the damage ignores
     armour (seed 001). Wounds follow as usual, the opposed Endurance roll
-    against the defender's roll. The damage is step ``damage:hurt``."""
+    against the defender's roll. The damage is step ``wounds:hurt``."""
     state = draft.state
     x = state.exchange
     a = state.combatants[x.attacker]
@@ -347,7 +347,7 @@ def roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
         total += draft.roll(str(dicelib.parse(dm.lstrip("+"))), "damage modifier (own)", by=a.handle).total
     d20 = draft.roll("1D20", "hit location (own)", by=a.handle).total
     location = tables.hit_location(d20)
-    draft.then("damage:hurt", handle=a.handle, location=location, amount=total, ignore_armour=w.kind == "unarmed",
+    draft.then("wounds:hurt", handle=a.handle, location=location, amount=total, ignore_armour=w.kind == "unarmed",
                base={"roll": int(step.data["roll"]), "skill": int(step.data["skill"])},
                note=f"Accidental Injury; d20={d20}" + ("; unarmed: armour ignored" if w.kind == "unarmed" else ""),
                then="effects:injured", rest=tuple(rest), summary=f"{a.name} injures themself")

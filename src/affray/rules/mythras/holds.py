@@ -76,7 +76,7 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The Brawn roll (opposed when resisted) and the damage of a yank: a
     weapon that comes free deals its damage, halved unless barbed, with no
     Damage Modifier and armour ignored (seed 001 "Impale"); the damage is
-    step ``damage:hurt``, then ``holds:yanked``."""
+    step ``wounds:hurt``, then ``holds:yanked``."""
     state = draft.state
     c, v = state.combatants[step.who], state.combatants[str(step.data["victim"])]
     cond = next(k for k in v.conditions if k.id == step.data["cond"])
@@ -92,7 +92,7 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest) -> None:
     if free:
         damage = rolled if "barbed" in w.traits else rolled // 2
         draft.emit(ev.ConditionExpired(handle=v.handle, condition_id=cond.id, reason=f"{c.name} yanks {w.name} free"))
-        draft.then("damage:hurt", handle=v.handle, location=cond.location, amount=damage, ignore_armour=True,
+        draft.then("wounds:hurt", handle=v.handle, location=cond.location, amount=damage, ignore_armour=True,
                    base={"roll": mine.roll, "skill": mine.target},
                    note=f"{w.name} yanked free: {rolled}" + ("" if "barbed" in w.traits else " halved") + ", no Damage Modifier, armour ignored",
                    then="holds:yanked", rest=tuple(rest))

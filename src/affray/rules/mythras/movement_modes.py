@@ -244,7 +244,7 @@ def _awkward_landing(draft: Draft, who: str) -> None:
     Endurance roll is a Success, 1 point of damage is sustained to one leg.
     If the Endurance test Fails, then 1d4" (seed 001 "Jump"). The leg by
     1D2 (1 right, 2 left); armour by ruling ``awkward_landing_armour``.
-    The damage is step ``damage:hurt``, then ``modes:landed``."""
+    The damage is step ``wounds:hurt``, then ``modes:landed``."""
     state = draft.state
     c = state.combatants[who]
     endurance = sheet_of(c).skill("Endurance")
@@ -252,7 +252,7 @@ def _awkward_landing(draft: Draft, who: str) -> None:
              grade_modifiers(state, c, endurance, (), "both", combat=False))
     amount = 1 if is_success(e.result) else draft.roll("1D4", "awkward landing damage", by=who).total
     leg = "right leg" if draft.roll("1D2", "which leg (1 right, 2 left)", by=who).total == 1 else "left leg"
-    draft.then("damage:hurt", handle=who, location=leg, amount=amount,
+    draft.then("wounds:hurt", handle=who, location=leg, amount=amount,
                ignore_armour=rulings_of(state).awkward_landing_armour == "ignored",
                base={"roll": e.roll, "skill": e.target},
                note=f"awkward landing from a fumbled Jump: {amount} to the {leg}", then="modes:landed")

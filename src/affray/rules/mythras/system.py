@@ -20,8 +20,9 @@ The exchange, step by step (seed 001 "Attacks and Parries"):
    the parry's deflection by weapon Size is settled).
 2. ``effect_choice``: the winner picks Special Effects; ``effects``: the
    effects' own opposed rolls (Trip, Disarm, Blind, ...).
-3. ``damage``: the damage roll, then Knockback or Bash, the parry, armour,
-   hit points and the wound with its Endurance roll.
+3. ``damage``: the damage roll, then Knockback or Bash, the parry and
+   armour; ``wounds``: Bleed, Stun Location, Impale, the wound on the
+   location's Hit Points with its Endurance roll.
 4. ``attack:end-exchange``: the exchange closes; a charger may sweep past,
    a deferred attack (``special_attacks``) opens, or the turn moves on.
 """
@@ -48,6 +49,7 @@ from affray.rules.mythras import (
     special_attacks,
     terrain,
     turns,
+    wounds,
 )
 from affray.rules.mythras.conditions import CATALOGUE
 from affray.rules.mythras.core import go_on
@@ -120,12 +122,14 @@ STEPS = {
     "effects:disarm": effects.disarm,
     "effects:damage-weapon": effects.damage_weapon,  # the attacker's Damage Weapon, from apply_damage
     "effects:entangle": effects.entangle,            # the attacker's Entangle, from apply_damage
-    "effects:injured": effects.injured,              # after Accidental Injury's damage:hurt
+    "effects:injured": effects.injured,              # after Accidental Injury's wounds:hurt
     # --- damage and wounds (damage.py); what follows damage is in its docstring ---
     "damage:offer": damage.offer,                    # await the damage roll, or end the exchange
     "damage:apply": damage.apply_damage,             # after Sharpshooter
-    "damage:wound": damage.wound_step,               # the wound, then go-on
-    "damage:hurt": damage.hurt,                      # damage from elsewhere, then the caller's continuation
+    # --- what follows damage: wounds (wounds.py) ---
+    "wounds:inflict": wounds.inflict,                # Bleed, Stun Location, Impale, Entangle; then wounds:wound
+    "wounds:wound": wounds.wound_step,               # the wound on the location, then go-on
+    "wounds:hurt": wounds.hurt,                      # damage from elsewhere, then the caller's continuation
     "go-on": go_on,                                  # await the steps left, or end the exchange, or done
     # --- the end of an exchange (attack.py) and the attacks it leaves (special_attacks.py) ---
     "attack:end-exchange": attack.end_exchange,      # a charger stops or sweeps past
@@ -133,7 +137,7 @@ STEPS = {
     "special:open-deferred": special_attacks.open_deferred,
     # --- rolls the table makes (affray roll): handler(draft, step, rest) ---
     "roll:damage": damage.roll_damage,          # weapon dice, Damage Modifier, location; then apply_damage
-    "roll:wound": damage.roll_endurance,        # opposed Endurance after Bleed, Stun Location, a Serious/Major Wound
+    "roll:wound": wounds.roll_endurance,        # opposed Endurance after Bleed, Stun Location, a Serious/Major Wound
     "roll:knockback": damage.roll_fall,         # stay on one's feet after Knockback
     "roll:bash": damage.roll_fall,              # ... after a Bash into an obstacle
     "roll:trip": effects.roll_trip,             # Trip Opponent (and an entangling weapon's trip)
@@ -141,11 +145,11 @@ STEPS = {
     "roll:blind": effects.roll_blind,
     "roll:weapon-damage": effects.roll_weapon_damage,   # the defender's Damage Weapon
     "roll:entangle": effects.roll_entangle,     # the defender's Entangle: the location
-    "roll:injury": effects.roll_injury,         # Accidental Injury; then damage:hurt
+    "roll:injury": effects.roll_injury,         # Accidental Injury; then wounds:hurt
     "roll:footing": turns.roll_footing,         # Regain Footing while engaged
     "roll:outmaneuver": movement.roll_outmaneuver,
     "roll:struggle": holds.roll_struggle,
-    "roll:yank": holds.roll_yank,               # then damage:hurt, holds:yanked
+    "roll:yank": holds.roll_yank,               # then wounds:hurt, holds:yanked
     "roll:cast": magic.roll_cast,
     "roll:counter-spell": magic.roll_counter_spell,
     "roll:assess": actions.roll_assess,
@@ -174,7 +178,7 @@ STEPS = {
     "act:mount": movement.mount,
     "act:dismount": movement.dismount,
     **{"act:" + name: handler for name, handler in movement_modes.TURN_ACTIONS.items()},  # climb, crawl, jump, swim
-    "modes:landed": movement_modes.landed,      # after a fumbled Jump's damage:hurt
+    "modes:landed": movement_modes.landed,      # after a fumbled Jump's wounds:hurt
     "act:terrain": terrain.declare,
     "terrain:move": terrain.move,
     "act:reload": ranged.reload,
@@ -182,7 +186,7 @@ STEPS = {
     "act:struggle": holds.struggle,
     "act:yank": holds.yank,
     "act:trip": holds.trip,
-    "holds:yanked": holds.yanked,               # after a yanked weapon's damage:hurt
+    "holds:yanked": holds.yanked,               # after a yanked weapon's wounds:hurt
     "act:leap": special_attacks.leap,
     "act:sweep": special_attacks.sweep,
     "act:cast": magic.cast,
