@@ -606,7 +606,7 @@ def test_a_stored_sheet_from_a_newer_affray_is_one_line(system, sheet_file):
     if system == "mrq1":
         from affray.rules.mrq1.core import sheet_of
     else:
-        from affray.rules.mythras.common import sheet_of
+        from affray.rules.mythras.core import sheet_of
     from affray.commands.demo import examples_dir
 
     data = get(system).load_sheet(str(examples_dir() / sheet_file))

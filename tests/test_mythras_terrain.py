@@ -16,7 +16,7 @@ import pytest
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.base import RuleError
-from affray.rules.mythras import movement_modes, tables, terrain
+from affray.rules.mythras import core, movement_modes, tables, terrain
 from affray.rules.mythras.sheet import parse_sheet
 
 from conftest import assert_user_error
@@ -48,11 +48,11 @@ def test_armour_counts_as_things_light_one_heavy_two():
     """Seed 001 "Climb", "Jump", "Swim": each location of light armour is 1
     'Thing', of heavy armour 2; heavy from ruling ``heavy_armour_ap``."""
     t = kaelin_first()
-    assert terrain.armour_things(t.state, t.c("kaelin")) == KAELIN_THINGS
+    assert core.armour_things(t.state, t.c("kaelin")) == KAELIN_THINGS
     heavy = kaelin_first(rulings={"heavy_armour_ap": "3"})  # head, chest, abdomen at 3 AP now count heavy
-    assert terrain.armour_things(heavy.state, heavy.c("kaelin")) == 3 * 2 + 4 * 1
+    assert core.armour_things(heavy.state, heavy.c("kaelin")) == 3 * 2 + 4 * 1
     laden = kaelin_first(kaelin=sheet("kaelin", things=5))
-    assert terrain.things(laden.state, laden.c("kaelin")) == KAELIN_THINGS + 5
+    assert core.things(laden.state, laden.c("kaelin")) == KAELIN_THINGS + 5
 
 
 # --------------------------------------------------------------------------- #

@@ -18,55 +18,44 @@ Free Actions cost nothing and need no Turn: ``ward:LOCATIONS[:WEAPON]``,
 Reactive: ``interrupt`` (a delaying character takes a Turn inside
 another's).
 
-This module dispatches and holds the actions on weapons in hand and on
-what a character says, sees and when it acts (``ready``, ``drop``,
-``speak``, ``signal``, ``assess``, ``interrupt``). The rest live by theme:
-:mod:`.movement` (move, hustle, change-range, outmaneuver, mount,
-dismount), :mod:`.defence` (brace, take-cover, ward, unward),
+This module checks and dispatches an action: :func:`act` queues the step
+``"act:" + ACTION`` (``turns:delay`` for pass, delay and stand), whose
+handler the router (:mod:`affray.rules.mythras.system`) finds. It holds
+the actions on weapons in hand and on what a character says and sees
+(``ready``, ``drop``, ``speak``, ``signal``, ``assess``). The rest live by
+theme: :mod:`.movement` (move, hustle, change-range, outmaneuver, mount,
+dismount), :mod:`.movement_modes` (climb, crawl, jump, swim),
+:mod:`.terrain`, :mod:`.defence` (brace, take-cover, ward, unward),
 :mod:`.ranged` (reload, aim), :mod:`.holds` (struggle, yank, trip),
 :mod:`.special_attacks` (leap, sweep), :mod:`.magic` (cast, hold,
-release, Counter Spell) and :mod:`.luck`.
+release, Counter Spell), :mod:`.luck` and :mod:`.turns` (interrupt).
 """
 
 from __future__ import annotations
 
+import shlex
+
 from msgspec.structs import replace
 
+from affray.events import commands as cmd
 from affray.events import core as ev
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
-from affray.rules.mythras import movement_modes, terrain
-from affray.rules.mythras.attack import _require_turn
-from affray.rules.mythras.common import (
+from affray.rules.mythras.core import (
     at,
     done,
     engaged_foes,
     find_weapon,
+    fizzle,
     grade_modifiers,
+    require_turn,
     resume,
     sheet_of,
     spend,
     test,
     weapon_hp,
 )
-from affray.rules.mythras.defence import brace, take_cover, unward, ward
-from affray.rules.mythras.holds import roll_struggle, roll_yank, struggle, trip, yank
-from affray.rules.mythras.luck import luck
-from affray.rules.mythras.magic import cast, counter_choice, fizzle, hold, release, roll_cast, roll_counter_spell
-from affray.rules.mythras.movement import (
-    change_range,
-    dismount,
-    hustle,
-    mount,
-    move,
-    outmaneuver,
-    outmaneuver_end,
-    roll_outmaneuver,
-)
-from affray.rules.mythras.ranged import aim, reload
-from affray.rules.mythras.special_attacks import leap, sweep
-from affray.rules.mythras.turns import delay
 
 
 FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt", "terrain")
@@ -79,33 +68,40 @@ BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
 def _unquoted(action: str) -> str:
     """The action text with any shell-style quoting the CLI added undone
     (``act kaelin "jump:1 standing"`` arrives as ``'jump:1 standing'``)."""
-    import shlex
-
     try:
         return " ".join(shlex.split(action))
     except ValueError:  # an unbalanced quote: keep the text as typed
         return action.strip()
 
 
+def act_command(draft: Draft, command: cmd.TakeAction) -> None:
+    """``affray act WHO ACTION``: see :func:`act`."""
+    act(draft, find_combatant(draft.state, command.who), command.action)
+
+
 def act(draft: Draft, who: str, action: str) -> None:
-    """``affray act WHO ACTION``: dispatch to the action (see the module)."""
+    """``affray act WHO ACTION``: check that the action may be taken now
+    (a Turn action on ``WHO``'s Turn, with an Action Point left; a Free
+    Action at any time), then queue its step ``"act:" + ACTION`` (handler
+    ``(draft, who, arg)``), or ``turns:delay`` for pass, delay and stand.
+    A cast spell due this Turn fizzles unless the action holds it."""
     state = draft.state
     name, _, arg = _unquoted(action).partition(":")
     name = name.strip().lower()
     if name in BASIC:
-        _require_turn(state, who)
+        require_turn(state, who)
         fizzle(draft, who, name)
-        delay(draft, who, name)
+        draft.then("turns:delay", handle=who, action=name)
         return
     if name in FREE:
-        _FREE_ACTIONS[name](draft, who, arg)
+        draft.then("act:" + name, who=who, arg=arg)
         return
     if name in TURN:
-        c = _require_turn(state, who)
+        c = require_turn(state, who)
         if c.combat_actions <= 0:
             raise RuleError(f"{c.name} has no Action Points left")
         fizzle(draft, who, name)
-        _TURN_ACTIONS[name](draft, who, arg)
+        draft.then("act:" + name, who=who, arg=arg)
         return
     raise RuleError(f"unknown action {name!r}; use one of: {', '.join(BASIC[:3] + ('stand',) + TURN + FREE)}")
 
@@ -208,48 +204,8 @@ def roll_assess(draft: Draft, step: ev.PendingStep, rest) -> None:
     resume(draft, rest)
 
 
-def interrupt(draft: Draft, who: str, arg: str) -> None:
-    """Interrupt (Reactive, delaying characters only): halt an opponent's
-    Turn to take the delayed Turn now; the opponent's Turn resumes after
-    (seed 001 "Interrupt"; ruling ``interrupt_timing``: as the opponent's
-    Turn begins)."""
-    state = draft.state
-    c = state.combatants[who]
-    if not c.has("holding"):
-        raise RuleError(f"only a delaying character can interrupt; {c.name} is not holding Action Points ('affray act {who} delay')")
-    if c.combat_actions <= 0:
-        raise RuleError(f"{c.name} has no Action Points left")
-    turn = next((s for s in state.pending if s.kind == "turn"), None)
-    if state.exchange is not None or turn is None or turn.who == who:
-        raise RuleError("an Interrupt halts another combatant's Turn before its declaration; wait for one (see 'affray pending')")
-    other = state.combatants[turn.who]
-    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
-        "interrupting", ends="event", effects={f"from:{other.handle}": 1}, note=f"interrupts {other.name}'s turn", **at(draft))))
-    draft.emit(ev.TurnBegan(handles=(who,), action_no=state.action_no))
-    from affray.rules.mythras.turns import turn_step
+#: The actions this module decides (``"act:" + name``); the router
+#: (:mod:`affray.rules.mythras.system`) lists the others.
+ACTIONS = {"ready": ready, "drop": drop, "speak": speak, "signal": signal, "assess": assess}
 
-    step = turn_step(draft.state, who, state.action_no)
-    options = tuple(o for o in step.options if o != "delay")
-    draft.emit(ev.StepsAwaited(steps=(replace(step, options=options, prompt=f"{c.name} interrupts {other.name}: "
-                                              + " | ".join(options)),)))
-
-
-_TURN_ACTIONS = {
-    "brace": brace, "move": move, "hustle": hustle, "change-range": change_range, "outmaneuver": outmaneuver,
-    "ready": ready, "reload": reload, "aim": aim, "take-cover": take_cover, "mount": mount,
-    "dismount": dismount, "struggle": struggle, "yank": yank, "trip": trip, "leap": leap, "sweep": sweep,
-    "cast": cast, "hold": hold, **movement_modes.TURN_ACTIONS,
-}
-_FREE_ACTIONS = {
-    "ward": ward, "unward": unward, "luck": luck, "drop": drop, "speak": speak, "signal": signal,
-    "assess": assess, "release": release, "interrupt": interrupt, **terrain.FREE_ACTIONS,
-}
-
-ROLL_HANDLERS = {
-    "outmaneuver": roll_outmaneuver, "struggle": roll_struggle, "yank": roll_yank, "cast": roll_cast,
-    "counter-spell": roll_counter_spell, "assess": roll_assess,
-}
-
-FOLLOW_UPS = {"outmaneuver-end": outmaneuver_end, "counter-spell": counter_choice}
-
-__all__ = ["act", "ROLL_HANDLERS", "FOLLOW_UPS"]
+__all__ = ["ACTIONS", "BASIC", "FREE", "TURN", "act", "act_command", "roll_assess"]

@@ -9,79 +9,79 @@ Rolls and Fumbles", "Evade" and "Evading", "Charging", "Sweep Attacks",
 type and specific roll from the Special Effects Table) and the Special
 Effect Descriptions; rules-reference.md B6-B9.
 
-Around the exchange: the choice of Special Effects lives in
-:mod:`affray.rules.mythras.effect_choice` and the mechanics of each once
-chosen in :mod:`affray.rules.mythras.effects`; the Counterattack on a
-charge and the deferred attacks (charge, sweep, bystander, crowd) in
-:mod:`affray.rules.mythras.special_attacks`; a shot into a crowd in
-:mod:`affray.rules.mythras.ranged`; what a Charge asks of the charger in
-:mod:`affray.rules.mythras.movement`; Ward Location in
-:mod:`affray.rules.mythras.defence`; damage in
-:mod:`affray.rules.mythras.damage`.
+Where the differential roll and the parry are applied: :func:`resolve`
+(the Differential Roll Results table, whether damage follows, how much a
+parry deflects by weapon Size).
+
+What follows, as queued steps (the router is
+:mod:`affray.rules.mythras.system`): the winner's choice of Special
+Effects (``effects:offer-choice``, :mod:`.effect_choice`), or straight to
+``effects:after-choice`` (:mod:`.effects`: the effects' opposed rolls),
+which hands on to ``damage:offer`` (:mod:`.damage`: the damage roll, or
+the end of the exchange). ``attack:end-exchange`` closes it: a charger
+stops or sweeps past, a deferred attack opens (``special:open-deferred``,
+:mod:`.special_attacks`), or the turn moves on. The Counterattack on a
+charge is ``special:counterattack``; a shot that misses only for the
+crowd is ``ranged:crowd-miss`` (:mod:`.ranged`).
 """
 
 from __future__ import annotations
 
 from msgspec.structs import replace
 
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, check_target
+from affray.rules.base import Draft, RuleError, check_target, find_combatant
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import (
+from affray.rules.mythras.core import (
+    DEFERRED,
+    attack_size,
     default_weapon,
+    done,
+    end_ward,
     find_weapon,
+    fizzle,
     grade_modifiers,
+    kinds,
     over_100_mods,
     parry_weapons,
+    require_turn,
     sheet_of,
     test,
     usable,
 )
-from affray.rules.mythras.defence import end_ward
-from affray.rules.mythras.magic import fizzle
-from affray.rules.mythras.movement import check_charge
 
 
 BLOCK = {"none": 0, "half": 1, "all": 2}
 WINNER = {"none": 0, "attacker": 1, "defender": 2}
 
 
-def kinds(x) -> set[str]:
-    """The flags of an exchange (``AttackDeclared.kind``, ``+``-joined):
-    close, ranged, charge, crowd, long-range, close-range, blind-strike,
-    obstacle, helpless, and the deferred kinds."""
-    return set(x.kind.split("+")) if x is not None and x.kind else {"close"}
+def check_charge(state: State, a: Combatant, t: Combatant) -> None:
+    """A Charge moves at a run or sprint into engagement (seed 001
+    "Charging", "Movement": only the unengaged move; a snared leg cannot)."""
+    if a.engaged:
+        engaged = ", ".join(state.combatants[h].name for h in a.engaged if h in state.combatants)
+        raise RuleError(f"{a.name} is engaged with {engaged} and cannot charge (seed 001 'Movement'); attack without --situation charge")
+    if a.stance == "prone":
+        raise RuleError(f"{a.name} is prone and cannot charge; stand up first")
+    if any(c.name == "entangled" and c.location.endswith("leg") for c in a.conditions):
+        raise RuleError(f"{a.name}'s leg is entangled: no charging (seed 001 'Entangle')")
 
 
-def _require_turn(state: State, handle: str) -> Combatant:
-    c = state.combatants[handle]
-    if state.phase == "over":
-        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
-    if state.phase != "round":
-        raise RuleError("no round is running; start the fight with 'affray start'")
-    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
-        first = state.pending[0].prompt if state.pending else "the open exchange"
-        raise RuleError(f"the table is waiting for something else first ({first}); see 'affray pending'")
-    if handle not in state.turn:
-        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
-        raise RuleError(f"it is {now}'s turn, not {c.name}'s; use 'affray pending' to see who acts next")
-    return c
+def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
+    """``affray attack ATTACKER TARGET``: see :func:`declare_attack`."""
+    state = draft.state
+    declare_attack(draft, find_combatant(state, command.attacker), find_combatant(state, command.target),
+                   command.weapon, command.modifiers, command.situations)
 
 
-def attack_size(state: State, x, weapon=None) -> str:
-    """The Size a blow is parried against: the weapon's Size, one step more
-    on a charge (seed 001 "Charging"); for a Ranged weapon its Force, one
-    step less at Long Range ("Ranged Combat")."""
-    a = state.combatants[x.attacker]
-    w = weapon or find_weapon(a, x.weapon, ready_only=False)
-    flags = kinds(x)
-    if w.kind == "ranged":
-        size = w.force or w.size
-        return tables.size_step(size, -1) if "long-range" in flags else size
-    return tables.size_step(w.size, 1) if "charge" in flags else w.size
+def react_command(draft: Draft, command: cmd.ChooseReaction) -> None:
+    """``affray react DEFENDER REACTION``: see :func:`react`."""
+    react(draft, find_combatant(draft.state, command.defender), command.reaction, command.with_item,
+          command.modifiers, command.situations)
 
 
 def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, modifiers, situations) -> None:
@@ -93,7 +93,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     engagement; "Ranged Combat Situational Modifiers", "Aiming", "Load",
     "Firing into a Crowd"); ``helpless`` is Automatic (no roll)."""
     state = draft.state
-    a = _require_turn(state, attacker)
+    a = require_turn(state, attacker)
     check_target(state, attacker, target, hint=f"; use 'affray act {attacker} delay' or pass")
     t = state.combatants[target]
     if any(c.name == "outmaneuvered" and cat.from_of(c) == target for c in a.conditions):
@@ -154,12 +154,18 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         return
     tested = test(draft, a, skill_name, skill, f"attack on {t.name} with {weapon.name}", mods)
     if "crowd" in flags and not is_success(tested.result) and tested.result != FUMBLE:
-        from affray.rules.mythras.ranged import crowd_miss
+        draft.then("ranged:crowd-miss", a=a, t=t, weapon=weapon, tested=tested, skill=skill,
+                   situations=situations, extra=extra, ease=ease, modifiers=modifiers)
+        return
+    rolled(draft, tested)
 
-        if crowd_miss(draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers):
-            return
-    draft.emit(ev.AttackResolved(exchange=exchange, hit=is_success(tested.result), critical=tested.result == CRITICAL,
-                                 fumble=tested.result == FUMBLE, roll=tested.roll, skill=tested.target))
+
+def rolled(draft: Draft, tested: ev.SkillTested) -> None:
+    """The attack roll ``tested`` resolved (hit, critical, fumble), then the
+    defender is offered a reaction (step ``attack:rolled``)."""
+    draft.emit(ev.AttackResolved(exchange=draft.state.exchange.id, hit=is_success(tested.result),
+                                 critical=tested.result == CRITICAL, fumble=tested.result == FUMBLE,
+                                 roll=tested.roll, skill=tested.target))
     offer_reaction(draft)
 
 
@@ -222,9 +228,8 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         resolve(draft, "none", None, FAILURE, 0)
         return
     if reaction == "counterattack":
-        from affray.rules.mythras.special_attacks import counterattack
-
-        counterattack(draft, c, a, with_item, modifiers, situations)
+        draft.then("special:counterattack", defender=defender, attacker=a.handle, with_item=with_item,
+                   modifiers=tuple(modifiers), situations=tuple(situations))
         return
     item = None
     flags = kinds(x)
@@ -315,11 +320,9 @@ def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared
         data = {"left": cell.effects, "chosen": "", "side": cell.winner, "own": own, "other": other,
                 "item": item.name if (item is not None and winner == x.target) else "",
                 "loser": loser, "roll": w_roll, "skill": w_skill, "location": ""}
-        from affray.rules.mythras.effect_choice import choose_step
-
-        draft.emit(ev.StepsAwaited(steps=(choose_step(draft.state, winner, data),)))
+        draft.then("effects:offer-choice", who=winner, data=data)
         return
-    proceed(draft, {"chosen": "", "location": ""})
+    draft.then("effects:after-choice", data={"chosen": "", "location": ""})
 
 
 def _surprise_bonus(draft: Draft, t: Combatant, a_level: str) -> bool:
@@ -336,29 +339,9 @@ def _surprise_bonus(draft: Draft, t: Combatant, a_level: str) -> bool:
     return False
 
 
-def proceed(draft: Draft, data: dict) -> None:
-    """After the Special Effects: their opposed rolls and other steps (Trip
-    Opponent, Disarm Opponent, Blind Opponent, Damage Weapon by the
-    defender, Entangle by the defender, Accidental Injury), then the damage
-    roll if the attack succeeded; else the exchange ends (seed 001
-    "Unsuccessful Rolls and Fumbles"). A blow turned on a bystander by
-    Select Target follows in an exchange of its own."""
-    from affray.rules.mythras import effects as fx
-    from affray.rules.mythras.damage import damage_step
-
-    x = draft.state.exchange
-    chosen = [k for k in str(data.get("chosen", "")).split(",") if k]
-    steps = fx.effect_steps(draft, data, chosen)
-    if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
-        steps.append(damage_step(draft.state, chosen, str(data.get("location", ""))))
-    if steps:
-        draft.emit(ev.StepsAwaited(steps=tuple(steps)))
-        return
-    end_exchange(draft, str(next((e.outcome for e in reversed(draft.events) if isinstance(e, ev.ReactionResolved)), "")))
-
-
 def end_exchange(draft: Draft, summary: str) -> None:
-    """Close the exchange; a charger then stops or sweeps past (seed 001
+    """Close the exchange (step ``attack:end-exchange``, queued when its
+    last roll is made); a charger then stops or sweeps past (seed 001
     "Charging"); then any deferred attack opens, or the turn moves on."""
     x = draft.state.exchange
     if x is not None:
@@ -375,10 +358,9 @@ def end_exchange(draft: Draft, summary: str) -> None:
 
 def after_exchange(draft: Draft) -> None:
     """Open the next deferred attack (a counterattack, a waiting charge, the
-    next target of a sweep, a bystander's blow), else move the turn on."""
-    from affray.rules.mythras.special_attacks import DEFERRED, open_deferred
-    from affray.rules.mythras.turns import advance
-
+    next target of a sweep, a bystander's blow: step
+    ``special:open-deferred``), else move the turn on (step
+    ``attack:after-exchange``)."""
     for c in list(draft.state.combatants.values()):
         for cond in c.conditions:
             if cond.name != "deferred-attack":
@@ -393,7 +375,7 @@ def after_exchange(draft: Draft) -> None:
                 draft.emit(ev.NoteAdded(text=f"{c.name}'s {kind} on {target} is lost: "
                                              f"{'they can no longer fight' if not c.can_fight else 'the target is gone'}"))
                 continue
-            open_deferred(draft, c.handle, target, weapon, cond.effects.get("roll", 0), cond.effects.get("skill", 0), kind)
+            draft.then("special:open-deferred", attacker=c.handle, target=target, weapon=weapon,
+                       roll=cond.effects.get("roll", 0), skill=cond.effects.get("skill", 0), deferred=kind)
             return
-    draft.emit(ev.StepsAwaited(steps=()))
-    advance(draft)
+    done(draft)

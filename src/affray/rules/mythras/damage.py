@@ -1,11 +1,32 @@
-"""Damage, hit locations, wounds and the opposed rolls that follow a blow.
+"""Damage and hit locations in mythras: the blow of an exchange, from the
+damage roll to the damage that gets through armour.
 
-Source: seed 001 "Attacks and Parries" steps 5-7, "Damage Reduction",
-"Armor", Special Effect Descriptions ("Maximize Damage", "Bypass Armor",
-"Enhance Parry", "Circumvent Parry", "Choose Location", "Impale" with the
-Impale Effects Table,
-"Bleed", "Stun Location", "Trip Opponent"); rules-reference.md B6 (opposed
-rolls), B10 (order of adjustments), B11-B16.
+Source: seed 001 "Attacks and Parries" steps 5-6, "Damage Reduction",
+"Armor", "Knockback", "Cover", "Ward Location", Special Effect
+Descriptions ("Maximize Damage", "Bypass Armor", "Enhance Parry",
+"Circumvent Parry", "Choose Location", "Sharpshooter", "Bash", "Sunder");
+rules-reference.md B10 (order of adjustments), B11 (parry), B13 (armour),
+B16 (damage modifier).
+
+The flow, step by step (kinds as in :mod:`affray.rules.mythras.system`):
+
+1. ``damage:offer`` (after the Special Effects' steps): the attacker's
+   damage roll is awaited, or, when the attack missed, the exchange ends
+   (``attack:end-exchange``).
+2. ``roll:damage`` (:func:`roll_damage`): weapon dice, Damage Modifier,
+   location; Sharpshooter may then move the location
+   (``choose:sharpshooter``, then ``damage:apply``).
+3. :func:`apply_damage`: Knockback or Bash, the parry's deflection, a
+   Damage Weapon blow (``effects:damage-weapon``, then ``go-on``), armour
+   and Sunder, the ``DamageDealt`` event.
+
+What follows damage: ``wounds:inflict`` (:mod:`.wounds`: Bleed, Stun
+Location, Impale, the attacker's Entangle, then the wound on the
+location's Hit Points with its Endurance roll); then the pending rolls the
+blow brought (a fall after Knockback or Bash, Endurance), each ending with
+:func:`~.core.go_on`; once none is left the exchange ends
+(``attack:end-exchange``: a charger sweeps past, a deferred attack opens,
+or the turn moves on).
 """
 
 from __future__ import annotations
@@ -14,12 +35,22 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.d100 import roll_damage_modifier
-from affray.rules.base import Draft, RuleError
-from affray.rules.d100 import SUCCESS, is_success
+from affray.rules.base import Draft
+from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import end_exchange
-from affray.rules.mythras.common import TORSO, find_weapon, grade_modifiers, rulings_of, sheet_of, sundered_ap, test
+from affray.rules.mythras.core import (
+    attack_size,
+    effective_siz,
+    find_weapon,
+    go_on,
+    grade_modifiers,
+    kinds,
+    rulings_of,
+    sheet_of,
+    sundered_ap,
+    test,
+)
 from affray.rules.mythras.sheet import derive
 
 _BLOCKS = {0: "none", 1: "half", 2: "all"}
@@ -49,8 +80,6 @@ def _plan(state: State, chosen: list[str]):
     Modifier one step (two for a quadruped, seed 001 "Charging"); a weapon
     set against a charge uses the charger's; a Ranged weapon adds it only
     when its ``damage_modifier`` says so ("Ranged Combat")."""
-    from affray.rules.mythras.attack import kinds
-
     x = state.exchange
     a = state.combatants[x.attacker]
     weapon = find_weapon(a, x.weapon, ready_only=False)
@@ -65,6 +94,23 @@ def _plan(state: State, chosen: list[str]):
     if weapon.kind == "ranged" and not weapon.damage_modifier:
         dm = ""
     return weapon, rolled, fixed, dm
+
+
+def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingStep]) -> None:
+    """After the Special Effects' steps (step ``damage:offer``): the damage
+    roll joins ``steps`` if the attack succeeded (not when Select Target
+    turned the blow on a bystander); the steps are awaited, or with none
+    the exchange ends (seed 001 "Attacks and Parries" step 5,
+    "Unsuccessful Rolls and Fumbles")."""
+    x = draft.state.exchange
+    steps = list(steps)
+    if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
+        steps.append(damage_step(draft.state, chosen, str(data.get("location", ""))))
+    if steps:
+        draft.emit(ev.StepsAwaited(steps=tuple(steps)))
+        return
+    draft.then("attack:end-exchange",
+               summary=str(next((e.outcome for e in reversed(draft.events) if isinstance(e, ev.ReactionResolved)), "")))
 
 
 def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingStep:
@@ -91,81 +137,7 @@ def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingSte
     )
 
 
-def trip_step(state: State, data: dict) -> ev.PendingStep:
-    """Trip Opponent: the loser's opposed roll of Brawn, Evade or Acrobatics
-    (the best) against the winner's original roll (seed 001)."""
-    loser = state.combatants[str(data["loser"])]
-    return ev.PendingStep(
-        who=loser.handle, verb="roll", kind="trip",
-        prompt=f"{loser.name}: opposed roll against Trip Opponent ({data['roll']} vs {data['skill']}%) or fall prone",
-        dice=(ev.DiceNeed("Brawn/Evade/Acrobatics (trip)", "1D100", by=loser.handle),), exchange=state.exchange.id,
-        data={"roll": data["roll"], "skill": data["skill"]},
-    )
-
-
-def roll_step(draft: Draft, who: str) -> None:
-    """Perform the first pending roll step (or the first that is ``who``'s)."""
-    from affray.rules.mythras import actions, effects
-    from affray.rules.mythras.turns import roll_footing
-
-    state = draft.state
-    steps = [s for s in state.pending if s.verb == "roll" and (not who or s.who == who)]
-    if not steps:
-        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
-        raise RuleError(f"no roll is pending{' for ' + who if who else ''} (waiting for: {waiting})")
-    step = steps[0]
-    rest = tuple(s for s in state.pending if s is not step)
-    handlers = {"damage": _roll_damage, "trip": _roll_trip, "wound": _roll_endurance, "footing": roll_footing,
-                "knockback": _roll_fall, "bash": _roll_fall, **effects.ROLL_HANDLERS, **actions.ROLL_HANDLERS}
-    handlers[step.kind](draft, step, rest)
-
-
-def _continue(draft: Draft, steps: tuple[ev.PendingStep, ...], summary: str) -> None:
-    if steps:
-        draft.emit(ev.StepsAwaited(steps=steps))
-    elif draft.state.exchange is not None:
-        end_exchange(draft, summary)
-    else:
-        from affray.rules.mythras.turns import advance
-
-        draft.emit(ev.StepsAwaited(steps=()))
-        advance(draft)
-
-
-def _resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
-    """An opposed roll against an original roll (B6): the resister fails
-    unless it wins; both failing follows ruling ``opposed_both_fail``."""
-    if roll <= 0:  # an Automatic attack (a helpless target): a Success with no roll
-        other = SUCCESS
-    else:
-        other = tables.skill_test(roll, skill) if skill else "failure"
-    winner = tables.opposed_winner(resister_level, resister_roll, other, roll)
-    if winner == "none":
-        both_fail = not is_success(resister_level) and not is_success(other)
-        if both_fail and rulings_of(draft.state).opposed_both_fail == "resister-holds":
-            return False
-        return True
-    return winner != "a"
-
-
-def _roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
-    c = draft.state.combatants[step.who]
-    s = sheet_of(c)
-    options = [("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))]
-    extra = []
-    if s.legs >= 4:  # seed 001 "Trip Opponent": quadrupeds may use Athletics for Evade, one grade easier
-        options.append(("Athletics", s.skill("Athletics")))
-        extra = [("easy", "a quadruped resisting Trip Opponent")]
-    name, skill = max(options, key=lambda p: p[1])
-    tested = test(draft, c, name, skill, "resist Trip Opponent",
-                  grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
-    tripped = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
-    if tripped and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
-    _continue(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
-
-
-def _roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     """After Knockback: an Easy Acrobatics or Standard Athletics roll, or
     fall prone (seed 001 "Knockback"). After a Bash into an obstacle: an
     Acrobatics roll, or Athletics at Hard ("Bash"). The better chance is
@@ -185,26 +157,15 @@ def _roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
                   grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
     if not is_success(tested.result) and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if easy_acro else "Bash") + ")"))
-    _continue(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
+    go_on(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
 
 
-def effective_siz(c, against: str) -> float:
-    """SIZ against Knockback or Leaping Attacks (×1.5 when braced) or Bash
-    (×2 when braced), seed 001 "Brace"."""
-    siz = sheet_of(c).characteristics.SIZ
-    if not c.has("braced"):
-        return siz
-    return siz * (2 if against == "bash" else 1.5)
-
-
-def _roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Roll the blow: weapon dice (Impale: twice, the higher kept), damage
     modifier (no damage when a negative one takes it to 0, B16), the
     location; at Long Range the damage is halved (seed 001 "Ranged
     Combat"). Sharpshooter may then move the location; then
     :func:`apply_damage`."""
-    from affray.rules.mythras.attack import kinds
-
     state = draft.state
     x = state.exchange
     a = state.combatants[x.attacker]
@@ -275,11 +236,8 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     location blocks as a parry of the warding weapon); a Damage Weapon blow
     goes to the parrying weapon instead; armour last (worn + natural, less
     Sunder's losses, plus cover; Bypass Armor), Sunder tearing into it;
-    then the location's HP and the wound (B15), and Bleed, Stun Location,
-    Impale and Entangle."""
-    from affray.rules.mythras import effects as fx
-    from affray.rules.mythras.attack import attack_size, kinds
-
+    then ``wounds:inflict`` (Bleed, Stun Location, Impale, Entangle, the
+    wound). Also step ``damage:apply``, after Sharpshooter."""
     state = draft.state
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
@@ -316,8 +274,9 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
         note.append(f"warded by {ward_by}")
     after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
     if "damage-weapon" in chosen and x.with_item:
-        fx.damage_weapon(draft, t.handle, x.with_item, after, f"Damage Weapon by {a.name}")
-        _continue(draft, tuple(rest) + tuple(follow), f"{a.name} strikes {t.name}'s {x.with_item}")
+        draft.then("effects:damage-weapon", owner=t.handle, weapon=x.with_item, damage=after,
+                   why=f"Damage Weapon by {a.name}")
+        draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {x.with_item}")
         return
     sheet = sheet_of(t)
     worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
@@ -351,46 +310,9 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=total, reduced=total - after,
                               armour=armour, final=final, critical=bool(x.effects.get("critical")),
                               note=str(data.get("shown", "")) + (f"; parry {block}" if block != "none" else "") + "; " + "; ".join(n for n in note if n)))
-    if final > 0:
-        base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
-        for key, reason in (("bleed", "bleed"), ("stun-location", "stun")):
-            if key not in chosen:
-                continue
-            if "force-failure" in chosen:  # seed 001 "Force Failure": the resistance roll fails by default
-                draft.emit(ev.NoteAdded(text=f"Force Failure: {t.name} fails the Endurance roll ({reason})"))
-                _take_hold(draft, t.handle, reason, location, final)
-            else:
-                follow.append(_endurance(draft.state, t.handle, reason, base))
-        if "impale" in chosen:
-            _impale(draft, a, t, weapon, location)
-    if "entangle" in chosen and data.get("side", "attacker") == "attacker" and "entangling" in weapon.traits:
-        fx.entangle(draft, a.handle, t.handle, weapon.name, location)
-    if final > 0:
-        base = {"roll": x.roll, "skill": x.skill, "location": location, "damage": final}
-        follow.extend(_wound(draft, t.handle, location, base))
-    _continue(draft, tuple(rest) + tuple(follow), f"{a.name} hits {t.name}'s {location} for {final}")
-
-
-def _impale(draft: Draft, a, t, weapon, location: str) -> None:
-    """Impale: the weapon stays in the wound (Impale Effects Table by the
-    victim's SIZ and the weapon's Size, or a missile's Impale Size); a
-    melee wielder may yank it free later (seed 001 "Impale")."""
-    state = draft.state
-    sheet = sheet_of(t)
-    size = weapon.impale_size or weapon.size
-    grade = tables.impale_grade(sheet.characteristics.SIZ, size)
-    if grade == "incapacitated":
-        effects = {"helpless": 1}
-    elif grade in tables.GRADES:
-        effects = {"grade": tables.GRADE_ORDER.index(grade)}
-    else:
-        effects = {}
-    if weapon.kind != "ranged":
-        effects[f"from:{a.handle}"] = 1
-        effects["weapon"] = [w.name for w in sheet_of(a).weapons].index(weapon.name)
-    draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
-        "impaled", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
-        location=location, effects=effects, note=f"impaled by {a.name}'s {weapon.name}: {grade} (Impale Effects Table)")))
+    draft.then("wounds:inflict", handle=t.handle, location=location, final=final, chosen=tuple(chosen),
+               entangle="entangle" in chosen and data.get("side", "attacker") == "attacker" and "entangling" in weapon.traits,
+               steps=tuple(rest) + tuple(follow), summary=f"{a.name} hits {t.name}'s {location} for {final}")
 
 
 def _fall_step(state: State, handle: str, kind: str, why: str) -> ev.PendingStep:
@@ -398,122 +320,3 @@ def _fall_step(state: State, handle: str, kind: str, why: str) -> ev.PendingStep
     return ev.PendingStep(who=handle, verb="roll", kind=kind, prompt=f"{c.name}: {why}",
                           dice=(ev.DiceNeed(f"{c.name}: Acrobatics/Athletics", "1D100", by=handle),),
                           exchange=state.exchange.id if state.exchange else 0)
-
-
-def hurt(draft: Draft, handle: str, location: str, amount: int, *, ignore_armour: bool, base: dict,
-         note: str, exchange: int | None = None) -> list[ev.PendingStep]:
-    """Damage outside the attack's blow (Accidental Injury, an impaled
-    weapon yanked free): armour unless ignored, then HP and the wound."""
-    state = draft.state
-    c = state.combatants[handle]
-    sheet = sheet_of(c)
-    ap = 0 if ignore_armour else max(0, sheet.armour.get(location, 0) + sheet.natural_armour.get(location, 0)
-                                     - sundered_ap(c, location))
-    armour = min(ap, amount)
-    final = amount - armour
-    x_id = exchange if exchange is not None else (state.exchange.id if state.exchange else 0)
-    draft.emit(ev.DamageDealt(exchange=x_id, target=handle, location=location, rolled=amount, reduced=0,
-                              armour=armour, final=final, note=note))
-    if final <= 0:
-        return []
-    return _wound(draft, handle, location, {**base, "location": location, "damage": final})
-
-
-def _endurance(state: State, handle: str, reason: str, base: dict, dice: tuple = ()) -> ev.PendingStep:
-    c = state.combatants[handle]
-    x_id = state.exchange.id if state.exchange is not None else 0
-    what = {"bleed": "or bleed (Bleed)", "stun": "or the location is stunned (Stun Location)",
-            "serious": "or lose the location's use", "major": "or worse (Major Wound)"}[reason]
-    return ev.PendingStep(
-        who=handle, verb="roll", kind="wound",
-        prompt=f"{c.name}: opposed Endurance against the attack ({base['roll']} vs {base['skill']}%) {what}",
-        dice=tuple(dice) + (ev.DiceNeed(f"Endurance ({reason})", "1D100", by=handle),),
-        exchange=x_id, data={**base, "reason": reason},
-    )
-
-
-def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.PendingStep]:
-    """Minor, Serious or Major Wound (rules-reference.md B15; ruling
-    ``major_wound_boundary``). A Major Wound incapacitates at once."""
-    state = draft.state
-    c = state.combatants[handle]
-    loc = c.location(location)
-    severity = tables.wound_severity(loc.hp, loc.max_hp, rulings_of(state).major_wound_boundary)
-    draft.emit(ev.WoundInflicted(target=handle, location=location, severity=severity,
-                                 exchange=state.exchange.id if state.exchange is not None else 0))
-    if severity == "minor":
-        return []
-    if severity == "major" and not c.effect("helpless"):
-        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
-            "incapacitated", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
-            effects={"helpless": 1}, location=location, note=f"Major Wound to the {location}")))
-    dice = (ev.DiceNeed("turns unable to attack", "1D3", by=handle),) if severity == "serious" else ()
-    return [_endurance(draft.state, handle, severity, base, dice)]
-
-
-def _drop_from_arm(draft: Draft, handle: str, location: str) -> None:
-    """A useless arm lets go of what it holds (B15 "lose the limb's use").
-    Our reading of which hand holds what: a shield in the left hand, other
-    weapons in the right; a two-handed weapon falls from either."""
-    c = draft.state.combatants[handle]
-    weapons = {w.name: w for w in sheet_of(c).weapons}
-    held = [weapons[n] for n in c.ready if n in weapons]
-    shields = [w for w in held if w.kind == "shield"]
-    others = [w for w in held if w.kind != "shield"]
-    hand = others[:1] if location.startswith("right") else (shields[:1] or others[1:2])
-    hand += [w for w in held if w.hands >= 2 and w not in hand]
-    for w in hand:
-        draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=f"useless {location}"))
-
-
-def _roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
-    """Opposed Endurance against the original attack roll (seed 001 "Bleed",
-    "Stun Location"; B15 wounds): on a failure the effect takes hold."""
-    state = draft.state
-    c = state.combatants[step.who]
-    reason, location = str(step.data["reason"]), str(step.data["location"])
-    at = dict(cause=draft.next_version, round=state.round, step=state.step)
-    if reason == "serious":
-        turns = draft.roll("1D3", "turns unable to attack", by=c.handle).total
-        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
-            "cannot-attack", ends="actions", count=turns, effects={"cannot-attack": 1},
-            note=f"Serious Wound to the {location}", **at)))
-    endurance = sheet_of(c).skill("Endurance")
-    tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack",
-                  grade_modifiers(draft.state, c, endurance, (), "both", combat=False))
-    failed = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
-    at = dict(cause=draft.next_version, round=state.round, step=draft.state.step)
-    if failed and c.status != "dead":
-        _take_hold(draft, c.handle, reason, location, int(step.data["damage"]))
-    _continue(draft, rest, f"{c.name}: Endurance ({reason}) {'failed' if failed else 'held'}")
-
-
-def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: int) -> None:
-    """What a failed opposed Endurance roll brings (seed 001 "Bleed", "Stun
-    Location"; B15 Serious and Major Wounds)."""
-    state = draft.state
-    c = state.combatants[handle]
-    at = dict(cause=draft.next_version, round=state.round, step=state.step)
-    limb = c.location(location).limb
-    if reason == "bleed":
-        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
-            "bleeding", ends="event", effects={"bleeding": 1}, location=location, note="Bleed", **at)))
-    elif reason == "stun":
-        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
-            "stunned-location", ends="actions", count=damage, location=location,
-            effects=({"cannot-attack": 1, "no-defence": 1} if location == "head" else
-                     {"cannot-attack": 1} if not limb or limb == "arm" else {"no-move": 1}),
-            note=f"Stun Location ({location})", **at)))
-    elif reason == "serious" and limb:
-        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
-            "useless-limb", ends="event", location=location, note="Serious Wound", **at)))
-        if limb == "leg" and c.stance != "prone":
-            draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=f"useless {location}"))
-        if limb == "arm":
-            _drop_from_arm(draft, c.handle, location)
-    elif reason == "major" and location in TORSO:
-        draft.emit(ev.StatusChanged(handle=c.handle, status="dead", reason=f"Major Wound to the {location}"))
-    else:  # serious to torso or head; major to a limb
-        draft.emit(ev.StatusChanged(handle=c.handle, status="unconscious", reason=f"{reason.capitalize()} Wound to the {location}"))
-        draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
-            "unconscious", ends="event", effects={"helpless": 1}, **at)))

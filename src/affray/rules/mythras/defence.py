@@ -1,7 +1,7 @@
 """Defensive Actions in mythras other than Parry and Evade: ``brace``,
 ``take-cover``, ``ward`` and ``unward`` (seed 001 "Brace", "Take Cover",
-"Cover", "Ward Location", "Passive Blocking"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+"Cover", "Ward Location", "Passive Blocking"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, find_weapon, parry_weapons, sheet_of, spend, usable
+from affray.rules.mythras.core import at, done, find_weapon, parry_weapons, sheet_of, spend, usable
 
 
 _GROUPS = {"legs": ("right leg", "left leg"), "arms": ("right arm", "left arm"),
@@ -106,11 +106,3 @@ def unward(draft: Draft, who: str, arg: str) -> None:
         raise RuleError(f"{c.name} wards nothing")
     for k in conds:
         draft.emit(ev.ConditionExpired(handle=who, condition_id=k.id, reason="stops warding"))
-
-
-def end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
-    """Warding ends once its weapon attacks or actively parries (seed 001
-    "Ward Location")."""
-    for cond in draft.state.combatants[handle].conditions:
-        if cond.name == "warding" and cond.id == f"warding:{weapon.lower()}":
-            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))

@@ -4,17 +4,20 @@ Descriptions"), apart from those that shape the damage roll (in
 Bleed, Stun Location, Choose Location, Sharpshooter, Bash, Sunder, the
 attacker's Damage Weapon, the attacker's Entangle).
 
-Here: the follow-up choices (Blind Opponent's grade, Select Target's
-bystander, Prepare Counter's secret pick, a triggered counter's
-substitute), the effects that act at once (Arise, Withdraw, Grip, Slip
-Free, Rapid Reload) and the opposed-roll steps (Trip Opponent, Disarm
-Opponent, Blind Opponent, the defender's Damage Weapon and Entangle,
-Accidental Injury).
+Here: the opposed-roll steps (Trip Opponent, Disarm Opponent, Blind
+Opponent, the defender's Damage Weapon and Entangle, Accidental Injury),
+Damage Weapon and Entangle themselves (steps ``effects:damage-weapon`` and
+``effects:entangle``, which the damage roll queues for the attacker's),
+and the follow-up choices of other steps (a crowd's victim, the end of a
+charge, Sharpshooter's location). The picks and the effects that act as
+they are chosen are in :mod:`affray.rules.mythras.effect_choice`.
+
+Step ``effects:after-choice`` (:func:`after_choice`) runs once the picks
+are made: the effects' steps, then ``damage:offer`` (the damage roll, or
+the end of the exchange).
 """
 
 from __future__ import annotations
-
-from msgspec.structs import replace
 
 from affray import dice as dicelib
 from affray.events import core as ev
@@ -23,214 +26,58 @@ from affray.projections.state import State
 from affray.rules.base import Draft
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import after_exchange
-from affray.rules.mythras.common import at, find_weapon, grade_modifiers, rulings_of, sheet_of, test, weapon_hp
-from affray.rules.mythras.effect_choice import (
-    COUNTER_EFFECTS,
-    bystanders,
-    continue_choosing,
-    decode,
-    encode,
+from affray.rules.mythras.core import (
+    at,
+    defer_attack,
+    find_weapon,
+    go_on,
+    grade_modifiers,
     held_weapon,
-    sub_step,
+    resister_fails,
+    rulings_of,
+    sheet_of,
+    test,
+    weapon_hp,
 )
 from affray.rules.mythras.sheet import derive
-from affray.rules.mythras.special_attacks import defer_attack, open_deferred
-
-
-EFFECT_KEYS = tuple(tables.SPECIAL_EFFECTS)
-
-
-def _name(key: str) -> str:
-    return tables.SPECIAL_EFFECTS[key].name
-
-
-# --------------------------------------------------------------------------- #
-# Prepare Counter
-# --------------------------------------------------------------------------- #
-
-
-def counter_for(state: State, bearer: str, foe: str, effect: str):
-    """``bearer``'s prepared counter against ``foe`` using ``effect``, if
-    any (seed 001 "Prepare Counter")."""
-    c = state.combatants.get(bearer)
-    if c is None or effect not in EFFECT_KEYS:
-        return None
-    idx = EFFECT_KEYS.index(effect)
-    for cond in c.conditions:
-        if cond.name == "prepared-counter" and cat.from_of(cond) == foe and cond.effects.get("effect") == idx:
-            return cond
-    return None
-
-
-def trigger_counter(draft: Draft, winner: str, loser: str, effect: str, counter, data: dict) -> None:
-    """The foe attempts the very Special Effect the bearer prepared against:
-    it is substituted by one of the bearer's own, which succeeds
-    automatically (seed 001 "Prepare Counter"). The counter is revealed."""
-    state = draft.state
-    x = state.exchange
-    w, l = state.combatants[winner], state.combatants[loser]
-    draft.emit(SpecialEffectChosen(exchange=x.id, by=winner, against=loser, effect=effect, detail="countered"))
-    draft.emit(ev.ConditionExpired(handle=loser, condition_id=counter.id, reason=f"revealed: it counters {_name(effect)}"))
-    draft.emit(ev.NoteAdded(text=f"{l.name} had prepared a counter against {w.name}'s {_name(effect)}: "
-                                 f"{l.name} substitutes an effect of their own, which succeeds automatically (seed 001 'Prepare Counter')"))
-    data = dict(data)
-    data["chosen"] = ",".join(_remove_last(str(data["chosen"]).split(","), effect))
-    options = _counter_options(state, loser, winner)
-    draft.emit(sub_step(loser, "counter-effect",
-                        f"{l.name}: the counter triggers; choose your own Special Effect (it succeeds automatically): {' | '.join(options)}",
-                        options, {"resume": encode(data), "winner": winner}, x.id))
-
-
-def _remove_last(items: list[str], key: str) -> list[str]:
-    out = list(items)
-    for i in range(len(out) - 1, -1, -1):
-        if out[i] == key:
-            del out[i]
-            break
-    return [k for k in out if k]
-
-
-def _counter_options(state: State, who: str, foe: str) -> tuple[str, ...]:
-    c, f = state.combatants[who], state.combatants[foe]
-    out = []
-    for key in COUNTER_EFFECTS:
-        if key == "arise" and c.stance != "prone":
-            continue
-        if key == "slip-free" and not any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions):
-            continue
-        if key == "disarm-opponent" and held_weapon(state, foe) is None:
-            continue
-        if key == "withdraw" and foe not in c.engaged:
-            continue
-        if key == "trip-opponent" and f.stance == "prone":
-            continue
-        out.append(key)
-    return tuple(out) + ("none",)
-
-
-def _counter_effect(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    state = draft.state
-    x = state.exchange
-    who, foe = step.who, str(step.data["winner"])
-    data = decode(step.data["resume"])
-    if option != "none":
-        draft.emit(SpecialEffectChosen(exchange=x.id, by=who, against=foe, effect=option, detail="counter: succeeds automatically"))
-        if option == "trip-opponent":
-            if state.combatants[foe].stance != "prone":
-                draft.emit(ev.StanceChanged(handle=foe, stance="prone", reason="Trip Opponent (prepared counter)"))
-        elif option == "disarm-opponent":
-            w = held_weapon(state, foe)
-            if w is not None:
-                _disarm(draft, foe, w, "disarmed by a prepared counter")
-        elif option == "blind-opponent":
-            data["counter"] = f"{who}>blind-opponent"
-        else:
-            at_once(draft, who, foe, option)
-    continue_choosing(draft, foe, data)
-
-
-def _secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    """Note the counter in secret: a ``prepared-counter`` condition marked
-    ``secret`` (exports leave it out, as they leave out the command that
-    chose it); only its existence is public."""
-    state = draft.state
-    who = step.who
-    foe = str(step.data["foe"])
-    c = state.combatants[who]
-    n = sum(1 for k in c.conditions if k.name == "prepared-counter") + 1
-    while any(k.id == f"prepared-counter:{foe}:{n}" for k in c.conditions):
-        n += 1
-    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
-        "prepared-counter", ends="event", key=f"{foe}:{n}",
-        effects={"secret": 1, "effect": EFFECT_KEYS.index(option), f"from:{foe}": 1},
-        note=f"secret: against {state.combatants[foe].name}'s {_name(option)}", **at(draft))))
-    continue_choosing(draft, who, decode(step.data["resume"]))
-
-
-# --------------------------------------------------------------------------- #
-# Picks with a follow-up choice, and effects that act at once
-# --------------------------------------------------------------------------- #
-
-
-def pick_follow_up(state: State, who: str, option: str, data: dict):
-    """The follow-up step a pick needs before it is recorded: Blind
-    Opponent's grade (Hard or Formidable, "depending on the method"),
-    Select Target's bystander. None for the rest. (Prepare Counter is
-    recorded first, then asks for its secret: see :func:`at_once`.)"""
-    x = state.exchange
-    c = state.combatants[who]
-    if option == "blind-opponent":
-        return sub_step(who, "blind-grade", f"{c.name}: how blinding is it? hard | formidable",
-                        ("hard", "formidable"), {"resume": encode(data)}, x.id)
-    if option == "select-target":
-        options = tuple(bystanders(state))
-        return sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
-                        options, {"resume": encode(data)}, x.id)
-    if option == "prepare-counter":
-        return sub_step(who, "counter",
-                        f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
-                        EFFECT_KEYS, {"resume": encode(data), "foe": str(data["loser"])}, x.id)
-    return None
-
-
-#: Follow-ups that complete a Special Effect with a detail: the step kind ->
-#: the effect and the key of the choose step's data the detail goes under
-#: (Blind Opponent's grade, Select Target's bystander).
-_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander")}
-
-
-def _effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    effect, key = _DETAILS[step.kind]
-    data = decode(step.data["resume"])
-    x = draft.state.exchange
-    draft.emit(SpecialEffectChosen(exchange=x.id, by=step.who, against=str(data["loser"]), effect=effect, detail=option))
-    data[key] = option
-    continue_choosing(draft, step.who, data)
-
-
-def at_once(draft: Draft, who: str, loser: str, option: str) -> None:
-    """Effects that act as they are chosen: Arise, Withdraw, Grip, Slip
-    Free, Rapid Reload (seed 001)."""
-    state = draft.state
-    c = state.combatants[who]
-    if option == "arise" and c.stance == "prone":
-        draft.emit(ev.StanceChanged(handle=who, stance="standing", reason="Arise (Special Effect)"))
-        for cond in c.conditions:
-            if cond.name == "pinned":
-                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="Arise"))
-    elif option == "withdraw":
-        if loser in c.engaged:
-            draft.emit(ev.EngagementChanged(a=who, b=loser, engaged=False))
-        for cond in c.conditions:
-            if cond.name == "gripped" and cat.from_of(cond) == loser:
-                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="withdrew"))
-    elif option == "grip":
-        draft.emit(ev.ConditionApplied(handle=loser, condition=cat.make(
-            "gripped", ends="event", key=who, effects={f"from:{who}": 1},
-            note=f"gripped by {c.name}: cannot disengage", **at(draft))))
-    elif option == "slip-free":
-        for cond in c.conditions:
-            if cond.name in ("entangled", "gripped", "pinned"):
-                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="Slip Free"))
-    elif option == "rapid-reload":
-        x = state.exchange
-        w = find_weapon(c, x.weapon, ready_only=False)
-        cond = next((k for k in c.conditions if k.id == f"unloaded:{w.name.lower()}"), None)
-        if cond is not None:
-            left = cond.effects.get("load", 0) - 1
-            if left <= 0:
-                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{w.name} is reloaded (Rapid Reload)"))
-            else:
-                draft.emit(ev.ConditionApplied(handle=who, condition=replace(
-                    cond, effects={**cond.effects, "load": left}, note=f"{w.name}: {left} Turn(s) to reload (Rapid Reload)")))
-    elif option == "prepare-counter":
-        pass  # the secret pick follows (pick_follow_up)
 
 
 # --------------------------------------------------------------------------- #
 # Steps after the picks
 # --------------------------------------------------------------------------- #
+
+
+def trip_step(state: State, data: dict) -> ev.PendingStep:
+    """Trip Opponent: the loser's opposed roll of Brawn, Evade or Acrobatics
+    (the best) against the winner's original roll (seed 001)."""
+    loser = state.combatants[str(data["loser"])]
+    return ev.PendingStep(
+        who=loser.handle, verb="roll", kind="trip",
+        prompt=f"{loser.name}: opposed roll against Trip Opponent ({data['roll']} vs {data['skill']}%) or fall prone",
+        dice=(ev.DiceNeed("Brawn/Evade/Acrobatics (trip)", "1D100", by=loser.handle),), exchange=state.exchange.id,
+        data={"roll": data["roll"], "skill": data["skill"]},
+    )
+
+
+def roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The roll against Trip Opponent (or an entangling weapon's trip): the
+    best of Brawn, Evade and Acrobatics (Athletics, one grade easier, for a
+    quadruped), opposed to the original roll; lost, the victim falls prone
+    (seed 001 "Trip Opponent", "Entangle")."""
+    c = draft.state.combatants[step.who]
+    s = sheet_of(c)
+    options = [("Brawn", s.skill("Brawn")), ("Evade", s.skill("Evade")), ("Acrobatics", s.skill("Acrobatics"))]
+    extra = []
+    if s.legs >= 4:  # seed 001 "Trip Opponent": quadrupeds may use Athletics for Evade, one grade easier
+        options.append(("Athletics", s.skill("Athletics")))
+        extra = [("easy", "a quadruped resisting Trip Opponent")]
+    name, skill = max(options, key=lambda p: p[1])
+    tested = test(draft, c, name, skill, "resist Trip Opponent",
+                  grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
+    tripped = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    if tripped and c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
+    go_on(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
 
 
 def _dm_dice(state: State, handle: str) -> str:
@@ -244,8 +91,6 @@ def effect_steps(draft: Draft, data: dict, chosen: list[str]) -> list[ev.Pending
     Force Failure makes the resister fail outright), the defender's Damage
     Weapon and Entangle, Accidental Injury; Select Target defers the blow
     onto the bystander (seed 001)."""
-    from affray.rules.mythras.damage import trip_step
-
     state = draft.state
     x = state.exchange
     steps: list[ev.PendingStep] = []
@@ -298,6 +143,16 @@ def effect_steps(draft: Draft, data: dict, chosen: list[str]) -> list[ev.Pending
     return steps
 
 
+def after_choice(draft: Draft, data: dict) -> None:
+    """After the Special Effects (step ``effects:after-choice``): their
+    opposed rolls and other steps (:func:`effect_steps`), then
+    ``damage:offer`` adds the damage roll if the attack succeeded, or ends
+    the exchange (seed 001 "Special Effects", "Attacks and Parries")."""
+    chosen = [k for k in str(data.get("chosen", "")).split(",") if k]
+    steps = effect_steps(draft, data, chosen)
+    draft.then("damage:offer", data=data, chosen=chosen, steps=steps)
+
+
 def _disarm_step(state: State, winner: str, loser: str, data: dict, forced: bool) -> ev.PendingStep:
     l = state.combatants[loser]
     w = held_weapon(state, loser)
@@ -347,16 +202,14 @@ def _weapon_damage_step(state: State, winner: str, loser: str, data: dict) -> ev
 # --------------------------------------------------------------------------- #
 
 
-def _continue(draft: Draft, rest, summary: str) -> None:
-    from affray.rules.mythras.damage import _continue as go_on
-
-    go_on(draft, rest, summary)
-
-
-def _disarm(draft: Draft, handle: str, w, why: str) -> None:
+def disarm(draft: Draft, handle: str, weapon: str, why: str) -> None:
+    """``handle`` loses ``weapon``: it drops, 2 Actions to pick up again,
+    and lets go of what it entangles (seed 001 "Disarm Opponent", "Ready";
+    also step ``effects:disarm``, a prepared counter's Disarm)."""
     state = draft.state
-    draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
     c = state.combatants[handle]
+    w = find_weapon(c, weapon, ready_only=False)
+    draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
     idx = [x.name for x in sheet_of(c).weapons].index(w.name)
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "dropped", ends="event", key=w.name.lower(), effects={"weapon": idx, "stage": 0},
@@ -368,13 +221,11 @@ def _disarm(draft: Draft, handle: str, w, why: str) -> None:
                 draft.emit(ev.ConditionExpired(handle=other.handle, condition_id=cond.id, reason=f"{w.name} dropped"))
 
 
-def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Disarm Opponent: an opposed roll of the loser's Combat Style against
     the original roll, one grade harder for each step the disarmer's weapon
     is larger (easier for each smaller); lost: the weapon flies the
     disarmer's Damage Modifier x3 feet, or drops at the feet (seed 001)."""
-    from affray.rules.mythras.damage import _resister_fails
-
     state = draft.state
     c = state.combatants[step.who]
     winner = state.combatants[str(step.data["winner"])]
@@ -391,21 +242,19 @@ def _roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
                   f"{'larger' if steps > 0 else 'smaller'}")] if steps else []
         tested = test(draft, c, skill_name, skill, "resist Disarm Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
-        lost = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        lost = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
     dm = _dm_dice(state, winner.handle)
     feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
     if lost:
-        _disarm(draft, c.handle, w, f"disarmed by {winner.name}: " + (f"flung {feet} ft" if feet else "drops at their feet"))
-    _continue(draft, rest, f"{c.name} {'is disarmed' if lost else 'keeps hold of ' + w.name}")
+        disarm(draft, c.handle, w.name, f"disarmed by {winner.name}: " + (f"flung {feet} ft" if feet else "drops at their feet"))
+    go_on(draft, rest, f"{c.name} {'is disarmed' if lost else 'keeps hold of ' + w.name}")
 
 
-def _roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Blind Opponent: the loser's opposed Evade (or Combat Style when it
     holds a shield) against the original parry roll; a failure means a
     Hard or Formidable situational modifier for the next 1d3 Turns (seed
     001)."""
-    from affray.rules.mythras.damage import _resister_fails
-
     state = draft.state
     c = state.combatants[step.who]
     blinded = True
@@ -415,19 +264,20 @@ def _roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
         skill_name, skill = s.weapon_skill(shield) if shield is not None else ("Evade", s.skill("Evade"))
         tested = test(draft, c, skill_name, skill, "resist Blind Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False))
-        blinded = _resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        blinded = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
     turns = draft.roll("1D3", "Turns blinded", by=str(step.data["winner"])).total
     if blinded:
         grade = str(step.data["grade"])
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "blinded", ends="actions", count=turns, effects={"grade": tables.GRADE_ORDER.index(grade)},
             note=f"Blind Opponent: {grade} for {turns} Turn(s)", **at(draft))))
-    _continue(draft, rest, f"{c.name} {'is blinded' if blinded else 'is not blinded'}")
+    go_on(draft, rest, f"{c.name} {'is blinded' if blinded else 'is not blinded'}")
 
 
 def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) -> None:
     """Apply ``damage`` to a weapon: its own Armor Points resist, the rest
-    comes off its Hit Points; at 0 it breaks (seed 001 "Damage Weapon")."""
+    comes off its Hit Points; at 0 it breaks (seed 001 "Damage Weapon";
+    step ``effects:damage-weapon`` for the attacker's)."""
     state = draft.state
     c = state.combatants[owner]
     w = find_weapon(c, weapon, ready_only=False)
@@ -444,7 +294,7 @@ def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) 
         draft.emit(ev.WeaponDropped(handle=owner, weapon=w.name, reason="broken (Damage Weapon)"))
 
 
-def _roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The defender's Damage Weapon: its parrying weapon's damage roll (with
     the Damage Modifier) against the attacker's weapon (seed 001)."""
     c = draft.state.combatants[step.who]
@@ -454,13 +304,13 @@ def _roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     if dm:
         total += draft.roll(str(dicelib.parse(dm.lstrip("+"))), "damage modifier", by=c.handle).total
     damage_weapon(draft, str(step.data["owner"]), str(step.data["weapon"]), total, f"Damage Weapon by {c.name}")
-    _continue(draft, rest, f"{c.name} damages a weapon")
+    go_on(draft, rest, f"{c.name} damages a weapon")
 
 
 def entangle(draft: Draft, wielder: str, victim: str, weapon: str, location: str) -> None:
     """Entangle: the location is immobilised (seed 001): an arm cannot use
     what it holds, a snared leg cannot move, head or body make all skill
-    rolls one grade harder."""
+    rolls one grade harder. Step ``effects:entangle`` for the attacker's."""
     state = draft.state
     w = state.combatants[wielder]
     idx = [x.name for x in sheet_of(w).weapons].index(weapon) if weapon else 0
@@ -473,20 +323,20 @@ def entangle(draft: Draft, wielder: str, victim: str, weapon: str, location: str
         note=f"entangled by {w.name}'s {weapon or 'weapon'}", **at(draft))))
 
 
-def _roll_entangle(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_entangle(draft: Draft, step: ev.PendingStep, rest) -> None:
+    """The defender's Entangle: the location its weapon entangles, by d20
+    (seed 001 "Entangle")."""
     d20 = draft.roll("1D20", "entangled location", by=step.who).total
     location = tables.hit_location(d20)
     entangle(draft, step.who, str(step.data["victim"]), str(step.data["weapon"]), location)
-    _continue(draft, rest, f"{location} entangled")
+    go_on(draft, rest, f"{location} entangled")
 
 
-def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
+def roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Accidental Injury: the fumbling attacker rolls his weapon's damage
     against himself in a random location; unarmed, the damage ignores
     armour (seed 001). Wounds follow as usual, the opposed Endurance roll
-    against the defender's roll."""
-    from affray.rules.mythras.damage import hurt
-
+    against the defender's roll. The damage is step ``wounds:hurt``."""
     state = draft.state
     x = state.exchange
     a = state.combatants[x.attacker]
@@ -497,10 +347,16 @@ def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
         total += draft.roll(str(dicelib.parse(dm.lstrip("+"))), "damage modifier (own)", by=a.handle).total
     d20 = draft.roll("1D20", "hit location (own)", by=a.handle).total
     location = tables.hit_location(d20)
-    follow = hurt(draft, a.handle, location, total, ignore_armour=w.kind == "unarmed",
-                  base={"roll": int(step.data["roll"]), "skill": int(step.data["skill"])},
-                  note=f"Accidental Injury; d20={d20}" + ("; unarmed: armour ignored" if w.kind == "unarmed" else ""))
-    _continue(draft, tuple(rest) + tuple(follow), f"{a.name} injures themself")
+    draft.then("wounds:hurt", handle=a.handle, location=location, amount=total, ignore_armour=w.kind == "unarmed",
+               base={"roll": int(step.data["roll"]), "skill": int(step.data["skill"])},
+               note=f"Accidental Injury; d20={d20}" + ("; unarmed: armour ignored" if w.kind == "unarmed" else ""),
+               then="effects:injured", rest=tuple(rest), summary=f"{a.name} injures themself")
+
+
+def injured(draft: Draft, follow, rest, summary: str) -> None:
+    """After Accidental Injury's damage (step ``effects:injured``): the
+    rest of the pending steps, then the wound's."""
+    go_on(draft, tuple(rest) + tuple(follow), summary)
 
 
 # --------------------------------------------------------------------------- #
@@ -508,26 +364,34 @@ def _roll_injury(draft: Draft, step: ev.PendingStep, rest) -> None:
 # --------------------------------------------------------------------------- #
 
 
-def _crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """The GM's pick of who a shot into a crowd strikes instead (step
+    ``choose:crowd-victim``; seed 001 "Firing into a Crowd"): this exchange
+    ends, the blow's own opens (``special:open-deferred``)."""
     x = draft.state.exchange
     draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead (seed 001 'Firing into a Crowd')"))
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=x.target, reaction="none"))
     draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the shot goes astray"))
-    open_deferred(draft, x.attacker, option, str(step.data["weapon"]), int(step.data["roll"]), int(step.data["skill"]), "crowd")
+    draft.then("special:open-deferred", attacker=x.attacker, target=option, weapon=str(step.data["weapon"]),
+               roll=int(step.data["roll"]), skill=int(step.data["skill"]), deferred="crowd")
 
 
-def _charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
+def charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """A charger stops, or sweeps past and breaks off (step
+    ``choose:charge-end``; seed 001 "Charging"); then
+    ``attack:after-exchange``."""
     target = str(step.data["target"])
     if option == "sweep-past":
         draft.emit(ev.EngagementChanged(a=step.who, b=target, engaged=False))
         draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[step.who].name} sweeps past, breaking engagement (seed 001 'Charging')"))
     draft.emit(ev.StepsAwaited(steps=()))
-    after_exchange(draft)
+    draft.then("attack:after-exchange")
 
 
-def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    from affray.rules.mythras.damage import apply_damage
-
+def sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """Sharpshooter: move the shot's location to an adjoining one, or keep
+    it (step ``choose:sharpshooter``; seed 001 "Sharpshooter"); then the
+    damage is applied (``damage:apply``)."""
     data = dict(step.data)
     x = draft.state.exchange
     if option != "keep":
@@ -535,25 +399,4 @@ def _sharpshooter(draft: Draft, step: ev.PendingStep, option: str) -> None:
                                        detail=f"{data['location']} → {option}"))
         data["location"] = option
     rest = tuple(s for s in draft.state.pending if s is not step)
-    apply_damage(draft, data, rest)
-
-
-FOLLOW_UPS = {
-    "counter": _secret_counter,
-    "counter-effect": _counter_effect,
-    "blind-grade": _effect_detail,
-    "select-target": _effect_detail,
-    "crowd-victim": _crowd_victim,
-    "charge-end": _charge_end,
-    "sharpshooter": _sharpshooter,
-}
-
-ROLL_HANDLERS = {
-    "disarm": _roll_disarm,
-    "blind": _roll_blind,
-    "weapon-damage": _roll_weapon_damage,
-    "entangle": _roll_entangle,
-    "injury": _roll_injury,
-}
-
-__all__ = ["FOLLOW_UPS", "ROLL_HANDLERS"]
+    draft.then("damage:apply", data=data, rest=rest)

@@ -1,7 +1,7 @@
 """Actions against a hold in mythras: ``struggle`` free of an Entangle or
 a Grip, ``yank`` an impaled weapon free, ``trip`` an entangled foe (seed
-001 "Struggle", "Entangle", "Grip", "Impale"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+001 "Struggle", "Entangle", "Grip", "Impale"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import best_skill, done, grade_modifiers, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import best_skill, done, grade_modifiers, rulings_of, sheet_of, spend, test
 
 
 def struggle(draft: Draft, who: str, arg: str) -> None:
@@ -75,9 +75,8 @@ def yank(draft: Draft, who: str, arg: str) -> None:
 def roll_yank(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The Brawn roll (opposed when resisted) and the damage of a yank: a
     weapon that comes free deals its damage, halved unless barbed, with no
-    Damage Modifier and armour ignored (seed 001 "Impale")."""
-    from affray.rules.mythras.damage import hurt
-
+    Damage Modifier and armour ignored (seed 001 "Impale"); the damage is
+    step ``wounds:hurt``, then ``holds:yanked``."""
     state = draft.state
     c, v = state.combatants[step.who], state.combatants[str(step.data["victim"])]
     cond = next(k for k in v.conditions if k.id == step.data["cond"])
@@ -90,15 +89,22 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest) -> None:
         theirs = test(draft, v, "Brawn", vb, "resist the yank", grade_modifiers(state, v, vb, (), "both", combat=False))
         free = tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a"
     rolled = draft.roll(w.damage, f"{w.name} damage (yank)", by=c.handle).total
-    follow: list[ev.PendingStep] = []
     if free:
         damage = rolled if "barbed" in w.traits else rolled // 2
         draft.emit(ev.ConditionExpired(handle=v.handle, condition_id=cond.id, reason=f"{c.name} yanks {w.name} free"))
-        follow = hurt(draft, v.handle, cond.location, damage, ignore_armour=True,
-                      base={"roll": mine.roll, "skill": mine.target},
-                      note=f"{w.name} yanked free: {rolled}" + ("" if "barbed" in w.traits else " halved") + ", no Damage Modifier, armour ignored")
-    else:
-        draft.emit(ev.NoteAdded(text=f"{w.name} stays stuck in {v.name}'s {cond.location}; {c.name} may try again next turn"))
+        draft.then("wounds:hurt", handle=v.handle, location=cond.location, amount=damage, ignore_armour=True,
+                   base={"roll": mine.roll, "skill": mine.target},
+                   note=f"{w.name} yanked free: {rolled}" + ("" if "barbed" in w.traits else " halved") + ", no Damage Modifier, armour ignored",
+                   then="holds:yanked", rest=tuple(rest))
+        return
+    draft.emit(ev.NoteAdded(text=f"{w.name} stays stuck in {v.name}'s {cond.location}; {c.name} may try again next turn"))
+    done(draft)
+
+
+def yanked(draft: Draft, follow, rest) -> None:
+    """After a yanked weapon's damage (step ``holds:yanked``): the wound's
+    Endurance roll before the rest of the pending steps, else the action is
+    done."""
     if follow:
         draft.emit(ev.StepsAwaited(steps=tuple(follow) + tuple(rest)))
         return

@@ -1,6 +1,6 @@
 """Luck Points in mythras: ``luck`` re-rolls one's own roll of the open
-exchange (seed 001 "Use Luck Point"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+exchange (seed 001 "Use Luck Point"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FUMBLE, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import kinds, resolve
-from affray.rules.mythras.common import at, find_weapon, luck_left, sheet_of, test
+from affray.rules.mythras.core import at, find_weapon, kinds, luck_left, sheet_of, test
 
 
 def luck(draft: Draft, who: str, arg: str) -> None:
@@ -44,9 +43,7 @@ def luck(draft: Draft, who: str, arg: str) -> None:
         draft.emit(ev.AttackResolved(exchange=x.id, hit=is_success(tested.result), critical=tested.result == CRITICAL,
                                      fumble=tested.result == FUMBLE, roll=tested.roll, skill=tested.target))
         if step.kind == "react":
-            from affray.rules.mythras.attack import offer_reaction
-
-            offer_reaction(draft)
+            draft.then("attack:offer-reaction")
             return
         _re_resolve(draft, x.effects.get("d_roll", 0), x.effects.get("d_target", 0))
         return
@@ -70,7 +67,8 @@ def _spend_luck(draft: Draft, c: Combatant, spent: int, why: str) -> None:
 
 
 def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
-    """Resolve the exchange anew after a Luck Point re-roll."""
+    """Resolve the exchange anew after a Luck Point re-roll (step
+    ``attack:resolve``)."""
     state = draft.state
     x = state.exchange
     c = state.combatants[x.target]
@@ -79,5 +77,5 @@ def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
         level = tables.skill_test(d_roll, d_target)
     else:
         level = "failure"
-    resolve(draft, x.reaction or "none", item, level, d_roll, shared_penalty=int(x.effects.get("shared", 0)),
-            d_target=d_target)
+    draft.then("attack:resolve", reaction=x.reaction or "none", item=item, d_level=level, d_roll=d_roll,
+               shared_penalty=int(x.effects.get("shared", 0)), d_target=d_target)

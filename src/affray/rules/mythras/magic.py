@@ -1,6 +1,6 @@
 """Magic in mythras: ``cast``, ``hold``, ``release`` and Counter Spell
-(seed 001 "Cast Magic", "Hold Magic", "Counter Spell"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+(seed 001 "Cast Magic", "Hold Magic", "Counter Spell"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`.
 """
 
 from __future__ import annotations
@@ -14,17 +14,7 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, grade_modifiers, resume, rulings_of, sheet_of, spend, test
-
-
-def fizzle(draft: Draft, who: str, name: str) -> None:
-    """A cast spell due at this Turn is lost unless held or released
-    (seed 001 "Cast Magic")."""
-    if name in ("hold",):
-        return
-    for cond in draft.state.combatants[who].conditions:
-        if cond.name == "spell-ready" and cond.effects.get("due"):
-            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="not held: the magic dissipates"))
+from affray.rules.mythras.core import at, done, grade_modifiers, resume, rulings_of, sheet_of, spend, test
 
 
 def _spell(c: Combatant, name: str):

@@ -1,8 +1,8 @@
 """Movement Actions in mythras: ``move``, ``hustle``, ``change-range``,
-``outmaneuver``, ``mount``, ``dismount``, and what a Charge asks of the
-charger's movement (seed 001 "Movement", "Move", "Hustle", "Change Range",
-"Outmaneuvering", "Mount", "Charging"). Dispatched from
-:mod:`affray.rules.mythras.actions`.
+``outmaneuver``, ``mount``, ``dismount`` (seed 001 "Movement", "Move", "Hustle", "Change Range",
+"Outmaneuvering", "Mount"). Queued as ``act:ACTION`` steps by
+:func:`affray.rules.mythras.actions.act`; what a Charge asks of the charger is
+checked in :mod:`.attack`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, engaged_foes, grade_modifiers, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, names_terrain, sheet_of, spend, test
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
@@ -27,14 +27,14 @@ def _can_move(state: State, c: Combatant, what: str) -> None:
 def move(draft: Draft, who: str, arg: str) -> None:
     """Move: up to the Base Movement Rate while unengaged; into contact with
     ``TARGET`` it engages, and a melee attack follows without another
-    Action Point (seed 001 "Move", "Movement")."""
-    from affray.rules.mythras import terrain
-
+    Action Point (seed 001 "Move", "Movement"). Through terrain: step
+    ``terrain:move``."""
     state = draft.state
     c = state.combatants[who]
     _can_move(state, c, "move")
-    if terrain.option(arg):  # difficult terrain, obstacles: terrain.py
-        return terrain.move(draft, who, arg, hustle=False)
+    if names_terrain(arg):  # difficult terrain, obstacles: terrain.py
+        draft.then("terrain:move", who=who, arg=arg, hustle=False)
+        return
     spend(draft, who, "move")
     if arg:
         target = find_combatant(state, arg)
@@ -56,14 +56,13 @@ def hustle(draft: Draft, who: str, arg: str) -> None:
     """Hustle: Run (3x Movement Rate) or Sprint (5x) while unengaged; Ranged
     attacks on a running target are Hard, on a sprinting one Formidable,
     until its next Turn (seed 001 "Hustle", "Ranged Combat Situational
-    Modifiers")."""
-    from affray.rules.mythras import terrain
-
+    Modifiers"). Through terrain: step ``terrain:move``."""
     state = draft.state
     c = state.combatants[who]
-    if terrain.option(arg):  # difficult terrain, obstacles: terrain.py
+    if names_terrain(arg):  # difficult terrain, obstacles: terrain.py
         _can_move(state, c, "hustle")
-        return terrain.move(draft, who, arg, hustle=True)
+        draft.then("terrain:move", who=who, arg=arg, hustle=True)
+        return
     gait = (arg or "run").lower()
     if gait not in ("run", "sprint"):
         raise RuleError("hustle takes run or sprint: 'affray act WHO hustle:sprint'")
@@ -169,15 +168,3 @@ def dismount(draft: Draft, who: str, arg: str) -> None:
     spend(draft, who, "dismount")
     draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="dismounts"))
     done(draft)
-
-
-def check_charge(state: State, a: Combatant, t: Combatant) -> None:
-    """A Charge moves at a run or sprint into engagement (seed 001
-    "Charging", "Movement": only the unengaged move; a snared leg cannot)."""
-    if a.engaged:
-        engaged = ", ".join(state.combatants[h].name for h in a.engaged if h in state.combatants)
-        raise RuleError(f"{a.name} is engaged with {engaged} and cannot charge (seed 001 'Movement'); attack without --situation charge")
-    if a.stance == "prone":
-        raise RuleError(f"{a.name} is prone and cannot charge; stand up first")
-    if any(c.name == "entangled" and c.location.endswith("leg") for c in a.conditions):
-        raise RuleError(f"{a.name}'s leg is entangled: no charging (seed 001 'Entangle')")

@@ -26,11 +26,17 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
-from affray.rules.mythras.terrain import (
+from affray.rules.mythras.core import (
+    at,
     check_free_to_move,
+    done,
+    grade_modifiers,
     metres,
+    rulings_of,
+    sheet_of,
+    spend,
     surroundings,
+    test,
     things,
     tokens,
 )
@@ -228,20 +234,17 @@ def jump(draft: Draft, who: str, arg: str) -> None:
     else:
         draft.emit(ev.NoteAdded(text=f"{c.name} fails to clear {wanted:g} m {way} (seed 001 'Jump': the Athletics roll failed)"))
     if t.result == FUMBLE:
-        follow = _awkward_landing(draft, who)
-        if follow:
-            draft.emit(ev.StepsAwaited(steps=tuple(follow)))
-            return
+        _awkward_landing(draft, who)
+        return
     done(draft)
 
 
-def _awkward_landing(draft: Draft, who: str) -> list[ev.PendingStep]:
+def _awkward_landing(draft: Draft, who: str) -> None:
     """A fumbled Jump: "landed awkwardly ... an Endurance roll. If the
     Endurance roll is a Success, 1 point of damage is sustained to one leg.
     If the Endurance test Fails, then 1d4" (seed 001 "Jump"). The leg by
-    1D2 (1 right, 2 left); armour by ruling ``awkward_landing_armour``."""
-    from affray.rules.mythras.damage import hurt
-
+    1D2 (1 right, 2 left); armour by ruling ``awkward_landing_armour``.
+    The damage is step ``wounds:hurt``, then ``modes:landed``."""
     state = draft.state
     c = state.combatants[who]
     endurance = sheet_of(c).skill("Endurance")
@@ -249,9 +252,19 @@ def _awkward_landing(draft: Draft, who: str) -> list[ev.PendingStep]:
              grade_modifiers(state, c, endurance, (), "both", combat=False))
     amount = 1 if is_success(e.result) else draft.roll("1D4", "awkward landing damage", by=who).total
     leg = "right leg" if draft.roll("1D2", "which leg (1 right, 2 left)", by=who).total == 1 else "left leg"
-    return hurt(draft, who, leg, amount, ignore_armour=rulings_of(state).awkward_landing_armour == "ignored",
-                base={"roll": e.roll, "skill": e.target},
-                note=f"awkward landing from a fumbled Jump: {amount} to the {leg}")
+    draft.then("wounds:hurt", handle=who, location=leg, amount=amount,
+               ignore_armour=rulings_of(state).awkward_landing_armour == "ignored",
+               base={"roll": e.roll, "skill": e.target},
+               note=f"awkward landing from a fumbled Jump: {amount} to the {leg}", then="modes:landed")
+
+
+def landed(draft: Draft, follow) -> None:
+    """After an awkward landing's damage (step ``modes:landed``): the
+    wound's Endurance roll, else the Jump is done."""
+    if follow:
+        draft.emit(ev.StepsAwaited(steps=tuple(follow)))
+        return
+    done(draft)
 
 
 TURN_ACTIONS = {"climb": climb, "crawl": crawl, "jump": jump, "swim": swim}

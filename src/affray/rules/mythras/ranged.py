@@ -1,7 +1,8 @@
 """Ranged Combat Actions in mythras: ``reload``, ``aim``, and a shot that
 misses only for the crowd (seed 001 "Ranged Combat", "Load", "Aiming",
 "Firing into a Crowd"). The shot itself is
-:func:`affray.rules.mythras.attack.declare_attack`.
+:func:`affray.rules.mythras.attack.declare_attack`, which queues
+``ranged:crowd-miss`` for a failed shot into a crowd.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import offer_reaction
-from affray.rules.mythras.common import at, done, grade_modifiers, sheet_of, spend
+from affray.rules.mythras.core import at, done, grade_modifiers, sheet_of, spend
 
 
 def reload(draft: Draft, who: str, arg: str) -> None:
@@ -49,28 +49,30 @@ def aim(draft: Draft, who: str, arg: str) -> None:
     done(draft)
 
 
-def crowd_miss(draft: Draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers) -> bool:
-    """Seed 001 "Firing into a Crowd": a shot that fails only because of
-    the crowd penalty strikes an adjacent victim instead, who may Evade or
-    Parry; Special Effects apply only to the original target. The victim is
-    the GM's pick (a ``choose`` step), or none when nobody stands near."""
+def crowd_miss(draft: Draft, a, t, weapon, tested, skill, situations, extra, ease, modifiers) -> None:
+    """Seed 001 "Firing into a Crowd" (step ``ranged:crowd-miss``, after a
+    failed shot into a crowd): a shot that fails only because of the crowd
+    penalty strikes an adjacent victim instead, who may Evade or Parry;
+    Special Effects apply only to the original target. The victim is the
+    GM's pick (a ``choose`` step), or none when nobody stands near. A shot
+    that fails anyway goes on as a plain miss (``attack:rolled``)."""
     state = draft.state
     plain = tuple(s for s in situations if s not in ("crowd-edge", "crowd-through"))
     without = grade_modifiers(state, a, skill, plain, "attack", ranged=True, extra=extra, ease=ease) + tuple(modifiers)
     if not is_success(tables.skill_test(tested.roll, max(0, skill + sum(m.value for m in without)))):
-        return False
+        draft.then("attack:rolled", tested=tested)
+        return
     x = draft.state.exchange
     draft.emit(ev.AttackResolved(exchange=x.id, hit=False, roll=tested.roll, skill=tested.target))
     others = [c.handle for c in state.combatants.values()
               if c.handle not in (a.handle, t.handle) and c.status == "active"]
     if not others:
         draft.emit(ev.NoteAdded(text="the shot misses only for the crowd, but nobody else stands in the line of fire"))
-        offer_reaction(draft)
-        return True
+        draft.then("attack:offer-reaction")
+        return
     base = max(0, skill + sum(m.value for m in without))
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
         who="GM", verb="choose", kind="crowd-victim",
         prompt=f"GM: {a.name}'s shot misses {t.name} only for the crowd: who is struck instead? {' | '.join(others)}",
         options=tuple(others), exchange=x.id,
         data={"roll": tested.roll, "skill": base, "weapon": weapon.name}),)))
-    return True

@@ -2,21 +2,26 @@
 charge, Leaping Attacks, Sweep Attacks, and the deferred attacks they (and
 Select Target, Firing into a Crowd) leave for an exchange of their own
 (seed 001 "Charging", "Leaping Attacks", "Sweep Attacks").
+
+Steps: ``special:counterattack`` (a reaction to a charge, queued by
+:func:`affray.rules.mythras.attack.react`) and ``special:open-deferred``
+(queued when an exchange ends with an attack waiting). Each blow then
+goes on as any attack: ``attack:offer-reaction`` or ``attack:resolve``.
 """
 
 from __future__ import annotations
 
 from affray.events import core as ev
-from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.attack import offer_reaction, resolve
-from affray.rules.mythras.common import (
+from affray.rules.mythras.core import (
     at,
     best_skill,
     default_weapon,
+    defer_attack,
+    effective_siz,
     find_weapon,
     grade_modifiers,
     parry_weapons,
@@ -27,20 +32,16 @@ from affray.rules.mythras.common import (
 )
 
 
-#: Kinds of a deferred attack (an attack rolled now, resolved in its own
-#: exchange later): see :func:`defer_attack`.
-DEFERRED = ("counter", "charge", "sweep", "bystander", "crowd")
-
-
-def counterattack(draft: Draft, c: Combatant, a: Combatant, with_item: str, modifiers, situations) -> None:
+def counterattack(draft: Draft, defender: str, attacker: str, with_item: str, modifiers, situations) -> None:
     """Seed 001 "Charging": rather than Parrying or Evading, the recipient
     of a charge counterattacks at the same time; the longer weapon strikes
     first. Each blow is an exchange of its own with no defence (a Failure);
     the second waits as a ``deferred-attack`` condition. A weapon that can
     be set against a charge (trait ``set``) uses the charger's Damage
-    Modifier."""
+    Modifier. Step ``special:counterattack``."""
     state = draft.state
     x = state.exchange
+    c, a = state.combatants[defender], state.combatants[attacker]
     w = find_weapon(c, with_item) if with_item else next(w for w in parry_weapons(c, state) if w.kind != "shield")
     why = usable(state, c, w)
     if why:
@@ -59,45 +60,34 @@ def counterattack(draft: Draft, c: Combatant, a: Combatant, with_item: str, modi
         open_deferred(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
         return
     defer_attack(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
-    resolve(draft, "none", None, FAILURE, 0)
+    draft.then("attack:resolve", reaction="none", item=None, d_level=FAILURE, d_roll=0)
 
 
-def defer_attack(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
-    """Keep an attack already rolled (or to be made) for an exchange of its
-    own after this one: a ``deferred-attack`` condition on ``attacker``."""
-    state = draft.state
-    c = state.combatants[attacker]
-    idx = [w.name for w in sheet_of(c).weapons].index(weapon)
-    draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
-        "deferred-attack", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
-        effects={f"from:{target}": 1, "roll": roll, "skill": skill, "weapon": idx, "kind": DEFERRED.index(kind)},
-        key=f"{target}:{kind}", note=f"{kind} on {state.combatants[target].name} with {weapon}")))
-
-
-def open_deferred(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
+def open_deferred(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, deferred: str) -> None:
     """Open the exchange of a deferred attack: a counterattack or a charge
     (no defence), a sweep (the defender reacts as normal), a blow turned on
     a bystander by Select Target (it hits automatically, no Special
     Effects) or a shot into a crowd that strikes a neighbour (who may
-    react; no Special Effects)."""
+    react; no Special Effects). ``deferred`` is its kind (:data:`~.core.DEFERRED`).
+    Step ``special:open-deferred``."""
     state = draft.state
     exchange = state.next_exchange
-    flags = [kind]
+    flags = [deferred]
     a = state.combatants[attacker]
     if find_weapon(a, weapon, ready_only=False).kind == "ranged":
         flags.insert(0, "ranged")
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon, kind="+".join(flags)))
     if "ranged" not in flags and target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
-    level = SUCCESS if kind == "bystander" else tables.skill_test(roll, skill)
+    level = SUCCESS if deferred == "bystander" else tables.skill_test(roll, skill)
     draft.emit(ev.AttackResolved(exchange=exchange, hit=is_success(level), critical=level == CRITICAL,
                                  fumble=level == FUMBLE, roll=roll, skill=skill))
-    if kind in ("counter", "charge"):
+    if deferred in ("counter", "charge"):
         draft.emit(ev.ReactionChosen(exchange=exchange, handle=target, reaction="none"))
         draft.emit(ev.NoteAdded(text="simultaneous blows: no defence against this one (seed 001 'Charging')"))
-        resolve(draft, "none", None, FAILURE, 0)
+        draft.then("attack:resolve", reaction="none", item=None, d_level=FAILURE, d_roll=0)
         return
-    offer_reaction(draft)
+    draft.then("attack:offer-reaction")
 
 
 def leap(draft: Draft, who: str, arg: str) -> None:
@@ -107,8 +97,6 @@ def leap(draft: Draft, who: str, arg: str) -> None:
     SIZ x1.5). Won: the defender is knocked prone with the leaper astride
     (pinned); Special Effects per the Differential Roll; no damage (seed
     001 "Leaping Attacks")."""
-    from affray.rules.mythras.damage import effective_siz
-
     state = draft.state
     c = state.combatants[who]
     if not arg:
@@ -130,7 +118,7 @@ def leap(draft: Draft, who: str, arg: str) -> None:
     name, skill = best_skill(t, "Brawn", "Evade")
     if not t.can_fight:
         draft.emit(ev.ReactionChosen(exchange=exchange, handle=t.handle, reaction="none"))
-        resolve(draft, "none", None, "failure", 0)
+        draft.then("attack:resolve", reaction="none", item=None, d_level="failure", d_roll=0)
         return
     draft.emit(ev.ReactionChosen(exchange=exchange, handle=t.handle, reaction="withstand"))
     d = test(draft, t, name, skill, f"withstand {c.name}'s leap", grade_modifiers(state, t, skill, (), "both", combat=False))
@@ -141,7 +129,7 @@ def leap(draft: Draft, who: str, arg: str) -> None:
         draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
             "pinned", ends="event", key=who, effects={f"from:{who}": 1},
             note=f"{c.name} astride: no regaining footing until they leave or an Arise is won", **at(draft))))
-    resolve(draft, "leap", None, d.result, d.roll, d_target=d.target)
+    draft.then("attack:resolve", reaction="leap", item=None, d_level=d.result, d_roll=d.roll, d_target=d.target)
 
 
 def sweep(draft: Draft, who: str, arg: str) -> None:

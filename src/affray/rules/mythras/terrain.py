@@ -8,7 +8,9 @@ Climb needs a climbable surface and Swim needs water. Obstacles and
 Difficult Terrain are options on a Move or Hustle:
 ``move:difficult``, ``move:4 difficult`` (4 m of the route is difficult),
 ``hustle:sprint difficult``, ``move:obstacle`` (refused: an Obstacle
-blocks movement).
+blocks movement): :mod:`.movement` queues ``terrain:move`` for those.
+What lies around a character and the 'Things' it carries are read by
+:mod:`.core` (``surroundings``, ``things``).
 
 Units: metres; the seed's feet are converted at 5 feet = 1.5 m
 (:data:`.tables.FEET_TO_M`). Creatures unaffected by terrain (ghosts,
@@ -20,66 +22,28 @@ from __future__ import annotations
 import re
 
 from affray.events import core as ev
-from affray.projections.state import Combatant, State
+from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.common import at, done, grade_modifiers, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import (
+    SURROUNDINGS,
+    TERRAIN_WORDS,
+    at,
+    done,
+    grade_modifiers,
+    metres,
+    sheet_of,
+    spend,
+    test,
+    tokens,
+)
 
 #: "A slow creature hindered by Difficult Terrain can always move a minimum
 #: of 5 feet" (seed 001 "Effects of Terrain on Movement").
 MIN_DIFFICULT = 5 * tables.FEET_TO_M
-TERRAIN_WORDS = ("difficult", "obstacle")
-SURROUNDINGS = ("water", "climbable")
 GAITS = {"walk": 1, "run": 3, "sprint": 5}
-
-
-def tokens(arg: str) -> list[str]:
-    """The words of an action's argument (spaces, commas or colons)."""
-    return [t for t in re.split(r"[\s,:]+", arg.strip().lower()) if t]
-
-
-def metres(text: str, what: str) -> float:
-    """A distance in metres; :class:`RuleError` naming ``what`` otherwise."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise RuleError(f"{what} must be metres, like 3 or 1.5; got {text!r}") from None
-    if not 0 <= value <= 1000:
-        raise RuleError(f"{what} must be 0..1000 metres; got {text}")
-    return value
-
-
-def check_free_to_move(state: State, c: Combatant, what: str, *, prone_ok: bool = False) -> None:
-    """Movement needs free legs (seed 001 "Entangle"), no engaged foe
-    ("Movement": only unengaged characters move) and, except for Crawl, a
-    character on its feet."""
-    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
-        raise RuleError(f"{c.name}'s leg is entangled or stunned: no {what} (seed 001 'Entangle')")
-    foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
-    if foes:
-        raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
-    if c.stance == "prone" and not prone_ok:
-        raise RuleError(f"{c.name} is prone and cannot {what}: regain footing first, or crawl")
-
-
-def armour_things(state: State, c: Combatant) -> int:
-    """'Things' worn armour counts as: 1 per location covered by light
-    armour, 2 per location covered by heavy armour (seed 001 "Climb",
-    "Jump", "Swim"); heavy from ruling ``heavy_armour_ap`` AP up."""
-    heavy = int(rulings_of(state).heavy_armour_ap)
-    return sum(2 if ap >= heavy else 1 for ap in sheet_of(c).armour.values() if ap > 0)
-
-
-def things(state: State, c: Combatant) -> int:
-    """All 'Things' carried: the sheet's ``things`` plus worn armour."""
-    return sheet_of(c).things + armour_things(state, c)
-
-
-def surroundings(c: Combatant) -> set[str]:
-    """What the GM declared next to ``c`` (``terrain`` action)."""
-    return {k for cond in c.conditions if cond.name == "terrain" for k in cond.effects}
 
 
 def declare(draft: Draft, who: str, arg: str) -> None:
@@ -106,11 +70,6 @@ def declare(draft: Draft, who: str, arg: str) -> None:
         note="next to " + " and ".join("water" if k == "water" else "a climbable surface" for k in kinds), **at(draft))))
 
 
-def option(arg: str) -> bool:
-    """Whether a move/hustle argument names terrain (difficult, obstacle)."""
-    return any(t in TERRAIN_WORDS for t in tokens(arg))
-
-
 def difficult_distance(allowance: float, difficult: float | None) -> float:
     """Metres covered with ``allowance`` metres of movement when
     ``difficult`` metres of the route (all of it when ``None``) are
@@ -128,7 +87,8 @@ def move(draft: Draft, who: str, arg: str, *, hustle: bool) -> None:
     through it faster than the Base Movement Rate (a Hustle) needs a
     Formidable Athletics or a Standard Acrobatics roll, whichever chance is
     higher, "to avoid stumbling and falling" (prone). ``move:4 difficult``:
-    4 m of the route is difficult, the rest clear."""
+    4 m of the route is difficult, the rest clear. Step ``terrain:move``,
+    queued by a Move or Hustle whose argument names terrain."""
     state = draft.state
     c = state.combatants[who]
     words = tokens(arg)
@@ -178,6 +138,6 @@ def footing(draft: Draft, c: Combatant) -> ev.SkillTested:
     return t
 
 
-__all__ = ["FREE_ACTIONS", "declare", "move", "option", "things", "armour_things", "difficult_distance"]
+__all__ = ["FREE_ACTIONS", "declare", "move", "difficult_distance"]
 
 FREE_ACTIONS = {"terrain": declare}

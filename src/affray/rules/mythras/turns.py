@@ -2,18 +2,27 @@
 has Action Points.
 
 Source: seed 001 "Running Combat" (Initiative, Turns), "Actions in Combat",
-"Combat Actions", "Delay"; rules-reference.md B12 (armour penalty), B17
-(Initiative), B18 (Action Points).
+"Combat Actions", "Delay", "Interrupt", "Dither", "Regain Footing";
+rules-reference.md B12 (armour penalty), B17 (Initiative), B18 (Action
+Points).
+
+:func:`advance` is the router's turn sequencer: it runs whenever a handler
+has finished its part (:func:`~.core.done`) and nothing else is queued.
 """
 
 from __future__ import annotations
 
+import msgspec
+from msgspec.structs import replace
+
+from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, joining
 from affray.rules.mythras import conditions as cat
-from affray.rules.mythras.common import fighters, rulings_of, sheet_of
-from affray.rules.mythras.sheet import derive
+from affray.rules.mythras import tables
+from affray.rules.mythras.core import at, fighters, go_on, grade_modifiers, rulings_of, sheet_of, test
+from affray.rules.mythras.sheet import SheetError, derive, parse_sheet
 
 
 def initiative_dice(state: State) -> tuple[ev.DiceNeed, ...]:
@@ -72,8 +81,6 @@ def add_fatigue(draft: Draft, handle: str, why: str) -> None:
     its level on every roll, its AP penalty from the next round on; at
     Incapacitated the bearer can no longer fight. Source for the trigger:
     seed 001 "Bleed" (one level at the start of each round)."""
-    from affray.rules.mythras import tables
-
     state = draft.state
     c = state.combatants[handle]
     old = next((x for x in c.conditions if x.name == "fatigue"), None)
@@ -87,9 +94,35 @@ def add_fatigue(draft: Draft, handle: str, why: str) -> None:
     draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
 
 
-def start(draft: Draft) -> None:
+def join(draft: Draft, command: cmd.JoinCombatant) -> None:
+    """``affray join``: a combatant joins before Initiative is rolled (it is
+    rolled once for the fight, seed 001 "Initiative"); once two sides are
+    present the GM may start."""
+    state = draft.state
+    if state.phase != "setup":
+        raise RuleError("mythras rolls Initiative once, so combatants join before 'affray start'")
+    try:
+        sheet = parse_sheet(command.sheet)
+    except SheetError as exc:
+        raise RuleError(str(exc)) from None
+    name = command.name or sheet.name
+    handle, side = joining(state, command, name)
+    d = derive(sheet, rulings_of(state))
+    draft.emit(ev.CombatantJoined(
+        handle=handle, name=name, side=side, sheet=msgspec.to_builtins(sheet), locations=d.locations,
+        combat_actions=d.action_points, reactions=0, weapons_ready=d.ready, surprised=command.surprised,
+        movement=sheet.movement,
+    ))
+    s = draft.state
+    steps = (start_step(s),) if len({c.side for c in s.combatants.values()}) >= 2 else ()
+    draft.emit(ev.StepsAwaited(steps=steps))
+
+
+def start(draft: Draft, command: cmd.StartRound) -> None:
     """``affray start``: roll Initiative once for the fight and open round 1."""
     state = draft.state
+    if state.phase == "over":
+        raise RuleError("the fight is over; 'affray close' ends the encounter")
     if state.phase != "setup":
         raise RuleError("Initiative is rolled once, at the start of the fight; use 'affray end-round' to go on")
     if len({c.side for c in state.combatants.values()}) < 2:
@@ -192,6 +225,31 @@ def turn_step(state: State, handle: str, cycle: int) -> ev.PendingStep:
     )
 
 
+def interrupt(draft: Draft, who: str, arg: str) -> None:
+    """Interrupt (Reactive, delaying characters only): halt an opponent's
+    Turn to take the delayed Turn now; the opponent's Turn resumes after
+    (seed 001 "Interrupt"; ruling ``interrupt_timing``: as the opponent's
+    Turn begins). Step ``act:interrupt``; :func:`advance` resumes the
+    interrupted Turn."""
+    state = draft.state
+    c = state.combatants[who]
+    if not c.has("holding"):
+        raise RuleError(f"only a delaying character can interrupt; {c.name} is not holding Action Points ('affray act {who} delay')")
+    if c.combat_actions <= 0:
+        raise RuleError(f"{c.name} has no Action Points left")
+    turn = next((s for s in state.pending if s.kind == "turn"), None)
+    if state.exchange is not None or turn is None or turn.who == who:
+        raise RuleError("an Interrupt halts another combatant's Turn before its declaration; wait for one (see 'affray pending')")
+    other = state.combatants[turn.who]
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "interrupting", ends="event", effects={f"from:{other.handle}": 1}, note=f"interrupts {other.name}'s turn", **at(draft))))
+    draft.emit(ev.TurnBegan(handles=(who,), action_no=state.action_no))
+    step = turn_step(draft.state, who, state.action_no)
+    options = tuple(o for o in step.options if o != "delay")
+    draft.emit(ev.StepsAwaited(steps=(replace(step, options=options, prompt=f"{c.name} interrupts {other.name}: "
+                                              + " | ".join(options)),)))
+
+
 def _tick_turn_conditions(draft: Draft, handle: str) -> None:
     """As the bearer's turn begins: conditions counted in its own turns
     ("cannot attack for 1d3 turns", B15; Blind Opponent's 1d3 Turns, Stun
@@ -199,8 +257,6 @@ def _tick_turn_conditions(draft: Draft, handle: str) -> None:
     those lasting until its next turn end (Brace, a Hustle's speed); a
     surprised bearer may defend again (seed 001 "Surprise"); a cast spell
     not yet released must now be held or lost ("Cast Magic")."""
-    from msgspec.structs import replace
-
     for cond in draft.state.combatants[handle].conditions:
         if cond.effects.get("no-defence") and cond.name == "surprised":  # defence returns when its Initiative arrives
             effects = {k: v for k, v in cond.effects.items() if k != "no-defence"}
@@ -221,7 +277,7 @@ def _tick_turn_conditions(draft: Draft, handle: str) -> None:
                 cond, ends=ev.ConditionEnd(kind="actions", count=cond.ends.count - 1))))
 
 
-def end_round(draft: Draft) -> None:
+def end_round(draft: Draft, command: cmd.EndRound) -> None:
     """End the round: what ends with the round expires, then the next round
     starts with the same order (seed 001 "Initiative": it "remains in play
     until it is forced to be re-rolled")."""
@@ -246,8 +302,8 @@ def delay(draft: Draft, handle: str, action: str) -> None:
     wasted, 1 AP), ``delay`` (the remaining AP are held for reactions and
     Interrupts; no more turns this round) or ``stand`` (Regain Footing,
     1 AP: automatic if unengaged, else an opposed Brawn or Athletics roll).
-    Seed 001 "Dither", "Delay", "Regain Footing". The other actions are in
-    :mod:`.actions`."""
+    Seed 001 "Dither", "Delay", "Regain Footing". Step ``turns:delay``;
+    the other actions are in :mod:`.actions`."""
     state = draft.state
     c = state.combatants[handle]
     action = action.lower()
@@ -288,10 +344,6 @@ def delay(draft: Draft, handle: str, action: str) -> None:
 def roll_footing(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Regain Footing while engaged: win an opposed test of Brawn or
     Athletics (each side its better) to stand (seed 001; B6)."""
-    from affray.rules.mythras import tables
-    from affray.rules.mythras.attack import end_exchange
-    from affray.rules.mythras.common import grade_modifiers, test
-
     state = draft.state
     c, foe = state.combatants[step.who], state.combatants[str(step.data["foe"])]
     results = []
@@ -303,10 +355,4 @@ def roll_footing(draft: Draft, step: ev.PendingStep, rest) -> None:
     mine, theirs = results
     if tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a":
         draft.emit(ev.StanceChanged(handle=c.handle, stance="standing", reason="regains footing"))
-    if rest:
-        draft.emit(ev.StepsAwaited(steps=tuple(rest)))
-    elif draft.state.exchange is not None:
-        end_exchange(draft, "")
-    else:
-        draft.emit(ev.StepsAwaited(steps=()))
-        advance(draft)
+    go_on(draft, rest, "")

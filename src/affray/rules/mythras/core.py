@@ -1,7 +1,20 @@
-"""Small shared helpers of the mythras rules: rulings, sheets, weapons, tests."""
+"""What the mythras rule modules share (seed 001, CFI Chapter 8: Combat):
+state queries (sheets, weapons, engagement, Luck Points, what an exchange
+is), skill tests and Difficulty Grades, spending Action Points, the small
+condition changes several rules make (warding ends, a spell fizzles, an
+attack deferred to its own exchange) and how a step hands on (:func:`done`,
+:func:`resume`, :func:`go_on`).
+
+Rule modules import this; it imports only ``sheet``, ``tables``,
+``rulings``, ``conditions`` and the shared ``affray.rules`` helpers, never
+a rule module. Where a rule must be followed by another, the rule queues
+the next step by kind (``draft.then``); the kinds are listed in
+:mod:`affray.rules.mythras.system`.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import msgspec
@@ -9,7 +22,10 @@ import msgspec
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
+from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import tables
+from affray.rules.mythras import conditions as cat
+from affray.rules.mythras.conditions import from_of
 from affray.rules.mythras.rulings import from_mapping
 from affray.rules.mythras.sheet import Sheet, Weapon
 
@@ -180,8 +196,6 @@ def luck_left(c: Combatant) -> int:
 def stuck_weapons(state: State, handle: str) -> set[str]:
     """Names of ``handle``'s weapons left impaled in someone (seed 001
     "Impale": the wielder cannot parry with it while it is stuck)."""
-    from affray.rules.mythras.conditions import from_of
-
     me = state.combatants[handle]
     weapons = sheet_of(me).weapons
     out = set()
@@ -263,17 +277,30 @@ def spend(draft: Draft, who: str, reason: str) -> None:
 
 
 def done(draft: Draft) -> None:
-    """The action is over: clear the pending steps and move the turn on."""
-    from affray.rules.mythras.turns import advance
-
+    """The action is over: clear the pending steps and hand over to the
+    turn sequencer (:func:`affray.rules.mythras.turns.advance`), which
+    moves the turn on once nothing else is queued."""
     draft.emit(ev.StepsAwaited(steps=()))
-    advance(draft)
+    draft.hand_over()
 
 
 def resume(draft: Draft, rest) -> None:
     """Go back to the steps an out-of-turn roll interrupted, else move on."""
     if rest:
         draft.emit(ev.StepsAwaited(steps=tuple(rest)))
+    else:
+        done(draft)
+
+
+def go_on(draft: Draft, steps, summary: str) -> None:
+    """After a roll step: await ``steps`` (the rest of the pending steps and
+    any the roll brought); with none left, end the open exchange (step
+    ``attack:end-exchange``, with ``summary``), else the action is
+    :func:`done`."""
+    if steps:
+        draft.emit(ev.StepsAwaited(steps=tuple(steps)))
+    elif draft.state.exchange is not None:
+        draft.then("attack:end-exchange", summary=summary)
     else:
         done(draft)
 
@@ -287,3 +314,191 @@ def best_skill(c: Combatant, *names: str) -> tuple[str, int]:
     """The better of several skills, e.g. Brawn or Evade, with its value."""
     s = sheet_of(c)
     return max(((n, s.skill(n)) for n in names), key=lambda p: p[1])
+
+
+# --------------------------------------------------------------------------- #
+# The exchange (seed 001 "Attacks and Parries")
+# --------------------------------------------------------------------------- #
+
+
+def kinds(x) -> set[str]:
+    """The flags of an exchange (``AttackDeclared.kind``, ``+``-joined):
+    close, ranged, charge, crowd, long-range, close-range, blind-strike,
+    obstacle, helpless, leap, and the deferred kinds (:data:`DEFERRED`)."""
+    return set(x.kind.split("+")) if x is not None and x.kind else {"close"}
+
+
+def attack_size(state: State, x, weapon=None) -> str:
+    """The Size a blow is parried against: the weapon's Size, one step more
+    on a charge (seed 001 "Charging"); for a Ranged weapon its Force, one
+    step less at Long Range ("Ranged Combat")."""
+    a = state.combatants[x.attacker]
+    w = weapon or find_weapon(a, x.weapon, ready_only=False)
+    flags = kinds(x)
+    if w.kind == "ranged":
+        size = w.force or w.size
+        return tables.size_step(size, -1) if "long-range" in flags else size
+    return tables.size_step(w.size, 1) if "charge" in flags else w.size
+
+
+def require_turn(state: State, handle: str) -> Combatant:
+    """``handle``'s combatant when it may act on its Turn now (seed 001
+    "Turns"); :class:`RuleError` (one line) when the fight is over, no round
+    runs, the table waits for something else, or it is another's Turn."""
+    c = state.combatants[handle]
+    if state.phase == "over":
+        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
+    if state.phase != "round":
+        raise RuleError("no round is running; start the fight with 'affray start'")
+    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
+        first = state.pending[0].prompt if state.pending else "the open exchange"
+        raise RuleError(f"the table is waiting for something else first ({first}); see 'affray pending'")
+    if handle not in state.turn:
+        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
+        raise RuleError(f"it is {now}'s turn, not {c.name}'s; use 'affray pending' to see who acts next")
+    return c
+
+
+def held_weapon(state: State, who: str):
+    """The weapon ``who`` would lose to a Disarm in the open exchange: the
+    one it fought with, else the first held ready (None when only natural
+    or unarmed weapons are left); seed 001 "Disarm Opponent"."""
+    x = state.exchange
+    c = state.combatants[who]
+    if who == x.attacker:
+        w = find_weapon(c, x.weapon, ready_only=False) if x.weapon else None
+    elif x.with_item:
+        w = find_weapon(c, x.with_item, ready_only=False)
+    else:
+        held = [w for w in sheet_of(c).weapons if w.name in c.ready and w.kind != "unarmed"]
+        w = held[0] if held else None
+    if w is None or w.kind == "unarmed" or w.name not in c.ready:
+        return None
+    return w
+
+
+def resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
+    """An opposed roll against an original roll (rules-reference.md B6): the
+    resister fails unless it wins; both failing follows ruling
+    ``opposed_both_fail``. ``roll`` 0 is an Automatic attack (a helpless
+    target): a Success with no roll."""
+    if roll <= 0:
+        other = SUCCESS
+    else:
+        other = tables.skill_test(roll, skill) if skill else "failure"
+    winner = tables.opposed_winner(resister_level, resister_roll, other, roll)
+    if winner == "none":
+        both_fail = not is_success(resister_level) and not is_success(other)
+        if both_fail and rulings_of(draft.state).opposed_both_fail == "resister-holds":
+            return False
+        return True
+    return winner != "a"
+
+
+def effective_siz(c: Combatant, against: str) -> float:
+    """SIZ against Knockback or Leaping Attacks (×1.5 when braced) or Bash
+    (×2 when braced), seed 001 "Brace"."""
+    siz = sheet_of(c).characteristics.SIZ
+    if not c.has("braced"):
+        return siz
+    return siz * (2 if against == "bash" else 1.5)
+
+
+#: Kinds of a deferred attack (an attack rolled now, resolved in its own
+#: exchange later): see :func:`defer_attack`.
+DEFERRED = ("counter", "charge", "sweep", "bystander", "crowd")
+
+
+def defer_attack(draft: Draft, attacker: str, target: str, weapon: str, roll: int, skill: int, kind: str) -> None:
+    """Keep an attack already rolled (or to be made) for an exchange of its
+    own after this one: a ``deferred-attack`` condition on ``attacker``
+    (seed 001 "Charging", "Sweep Attacks"; Select Target; "Firing into a
+    Crowd"). ``kind`` is one of :data:`DEFERRED`."""
+    state = draft.state
+    c = state.combatants[attacker]
+    idx = [w.name for w in sheet_of(c).weapons].index(weapon)
+    draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
+        "deferred-attack", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
+        effects={f"from:{target}": 1, "roll": roll, "skill": skill, "weapon": idx, "kind": DEFERRED.index(kind)},
+        key=f"{target}:{kind}", note=f"{kind} on {state.combatants[target].name} with {weapon}")))
+
+
+def end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
+    """Warding ends once its weapon attacks or actively parries (seed 001
+    "Ward Location")."""
+    for cond in draft.state.combatants[handle].conditions:
+        if cond.name == "warding" and cond.id == f"warding:{weapon.lower()}":
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))
+
+
+def fizzle(draft: Draft, who: str, name: str) -> None:
+    """A cast spell due at this Turn is lost unless the Turn's action
+    ``name`` holds it (seed 001 "Cast Magic", "Hold Magic")."""
+    if name in ("hold",):
+        return
+    for cond in draft.state.combatants[who].conditions:
+        if cond.name == "spell-ready" and cond.effects.get("due"):
+            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="not held: the magic dissipates"))
+
+
+# --------------------------------------------------------------------------- #
+# Movement (seed 001 "Movement", "Effects of Terrain on Movement")
+# --------------------------------------------------------------------------- #
+
+
+#: Terrain a Move or Hustle may name (``move:difficult``), and what the GM
+#: may declare next to a character (``terrain:water``).
+TERRAIN_WORDS = ("difficult", "obstacle")
+SURROUNDINGS = ("water", "climbable")
+
+
+def tokens(arg: str) -> list[str]:
+    """The words of an action's argument (spaces, commas or colons)."""
+    return [t for t in re.split(r"[\s,:]+", arg.strip().lower()) if t]
+
+
+def metres(text: str, what: str) -> float:
+    """A distance in metres; :class:`RuleError` naming ``what`` otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise RuleError(f"{what} must be metres, like 3 or 1.5; got {text!r}") from None
+    if not 0 <= value <= 1000:
+        raise RuleError(f"{what} must be 0..1000 metres; got {text}")
+    return value
+
+
+def check_free_to_move(state: State, c: Combatant, what: str, *, prone_ok: bool = False) -> None:
+    """Movement needs free legs (seed 001 "Entangle"), no engaged foe
+    ("Movement": only unengaged characters move) and, except for Crawl, a
+    character on its feet."""
+    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
+        raise RuleError(f"{c.name}'s leg is entangled or stunned: no {what} (seed 001 'Entangle')")
+    foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
+    if foes:
+        raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
+    if c.stance == "prone" and not prone_ok:
+        raise RuleError(f"{c.name} is prone and cannot {what}: regain footing first, or crawl")
+
+
+def armour_things(state: State, c: Combatant) -> int:
+    """'Things' worn armour counts as: 1 per location covered by light
+    armour, 2 per location covered by heavy armour (seed 001 "Climb",
+    "Jump", "Swim"); heavy from ruling ``heavy_armour_ap`` AP up."""
+    heavy = int(rulings_of(state).heavy_armour_ap)
+    return sum(2 if ap >= heavy else 1 for ap in sheet_of(c).armour.values() if ap > 0)
+
+
+def things(state: State, c: Combatant) -> int:
+    """All 'Things' carried: the sheet's ``things`` plus worn armour."""
+    return sheet_of(c).things + armour_things(state, c)
+
+
+def surroundings(c: Combatant) -> set[str]:
+    """What the GM declared next to ``c`` (``terrain`` action)."""
+    return {k for cond in c.conditions if cond.name == "terrain" for k in cond.effects}
+
+
+def names_terrain(arg: str) -> bool:
+    """Whether a move/hustle argument names terrain (difficult, obstacle)."""
+    return any(t in TERRAIN_WORDS for t in tokens(arg))
