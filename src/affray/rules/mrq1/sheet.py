@@ -445,7 +445,7 @@ def _check_yaml_depth(label: str, data: bytes) -> None:
     composed: libyaml's composer recurses in C (a deep enough file crashes
     the interpreter) and its scanner is quadratic in the flow depth. The
     event stream is read only up to the first level too deep."""
-    import yaml
+    import yaml  # deferred: a heavy library only YAML sheets need
 
     depth = 0
     try:
