@@ -276,8 +276,9 @@ def _set_location(state: State, handle: str, name: str, **changes) -> State:
 
 @_on(ev.DamageDealt)
 def _damage(state: State, e: ev.DamageDealt, rec: Recorded) -> State:
-    loc = state.combatants[e.target].location(e.location)
-    return _set_location(state, e.target, e.location, hp=loc.hp - e.final)
+    where = e.pool or e.location
+    loc = state.combatants[e.target].location(where)
+    return _set_location(state, e.target, where, hp=loc.hp - e.final)
 
 
 @_on(ev.HitPointsRestored)
@@ -286,7 +287,7 @@ def _healed(state: State, e: ev.HitPointsRestored, rec: Recorded) -> State:
     return _set_location(state, e.handle, e.location, hp=min(loc.max_hp, loc.hp + e.amount))
 
 
-_SEVERITY = {"": 0, "minor": 1, "serious": 2, "major": 3}
+_SEVERITY = {"": 0, "minor": 1, "wound": 1, "serious": 2, "major": 3}  # "wound": uesrpg's one kind
 
 
 @_on(ev.WoundInflicted)
