@@ -18,6 +18,7 @@ import re
 import typing
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import msgspec
@@ -69,11 +70,11 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
         ("cfi", "mythras-imperative", "classic-fantasy-imperative"),
         "Mythras / Classic Fantasy Imperative",
     ),
+    "uesrpg": ("affray.rules.uesrpg", ("ues", "uesrpg3e"), "UESRPG 3e"),
 }
 _PLANNED = {
     "rq3": "RuneQuest III house rules",
     "rolemaster": "Rolemaster-style sheet",
-    "uesrpg": "UESRPG 3e",
 }
 
 
@@ -277,6 +278,27 @@ def joining(state: State, command, name: str) -> tuple[str, str]:
     if not side:
         raise RuleError("a combatant needs a side; pass --side NAME")
     return handle, side
+
+
+def read_sheet_data(path) -> Any:
+    """The plain data of a sheet file: ``.toml``, ``.yaml``/``.yml`` or
+    ``.json``. Raises ``ValueError`` with one line naming the file and what
+    to do (unreadable, unknown format, not valid). Shared by every system's
+    ``load_sheet``; the system then validates the data."""
+    label, p = str(path), Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError:
+        raise ValueError(f"{label}: cannot read the file; check the path") from None
+    decoders = {".toml": msgspec.toml.decode, ".yaml": msgspec.yaml.decode, ".yml": msgspec.yaml.decode,
+                ".json": msgspec.json.decode}
+    decode = decoders.get(p.suffix.lower())
+    if decode is None:
+        raise ValueError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
+    try:
+        return decode(raw)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{label}: not valid ({' '.join(str(exc).split())}); fix the sheet and try again") from None
 
 
 def find_combatant(state: State, name: str) -> str:
