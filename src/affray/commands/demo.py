@@ -39,7 +39,7 @@ TACTICAL: frozenset[str] = frozenset({"skirmish"})
 OPENING_RANGE = 12
 #: Scenario -> the dice seed (hex) used when none is given: one whose fight
 #: shows what the scenario is for (mrq1-grapple: grapples, every manoeuvre).
-DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02"}
+DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02", "uesrpg-duel": "19"}  # uesrpg: a wound, a held block, a counter-attack
 #: System key -> its default scenario (``affray demo --system KEY``).
 SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel", "uesrpg": "uesrpg-duel"}
 #: System key -> that system's own autopilot, ``next_command(state) ->

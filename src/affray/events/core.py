@@ -346,9 +346,6 @@ class DamageDealt(Event, frozen=True, kw_only=True, tag="damage-dealt"):
 
     ``rolled`` is the damage before reductions, ``reduced`` what parry
     deducted, ``armour`` what armour absorbed, ``final`` the HP lost.
-    ``pool`` names the location whose HP are lost when that is not the
-    location struck (a system with one HP pool: uesrpg's ``HP``); "" means
-    ``location`` itself.
     """
 
     exchange: int
@@ -360,7 +357,6 @@ class DamageDealt(Event, frozen=True, kw_only=True, tag="damage-dealt"):
     final: int
     critical: bool = False
     note: str = ""
-    pool: str = ""
 
 
 class WoundInflicted(Event, frozen=True, kw_only=True, tag="wound-inflicted"):

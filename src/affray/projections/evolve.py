@@ -276,9 +276,8 @@ def _set_location(state: State, handle: str, name: str, **changes) -> State:
 
 @_on(ev.DamageDealt)
 def _damage(state: State, e: ev.DamageDealt, rec: Recorded) -> State:
-    where = e.pool or e.location
-    loc = state.combatants[e.target].location(where)
-    return _set_location(state, e.target, where, hp=loc.hp - e.final)
+    loc = state.combatants[e.target].location(e.location)
+    return _set_location(state, e.target, e.location, hp=loc.hp - e.final)
 
 
 @_on(ev.HitPointsRestored)

@@ -348,3 +348,69 @@ def _command_classes(k: type) -> list[type]:
         out.append(sub)
         out.extend(_command_classes(sub))
     return out
+
+
+def condition_maker(catalogue: dict[str, str]):
+    """``make(name, *, cause, round, step, ends, count=0, effects=None,
+    location="", note="", key="")``: a condition of ``catalogue`` in the
+    shared shape (:class:`~affray.events.core.Condition`), its ``id`` the
+    name plus ``:location`` plus ``:key``. ``KeyError`` for a name not in
+    the catalogue. Shared by the systems' ``conditions.py``."""
+
+    def make(name: str, *, cause: int, round: int, step: int, ends: str, count: int = 0,
+             effects: dict[str, int] | None = None, location: str = "", note: str = "", key: str = "") -> ev.Condition:
+        if name not in catalogue:
+            raise KeyError(name)
+        return ev.Condition(
+            id=name + (f":{location}" if location else "") + (f":{key}" if key else ""),
+            name=name, cause=cause, since_round=round, since_step=step,
+            ends=ev.ConditionEnd(kind=ends, count=count), effects=effects or {}, location=location, note=note,
+        )
+
+    return make
+
+
+def condition_from(cond: ev.Condition) -> str:
+    """The handle a condition points at (an effect key ``from:HANDLE``), or ""."""
+    for k in cond.effects:
+        if k.startswith("from:"):
+            return k[5:]
+    return ""
+
+
+def rulings_codec(struct: type, system: str):
+    """``(from_mapping, as_mapping)`` for a system's frozen ``Rulings``
+    struct: read ``EncounterOpened.rulings`` (kebab-case accepted; one-line
+    ``ValueError`` naming the ruling and its allowed values), and write
+    every ruling with its value."""
+
+    def from_mapping(mapping: dict[str, str] | None):
+        out: dict[str, object] = {}
+        fields = struct.__struct_fields__
+        for raw, value in (mapping or {}).items():
+            key = raw.strip().replace("-", "_")
+            if key not in fields:
+                raise ValueError(f"unknown {system} ruling {raw!r}; known: {', '.join(fields)}")
+            out[key] = str(value).strip().lower()
+        try:
+            return msgspec.convert(out, struct)
+        except msgspec.ValidationError as exc:
+            raise ValueError(f"{system} ruling: {exc}; see 'affray rulings --system {system}'") from None
+
+    def as_mapping(r) -> dict[str, str]:
+        return {k: str(getattr(r, k)) for k in r.__struct_fields__}
+
+    return from_mapping, as_mapping
+
+
+def end_if_one_side_left(draft: Draft) -> bool:
+    """End the fight (``FightEnded``, no turn, nothing pending) when fewer
+    than two sides can still fight; True when it ended."""
+    standing = {c.side for c in draft.state.combatants.values() if c.can_fight}
+    if len(standing) >= 2:
+        return False
+    winner = next(iter(standing)) if standing else ""
+    draft.emit(ev.TurnBegan(handles=(), action_no=0),
+               ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
+               ev.StepsAwaited(steps=()))
+    return True

@@ -112,6 +112,11 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
         case ev.ReactionResolved():
             table, _, cell = e.cell.partition(":")
             return f"{table.capitalize()} table, {cell}: {e.outcome}"
+        case ev.DamageDealt() if e.location == "HP" and e.note:  # uesrpg: one HP pool; the note names where it struck
+            struck, _, how = e.note.partition("; ")
+            armour = f" (AR −{e.armour})" if e.armour else ""
+            crit = " critical" if e.critical else ""
+            return f"{e.rolled}{crit} damage to {n(e.target)}'s {struck}{armour} → {e.final} HP lost" + (f" [{how}]" if how else "")
         case ev.DamageDealt():
             extra = []
             if e.reduced:
@@ -122,6 +127,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             how = f" [{e.note}]" if e.note else ""
             after = f" ({', '.join(extra)})" if extra else ""
             return f"{e.rolled}{crit} damage to {n(e.target)}'s {e.location}{after} → {e.final} HP lost{how}"
+        case ev.WoundInflicted() if e.severity == "wound":  # uesrpg: damage after AR over the Wound Threshold
+            return f"{n(e.target)}: a wound to the {e.location} (damage over the Wound Threshold)"
         case ev.WoundInflicted():
             return f"{n(e.target)}: {e.severity.capitalize()} Wound to the {e.location}"
         case ev.WoundEased():

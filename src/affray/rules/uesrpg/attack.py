@@ -46,6 +46,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     and recorded with its modifiers; then the defender is asked for a
     defence, or, unable to defend, automatically fails (seed 003 Step 3)."""
     state = draft.state
+    if getattr(draft.dice, "remaining_values", ()):
+        raise RuleError("the attack roll comes after the defence (seed 003 Step 2): declare the attack without --dice, "
+                        "let the defender 'react', then 'affray roll --dice ATTACK,DEFENCE'")
     attacker = find_combatant(state, command.attacker)
     target = find_combatant(state, command.target)
     a = require_turn(state, attacker)

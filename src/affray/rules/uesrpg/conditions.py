@@ -12,7 +12,7 @@ attacks of opportunity), ``stunned`` (no turn, no defence), ``unaware``
 
 from __future__ import annotations
 
-from affray.events.core import Condition, ConditionEnd
+from affray.rules.base import condition_from, condition_maker
 
 CATALOGUE: dict[str, str] = {
     "wounded": "-20 on all tests and -2 initiative after a wound (rules-reference.md D12)",
@@ -30,29 +30,8 @@ CATALOGUE: dict[str, str] = {
 }
 
 
-def from_of(cond: Condition) -> str:
-    """The handle a condition points at (an effect key ``from:HANDLE``), or ""."""
-    for k in cond.effects:
-        if k.startswith("from:"):
-            return k[5:]
-    return ""
-
-
-def make(name: str, *, cause: int, round: int, step: int, ends: str, count: int = 0,
-         effects: dict[str, int] | None = None, location: str = "", note: str = "", key: str = "") -> Condition:
-    """A catalogue condition; ``id`` is the name (plus ``:location``, plus
-    ``:key`` when one bearer can have several). ``KeyError`` for a name not
-    in :data:`CATALOGUE`."""
-    if name not in CATALOGUE:
-        raise KeyError(name)
-    return Condition(
-        id=name + (f":{location}" if location else "") + (f":{key}" if key else ""),
-        name=name,
-        cause=cause,
-        since_round=round,
-        since_step=step,
-        ends=ConditionEnd(kind=ends, count=count),
-        effects=effects or {},
-        location=location,
-        note=note,
-    )
+#: ``make(name, *, cause, round, step, ends, ...)``: a catalogue condition
+#: (:func:`affray.rules.base.condition_maker`); ``from_of(cond)``: the handle
+#: it points at (an effect key ``from:HANDLE``).
+make = condition_maker(CATALOGUE)
+from_of = condition_from

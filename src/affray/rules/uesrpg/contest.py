@@ -141,6 +141,7 @@ def roll_tests(draft: Draft, step: ev.PendingStep) -> None:
             extra = max((tables.SHIELD_VARIANTS[s.variant].parry_dos for s in sheet_of(t).shields), default=0)
             if extra:
                 dfn = msgspec.structs.replace(dfn, degrees=dfn.degrees + extra)
+                data["note"] = f" (+{extra} buckler)"
     melee = is_melee(x)
     res = outcome(att, dfn, defence, melee, rulings_of(state))
     draft.emit(ev.SkillTested(handle=a.handle, skill=att_test, base=int(opts.get("base", 0)), target=att.tn,
@@ -149,7 +150,7 @@ def roll_tests(draft: Draft, step: ev.PendingStep) -> None:
     if dfn is not None:
         draft.emit(ev.SkillTested(handle=t.handle, skill=str(data["test"]), base=int(data["base"]), target=dfn.tn,
                                   roll=dfn.roll, result=res.defence_result, modifiers=unpack_mods(str(data.get("mods", ""))),
-                                  purpose=f"{defence} against {a.name}: {_degrees_text(dfn)}"))
+                                  purpose=f"{defence} against {a.name}: {_degrees_text(dfn)}{data.get('note', '')}"))
     draft.emit(ev.AttackResolved(exchange=x.id, hit=res.hits == "defender", critical=res.attack_result == CRITICAL,
                                  fumble=res.attack_result == FUMBLE, roll=att.roll, skill=att.tn))
     draft.emit(ev_ues.CombatRollResolved(

@@ -6,7 +6,8 @@ A blow that lands rolls its damage and the hit location (the ones digit of
 the roll that resolved the hit, or a d10 by ruling ``hit_location``), takes
 off the AR of the location against its damage type (partial armour by
 ruling ``partial_armour``; Penetrate Armor and Forceful Impact applied) and
-the rest from the HP. A Block rolls the damage against the shield's Block
+the rest from the HP: ``DamageDealt`` goes to the ``HP`` pool location, its
+``note`` naming the location struck first. A Block rolls the damage against the shield's Block
 Rating: at or under it nothing happens, over it the full damage lands on
 the shield arm. The wound check follows in :mod:`.wounds`.
 """
@@ -86,6 +87,7 @@ def armour_at(c: Combatant, sheet: Sheet, location: str, damage_type: str, rulin
         ar = 0
     elif coverage == "partial" and rulings.partial_armour == "half":
         ar //= 2
+        notes.append("partial armour: half AR")
     damaged = c.effect(f"damaged:{location}") + forceful
     if damaged:
         ar = max(0, ar - damaged)
@@ -130,9 +132,9 @@ def roll_damage(draft: Draft, step: ev.PendingStep) -> None:
     if forceful:
         _damaged(draft, target, location, forceful)
     final = max(0, rolled - ar)
-    note = "; ".join(filter(None, [how, item.type, notes]))
-    draft.emit(ev.DamageDealt(exchange=x.id, target=target, location=location, rolled=rolled, reduced=0, armour=ar,
-                              final=final, critical=bool(data.get("critical")), note=note, pool=POOL))
+    note = "; ".join(filter(None, [location, how, item.type, notes]))
+    draft.emit(ev.DamageDealt(exchange=x.id, target=target, location=POOL, rolled=rolled, reduced=0, armour=ar,
+                              final=final, critical=bool(data.get("critical")), note=note))
     draft.then("wound-check", target=target, location=location, final=final)
 
 
@@ -176,7 +178,6 @@ def roll_block(draft: Draft, step: ev.PendingStep) -> None:
     arm = sheet.shield_arm
     ar, notes = armour_at(t, sheet, arm, item.type, rulings)
     final = max(0, rolled - ar)
-    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=arm, rolled=rolled, reduced=0, armour=ar,
-                              final=final, note="; ".join(filter(None, [f"over BR {br}: the shield arm", item.type, notes])),
-                              pool=POOL))
+    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=POOL, rolled=rolled, reduced=0, armour=ar, final=final,
+                              note="; ".join(filter(None, [arm, f"over BR {br}: the shield arm", item.type, notes]))))
     draft.then("wound-check", target=t.handle, location=arm, final=final)

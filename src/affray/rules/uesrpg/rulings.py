@@ -13,6 +13,8 @@ from typing import Literal
 
 import msgspec
 
+from affray.rules.base import rulings_codec
+
 __all__ = ["DEFAULT_RULINGS", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping"]
 
 
@@ -97,22 +99,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
 }
 
 
-def from_mapping(mapping: dict[str, str] | None) -> Rulings:
-    """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
-    (one line) naming the ruling and its allowed values."""
-    out: dict[str, object] = {}
-    fields = Rulings.__struct_fields__
-    for raw, value in (mapping or {}).items():
-        key = raw.strip().replace("-", "_")
-        if key not in fields:
-            raise ValueError(f"unknown uesrpg ruling {raw!r}; known: {', '.join(fields)}")
-        out[key] = str(value).strip().lower()
-    try:
-        return msgspec.convert(out, Rulings)
-    except msgspec.ValidationError as exc:
-        raise ValueError(f"uesrpg ruling: {exc}; see 'affray rulings --system uesrpg'") from None
-
-
-def as_mapping(r: Rulings) -> dict[str, str]:
-    """Every ruling with its value, as stored on the encounter."""
-    return {k: str(getattr(r, k)) for k in r.__struct_fields__}
+#: ``from_mapping(mapping)`` reads ``EncounterOpened.rulings`` (a one-line
+#: ``ValueError`` for an unknown ruling or value); ``as_mapping(rulings)``
+#: gives every ruling with its value.
+from_mapping, as_mapping = rulings_codec(Rulings, "uesrpg")

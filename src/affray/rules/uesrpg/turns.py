@@ -14,7 +14,7 @@ import msgspec
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, joining
+from affray.rules.base import Draft, RuleError, end_if_one_side_left, joining
 from affray.rules.uesrpg import conditions as cat
 from affray.rules.uesrpg import tables
 from affray.rules.uesrpg.core import POOL, fighters, require_turn, sheet_of, stunned, turn_step
@@ -93,7 +93,10 @@ def ordered(state: State, order: tuple[ev.InitiativeEntry, ...]) -> tuple[ev.Ini
         c = state.combatants.get(e.handle)
         if c is None:
             continue
-        rows.append(msgspec.structs.replace(e, rank=e.tiebreak + initiative_bonus(c)))
+        extra = initiative_bonus(c)
+        roll = e.detail.split(" = ")[0].split(" -")[0]
+        detail = f"{roll}{f' {extra} wounded' if extra else ''} = {e.tiebreak + extra}"
+        rows.append(msgspec.structs.replace(e, rank=e.tiebreak + extra, detail=detail))
     rows.sort(key=lambda e: (-e.rank, -e.tiebreak, join_at[e.handle]))
     return tuple(msgspec.structs.replace(e, tier=n) for n, e in enumerate(rows))
 
@@ -117,14 +120,7 @@ def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
 
 def fight_over(draft: Draft) -> bool:
     """End the fight when fewer than two sides can fight."""
-    standing = {c.side for c in draft.state.combatants.values() if c.can_fight}
-    if len(standing) >= 2:
-        return False
-    winner = next(iter(standing)) if standing else ""
-    draft.emit(ev.TurnBegan(handles=(), action_no=0),
-               ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
-               ev.StepsAwaited(steps=()))
-    return True
+    return end_if_one_side_left(draft)
 
 
 def may_take_turn(c: Combatant) -> bool:

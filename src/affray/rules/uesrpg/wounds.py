@@ -101,8 +101,8 @@ def bleed_out(draft: Draft, handle: str, location: str) -> None:
     c = draft.state.combatants[handle]
     left = hp_left(c)
     if left > 0:
-        draft.emit(ev.DamageDealt(exchange=0, target=handle, location=location, rolled=left, reduced=0, armour=0,
-                                  final=left, note="untreated wound: HP fall to 0 after 5 rounds", pool=POOL))
+        draft.emit(ev.DamageDealt(exchange=0, target=handle, location=POOL, rolled=left, reduced=0, armour=0,
+                                  final=left, note=f"{location}; untreated wound: HP fall to 0 after 5 rounds"))
     if c.status == "active":
         draft.emit(ev.StatusChanged(handle=handle, status="unconscious", reason=f"untreated wound to the {location}"))
 
