@@ -17,6 +17,7 @@ from affray.commands.handler import execute
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import uesrpg as ev_ues
+from affray.projections.snapshots import load_state
 from affray.rules import base
 from affray.rules.uesrpg.core import can_defend
 from affray.rules.uesrpg.damage import block_rating
@@ -507,3 +508,29 @@ def test_a_stunned_or_unaware_defender_cannot_defend():
     t(cmd.EndRound())
     assert not t.state.combatants["vethis"].has("stunned")  # his Turn in round 2 is lost
     assert t.step().who == "hrolfdar"
+
+
+def test_a_pc_without_lucky_numbers_is_refused_under_ruling_sheet():
+    """Ruling lucky_numbers = sheet: a PC's numbers are written on its sheet."""
+    bare = copy.deepcopy(sheet("hrolfdar"))
+    bare["lucky"], bare["unlucky"] = [], []
+    with pytest.raises(base.RuleError, match="without Lucky and Unlucky Numbers"):
+        Table(sheets={"hrolfdar": bare, "vethis": sheet("vethis")})
+
+
+def test_lucky_numbers_drawn_at_start_are_recorded():
+    """Ruling lucky_numbers = draw (D4): 5 d100 after the initiative dice; Luck
+    bonus 4 of them Lucky, the rest Unlucky; a repeat moves up; recorded as a
+    condition caused by the roll, and read by every later test."""
+    bare = copy.deepcopy(sheet("hrolfdar"))
+    bare["lucky"], bare["unlucky"] = [], []
+    t = Table(sheets={"hrolfdar": bare, "vethis": sheet("vethis")}, rulings={"lucky_numbers": "draw"})
+    step = load_state(t.store, t.eid).pending[0]
+    assert [d.expr for d in step.dice] == ["1D6", "1D6", "5D100"]
+    t(cmd.StartRound(), "6,1,12,40,12,100,77")
+    luck = next(c for c in t.state.combatants["hrolfdar"].conditions if c.name == "lucky-numbers")
+    assert luck.note == "Lucky 12, 40, 13, 100; Unlucky 77"
+    rolled = t.events(ev.DiceRolled)[-1]
+    assert luck.cause == next(r.version for r in t.store.read(t.eid) if r.event == rolled)
+    _hit(t, att_roll="77")  # an Unlucky Number: a critical failure whatever the TN
+    assert t.events(ev_ues.CombatRollResolved)[-1].attack_result == "fumble"

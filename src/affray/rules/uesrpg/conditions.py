@@ -26,6 +26,7 @@ CATALOGUE: dict[str, str] = {
     "overwhelmed": "Overwhelm: cannot make attacks of opportunity until the winner's next Turn (rules-reference.md D8)",
     "damaged-armour": "Forceful Impact: Damaged(1), the location's armour or shield loses 1 AR (rules-reference.md D8)",
     "moving": "moved out of engagement: its Turn waits while the foes it left take or decline their attacks of opportunity (seed 003 'Evade'; rules-reference.md D8 Overwhelm)",
+    "lucky-numbers": "a PC's Lucky and Unlucky Numbers drawn at the start of the fight (rules-reference.md D4; ruling lucky_numbers = draw)",
     "unaware": "not aware of attacks (surprised in round 1): cannot defend, an automatic failure (seed 003 Step 2)",
 }
 

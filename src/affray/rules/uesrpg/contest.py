@@ -113,7 +113,7 @@ def _tested(draft: Draft, handle: str, tn: int, purpose: str) -> Test:
     state = draft.state
     c = state.combatants[handle]
     roll = draft.roll("1D100", purpose, by=handle).total
-    lucky, unlucky = luck_of(sheet_of(c))
+    lucky, unlucky = luck_of(c)
     return grade(roll, tn, lucky, unlucky, rulings_of(state))
 
 

@@ -76,9 +76,15 @@ def grade(roll: int, tn: int, lucky, unlucky, rulings: Rulings) -> Test:
     return Test(roll, tn, FAILURE, dof(roll, tn))
 
 
-def luck_of(sheet: Sheet) -> tuple[frozenset[int], frozenset[int]]:
-    """The Lucky and Unlucky Numbers: the sheet's, or for an NPC without
-    them 1-3 and 98-100 (rules-reference.md D4)."""
+def luck_of(c: Combatant) -> tuple[frozenset[int], frozenset[int]]:
+    """The Lucky and Unlucky Numbers: those drawn at the start (a
+    ``lucky-numbers`` condition, ruling ``lucky_numbers = draw``), the
+    sheet's, or for an NPC without them 1-3 and 98-100 (rules-reference.md D4)."""
+    drawn = next((k for k in c.conditions if k.name == "lucky-numbers"), None)
+    if drawn is not None:
+        return (frozenset(int(k[6:]) for k in drawn.effects if k.startswith("lucky:")),
+                frozenset(int(k[8:]) for k in drawn.effects if k.startswith("unlucky:")))
+    sheet = sheet_of(c)
     lucky = frozenset(sheet.lucky) if sheet.lucky or not sheet.npc else frozenset({1, 2, 3})
     unlucky = frozenset(sheet.unlucky) if sheet.unlucky or not sheet.npc else frozenset({98, 99, 100})
     return lucky, unlucky

@@ -33,7 +33,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     forceful_impact: Literal["this-blow", "next-blow"] = "this-blow"
     ap_costs: Literal["one-each"] = "one-each"
     advantage_count: Literal["total"] = "total"
-    lucky_numbers: Literal["sheet"] = "sheet"
+    lucky_numbers: Literal["sheet", "draw"] = "sheet"
     lucky_above_tn: Literal["critical"] = "critical"
     ranged_critical: Literal["no-advantage"] = "no-advantage"
     defence_vs_ranged: Literal["evade-block"] = "evade-block"
@@ -75,8 +75,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                  f"{REF} ruling (the seed gives no costs)"),
     "advantage_count": ("total", "Advantage counts are totals: a critical against a failure gives two, not three",
                         f"{SEED} 'Critical Success/Failure'; {REF} ruling"),
-    "lucky_numbers": ("sheet", "a PC's Lucky and Unlucky Numbers are those written on the sheet at creation, recorded "
-                      "in its join event (an NPC without them: 1-3 and 98-100)", f"{REF} D4; our ruling"),
+    "lucky_numbers": ("sheet", "a PC's Lucky and Unlucky Numbers are those written on the sheet, recorded in its join "
+                      "event; or (draw) a PC without them draws them at 'start', 5 d100 after the initiative dice, a "
+                      "repeated number moving up to the next free one, recorded as a 'lucky-numbers' condition (an NPC "
+                      "without them: 1-3 and 98-100)", f"{REF} D4; our ruling"),
     "lucky_above_tn": ("critical", "a Lucky Number above the TN is a success and a critical", f"{REF} D4 and ruling"),
     "ranged_critical": ("no-advantage", "a ranged or spell critical counts as more DoS but gains no Advantage",
                         f"{SEED} Step 4 ('cannot gain or utilize advantage'); {REF} ruling"),

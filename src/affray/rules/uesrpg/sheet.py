@@ -153,6 +153,13 @@ def derive(sheet: Sheet) -> Derived:
     return Derived(hp=hp, wound_threshold=wt, initiative_rating=init)
 
 
+def luck_counts(sheet: Sheet) -> tuple[int, int]:
+    """How many Lucky (the Luck bonus) and Unlucky (5 - Luck bonus) Numbers
+    a PC has (rules-reference.md D4)."""
+    lb = bonus(sheet.characteristics.LCK)
+    return lb, max(0, 5 - lb)
+
+
 def _fail(label: str, field: str, what: str) -> SheetError:
     where = f" {field}:" if field else ""
     return SheetError(f"{label}:{where} {what}; {_DO}")
@@ -214,9 +221,8 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
                 raise _fail(label, field, f"{n} is not a d100 result (1-100)")
     if set(sheet.lucky) & set(sheet.unlucky):
         raise _fail(label, "lucky", "a number cannot be both Lucky and Unlucky")
-    if not sheet.npc:
-        lb = bonus(sheet.characteristics.LCK)
-        want_lucky, want_unlucky = lb, max(0, 5 - lb)
+    if not sheet.npc and (sheet.lucky or sheet.unlucky):  # none listed: drawn at 'start' (ruling lucky_numbers)
+        want_lucky, want_unlucky = luck_counts(sheet)
         if len(set(sheet.lucky)) != want_lucky or len(set(sheet.unlucky)) != want_unlucky:
             raise _fail(label, "lucky", f"a PC with Luck {sheet.characteristics.LCK} has {want_lucky} distinct Lucky and "
                         f"{want_unlucky} Unlucky Numbers (rules-reference.md D4); list them, or set npc = true")

@@ -17,8 +17,8 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, end_if_one_side_left, joining
 from affray.rules.uesrpg import conditions as cat
 from affray.rules.uesrpg import tables
-from affray.rules.uesrpg.core import POOL, fighters, require_turn, sheet_of, stunned, turn_step
-from affray.rules.uesrpg.sheet import MAX_AP, SheetError, derive, parse_sheet
+from affray.rules.uesrpg.core import POOL, fighters, require_turn, rulings_of, sheet_of, stunned, turn_step
+from affray.rules.uesrpg.sheet import MAX_AP, Sheet, SheetError, derive, luck_counts, parse_sheet
 
 
 def join(draft: Draft, command: cmd.JoinCombatant) -> None:
@@ -35,6 +35,9 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
         raise RuleError(str(exc)) from None
     name = command.name or sheet.name
     handle, side = joining(state, command, name)
+    if needs_luck(sheet) and rulings_of(state).lucky_numbers == "sheet":
+        raise RuleError(f"{name} is a PC without Lucky and Unlucky Numbers: list them on the sheet (lucky, unlucky), "
+                        "set npc = true, or open the encounter with --ruling lucky_numbers=draw")
     d = derive(sheet)
     locations = (ev.LocationInit(name=POOL, hp=d.hp),) + tuple(
         ev.LocationInit(name=row.name, hp=0, ap=sheet.armour[row.name].ar if row.name in sheet.armour else 0,
@@ -53,10 +56,38 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
 
 def start_step(state: State) -> ev.PendingStep:
     """The GM's step that rolls initiative (1d6 each, in join order)."""
+    luck = tuple(ev.DiceNeed(f"lucky numbers: {c.name}", "5D100", by=c.handle)
+                 for c in fighters(state) if needs_luck(sheet_of(c)))
     return ev.PendingStep(
         who="GM", verb="start", kind="start", prompt="GM: roll initiative and start round 1, or join more combatants",
-        dice=tuple(ev.DiceNeed(f"initiative: {c.name}", "1D6", by=c.handle) for c in fighters(state)),
+        dice=tuple(ev.DiceNeed(f"initiative: {c.name}", "1D6", by=c.handle) for c in fighters(state)) + luck,
     )
+
+
+def needs_luck(sheet: Sheet) -> bool:
+    """A PC whose sheet lists no Lucky or Unlucky Numbers."""
+    return not sheet.npc and not sheet.lucky and not sheet.unlucky
+
+
+def draw_luck(draft: Draft, c: Combatant) -> None:
+    """Ruling ``lucky_numbers = draw``: 5 d100, the first Luck-bonus of them
+    Lucky and the rest Unlucky; a number already drawn moves up to the next
+    free one (100 wraps to 1). Recorded as a ``lucky-numbers`` condition
+    caused by the roll, so the log proves them (rules-reference.md D4)."""
+    sheet = sheet_of(c)
+    n_lucky, _ = luck_counts(sheet)
+    faces = draft.roll("5D100", f"lucky numbers: {c.name}", by=c.handle).faces
+    taken: list[int] = []
+    for face in faces:
+        v = face
+        while v in taken:
+            v = v % 100 + 1
+        taken.append(v)
+    lucky, unlucky = taken[:n_lucky], taken[n_lucky:]
+    effects = {**{f"lucky:{v}": 1 for v in lucky}, **{f"unlucky:{v}": 1 for v in unlucky}}
+    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+        "lucky-numbers", cause=draft.state.version, round=0, step=draft.state.step, ends="never", effects=effects,
+        note=f"Lucky {', '.join(map(str, lucky)) or 'none'}; Unlucky {', '.join(map(str, unlucky)) or 'none'}")))
 
 
 def initiative_bonus(c: Combatant) -> int:
@@ -81,6 +112,9 @@ def start(draft: Draft, command: cmd.StartRound) -> None:
         d6 = draft.roll("1D6", f"initiative: {c.name}", by=c.handle).total
         rows.append((d6 + rating, -i, c.handle, f"1d6={d6} +{rating} = {d6 + rating}"))
     order = tuple(ev.InitiativeEntry(handle=h, rank=t, tiebreak=t, detail=det) for t, _, h, det in rows)
+    for c in fighters(state):
+        if needs_luck(sheet_of(c)):
+            draw_luck(draft, c)
     start_round(draft, order)
 
 

@@ -60,7 +60,7 @@ def roll_shock(draft: Draft, step: ev.PendingStep) -> None:
     c = state.combatants[handle]
     sheet = sheet_of(c)
     roll = draft.roll("1D100", f"{c.name}: Shock Test", by=handle).total
-    lucky, unlucky = luck_of(sheet)
+    lucky, unlucky = luck_of(c)
     t = grade(roll, sheet.characteristics.END, lucky, unlucky, rulings_of(state))
     draft.emit(ev.SkillTested(handle=handle, skill="Endurance", base=sheet.characteristics.END, target=t.tn, roll=roll,
                               result=t.result, purpose=f"Shock Test: wound to the {location}"))
