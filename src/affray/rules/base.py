@@ -414,3 +414,33 @@ def end_if_one_side_left(draft: Draft) -> bool:
                ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
                ev.StepsAwaited(steps=()))
     return True
+
+
+def decode_sheet(data: Any, struct: type, label: str = "sheet"):
+    """Plain sheet data as ``struct`` (a msgspec Struct); ``ValueError``
+    with one line naming the file (``label``) and the field when it does not
+    fit. The system validates the result further."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{label}: expected a table of sheet fields; fix the sheet and try again")
+    try:
+        return msgspec.convert(data, struct)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{label}: {' '.join(str(exc).split())}; fix the sheet and try again") from None
+
+
+def require_turn(state: State, handle: str, *, turn: str = "turn") -> Combatant:
+    """The combatant ``handle`` when it may act now: a round is running,
+    nothing else is pending but turns, and it is its ``turn``. Otherwise
+    :class:`RuleError` saying what the table waits for."""
+    c = state.combatants[handle]
+    if state.phase == "over":
+        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
+    if state.phase != "round":
+        raise RuleError("no round is running; start the fight with 'affray start'")
+    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
+        first = state.pending[0].prompt if state.pending else "the open exchange"
+        raise RuleError(f"the table is waiting for something else first ({first}); see 'affray pending'")
+    if handle not in state.turn:
+        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
+        raise RuleError(f"it is {now}'s {turn}, not {c.name}'s; use 'affray pending' to see who acts next")
+    return c

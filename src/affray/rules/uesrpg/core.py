@@ -15,6 +15,7 @@ import msgspec
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
+from affray.rules.base import require_turn as base_require_turn
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
 from affray.rules.uesrpg import tables
 from affray.rules.uesrpg.rulings import Rulings, from_mapping
@@ -110,6 +111,7 @@ def hp_left(c: Combatant) -> int:
 
 
 def stunned(c: Combatant) -> bool:
+    """Stunned by a head wound: no Turn, no defence (rules-reference.md D12)."""
     return bool(c.effect("stunned"))
 
 
@@ -304,6 +306,8 @@ def blocking_shields(sheet: Sheet) -> list[Shield]:
 
 
 def melee_weapons(sheet: Sheet) -> list[Weapon]:
+    """The sheet's melee weapons (to parry, counter-attack or strike an
+    attack of opportunity with)."""
     return [w for w in sheet.weapons if w.kind == "melee"]
 
 
@@ -354,16 +358,5 @@ def turn_step(state: State, handle: str) -> ev.PendingStep:
 
 def require_turn(state: State, handle: str) -> Combatant:
     """The combatant whose Turn it is, or :class:`RuleError` saying what
-    the table waits for."""
-    c = state.combatants[handle]
-    if state.phase == "over":
-        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
-    if state.phase != "round":
-        raise RuleError("no round is running; start the fight with 'affray start'")
-    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
-        first = state.pending[0].prompt if state.pending else "the open exchange"
-        raise RuleError(f"the table is waiting for something else first ({first}); see 'affray pending'")
-    if handle not in state.turn:
-        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
-        raise RuleError(f"it is {now}'s Turn, not {c.name}'s; use 'affray pending' to see who acts next")
-    return c
+    the table waits for (:func:`affray.rules.base.require_turn`)."""
+    return base_require_turn(state, handle, turn="Turn")

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from affray import dice
-from affray.rules.base import read_sheet_data
+from affray.rules.base import decode_sheet, read_sheet_data
 from affray.rules.uesrpg import tables
 
 CHARACTERISTICS = ("STR", "END", "AGI", "INT", "WP", "PRC", "PRS", "LCK")
@@ -233,12 +233,10 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
 
 def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
     """A validated :class:`Sheet` from plain data; :class:`SheetError`."""
-    if not isinstance(data, dict):
-        raise _fail(label, "", "expected a table of sheet fields")
     try:
-        sheet = msgspec.convert(data, Sheet)
-    except msgspec.ValidationError as exc:
-        raise _fail(label, "", " ".join(str(exc).split())) from None
+        sheet = decode_sheet(data, Sheet, label)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     return validate_sheet(sheet, label)
 
 

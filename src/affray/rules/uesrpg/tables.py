@@ -36,6 +36,8 @@ class Graded(Row):
 
 
 class GradeTable(Sourced):
+    """Difficulty grades or circumstances with their source."""
+
     rows: list[Graded]
 
 
@@ -49,6 +51,8 @@ class LocationRow(Row):
 
 
 class LocationTable(Sourced):
+    """The hit location table with its source."""
+
     rows: list[LocationRow]
 
 
@@ -62,6 +66,8 @@ class AdvantageRow(Row):
 
 
 class AdvantageTable(Sourced):
+    """The Advantage list with its source."""
+
     rows: list[AdvantageRow]
 
 
@@ -78,10 +84,14 @@ class ShieldVariant(Row):
 
 
 class ShieldTable(Sourced):
+    """The shield variants with their source."""
+
     rows: list[ShieldVariant]
 
 
 class DamageTypes(Sourced):
+    """Physical and magic damage types with their source."""
+
     physical: list[str]
     magic: list[str]
 
@@ -96,10 +106,14 @@ class WoundEffect(Row):
 
 
 class WoundTable(Sourced):
+    """The wound effects by part struck, with their source."""
+
     rows: list[WoundEffect]
 
 
 class Tables(Row):
+    """The whole ``data/tables.toml``."""
+
     difficulty: GradeTable
     circumstances: GradeTable
     hit_locations: LocationTable
