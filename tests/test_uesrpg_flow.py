@@ -534,3 +534,29 @@ def test_lucky_numbers_drawn_at_start_are_recorded():
     assert luck.cause == next(r.version for r in t.store.read(t.eid) if r.event == rolled)
     _hit(t, att_roll="77")  # an Unlucky Number: a critical failure whatever the TN
     assert t.events(ev_ues.CombatRollResolved)[-1].attack_result == "fumble"
+
+
+def test_melee_uses_str_or_agi_and_ranged_agi():
+    """Seed 003 Step 1: melee tests the Combat Style with STR or AGI (ruling
+    melee_characteristic: the higher by default), ranged with AGI."""
+    t = started()
+    t(ACT(who="hrolfdar", action="pass"))
+    t(A(attacker="vethis", target="hrolfdar"))
+    assert "test=Ashlander Skirmisher (AGI);base=66" in t.state.exchange.kind  # AGI 46 > STR 38
+    t = started(rulings={"melee_characteristic": "strength"})
+    t(ACT(who="hrolfdar", action="pass"))
+    t(A(attacker="vethis", target="hrolfdar"))
+    assert "test=Ashlander Skirmisher (STR);base=58" in t.state.exchange.kind
+    t = started(rulings={"melee_characteristic": "strength"})
+    t(ACT(who="hrolfdar", action="pass"))
+    t(A(attacker="vethis", target="hrolfdar", weapon="Short Bow"))
+    assert "test=Ashlander Skirmisher (AGI);base=66" in t.state.exchange.kind  # ranged: AGI whatever the ruling
+
+
+def test_the_defender_picks_the_style():
+    """Seed 003 Step 2: the defender picks the method and the Combat Style (--situation style:NAME)."""
+    t = started()
+    t(A(attacker="hrolfdar", target="vethis"))
+    t.fails(R(defender="vethis", reaction="parry", situations=("style:Redoran Guard",)), "no Combat Style")
+    t(R(defender="vethis", reaction="parry", situations=("style:Ashlander Skirmisher",)))
+    assert t.step().data["test"] == "Ashlander Skirmisher (AGI)"
