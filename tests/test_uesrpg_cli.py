@@ -6,6 +6,7 @@ exit 2, nothing appended (DESIGN.md invariant 4; seed 003 Steps 2-4)."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 
@@ -114,3 +115,19 @@ def test_rulings_are_listed(cli):
 def test_demo_plays_to_the_end_with_table_dice(cli):
     out = cli.ok("demo", "--system", "uesrpg", "--table-dice", "--seed", "0a").stdout
     assert "Demo over with table dice" in out and "winner:" in out
+
+
+def test_the_sample_fight_script_plays_as_the_golden_fight(cli):
+    """examples/uesrpg/sample-fight.sh, line by line through the CLI, ends as
+    tests/test_uesrpg_golden.py works out: Vethis out at -2 HP, Hrolfdar at 15."""
+    folder = examples_dir() / "uesrpg"
+    for line in (folder / "sample-fight.sh").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("affray "):
+            continue
+        args = shlex.split(line)[1:]
+        if args[0] == "join":
+            args[1] = str(folder / args[1])
+        cli.ok(*args)
+    assert cli.combatant("vethis")["status"] == "unconscious"
+    hp = {c["handle"]: next(l["hp"] for l in c["locations"] if l["name"] == "HP") for c in cli.state()["combatants"]}
+    assert hp == {"hrolfdar": 15, "vethis": -2}
