@@ -129,7 +129,7 @@ def roll_tests(draft: Draft, step: ev.PendingStep) -> None:
     state = draft.state
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
-    kind, opts = exchange_kind(x)
+    _, opts = exchange_kind(x)
     att_test = opts.get("test", "attack")
     att = _tested(draft, a.handle, int(opts.get("tn", 0)), f"{a.name}: attack test")
     data = dict(step.data)
