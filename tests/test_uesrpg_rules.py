@@ -5,6 +5,9 @@ hypothesis property over roll pairs."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,6 +20,7 @@ from affray.rules.uesrpg.core import dof, dos, grade, passed
 from affray.rules.uesrpg.rulings import DEFAULT_RULINGS, from_mapping
 from affray.rules.uesrpg.sheet import bonus, derive, load_sheet
 from affray.commands.demo import examples_dir
+import affray.rules.uesrpg as pkg
 
 NPC_LUCKY, NPC_UNLUCKY = frozenset({1, 2, 3}), frozenset({98, 99, 100})
 
@@ -229,3 +233,37 @@ def test_outcome_table_over_roll_pairs(ar, at, dr, dt, kind, melee):
         assert o.hits == ("defender" if more > 0 else "")
     else:
         assert o.hits == {1: "defender", 0: "", -1: "attacker"}[more]
+
+
+# --------------------------------------------------------------------------- #
+# Imports run one way (DESIGN.md, "Inside a system, steps are data")
+# --------------------------------------------------------------------------- #
+
+RULE_MODULES = {"attack", "defence", "contest", "advantages", "damage", "wounds", "opportunity", "turns"}
+BELOW = {"core": {"sheet", "tables", "rulings", "conditions"}, "sheet": {"tables"}, "tables": set(), "rulings": set(),
+         "conditions": set()}
+
+
+def test_uesrpg_imports_run_one_way():
+    """system.py alone imports the rule modules; a rule module imports only
+    core and below; core only sheet, tables, rulings, conditions; nothing in
+    the package imports another system, the store, the commands, views or cli."""
+    folder = Path(pkg.__file__).parent
+    for path in folder.glob("*.py"):
+        mod = path.stem
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                imported.update(names)
+        for name in imported:
+            assert not name.startswith(("affray.store", "affray.commands", "affray.views", "affray.cli",
+                                        "affray.rules.mrq1", "affray.rules.mythras")), (mod, name)
+        ours = {n.split(".")[3] for n in imported if n.startswith("affray.rules.uesrpg.") and len(n.split(".")) > 3}
+        if mod in RULE_MODULES:
+            assert ours <= {"core", "sheet", "tables", "rulings", "conditions"}, (mod, ours)
+        elif mod in BELOW:
+            assert ours <= BELOW[mod] | {mod}, (mod, ours)
+        if mod != "system":
+            assert not (ours & RULE_MODULES), (mod, ours)
