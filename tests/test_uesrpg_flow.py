@@ -560,3 +560,13 @@ def test_the_defender_picks_the_style():
     t.fails(R(defender="vethis", reaction="parry", situations=("style:Redoran Guard",)), "no Combat Style")
     t(R(defender="vethis", reaction="parry", situations=("style:Ashlander Skirmisher",)))
     assert t.step().data["test"] == "Ashlander Skirmisher (AGI)"
+
+
+def test_a_move_out_of_reach_of_anyone_keeps_the_turn():
+    """A move with no engaged foe provokes nothing; the mover's Turn goes on (it may still attack)."""
+    t = started()
+    t(ACT(who="hrolfdar", action="move 5"))
+    assert t.step().kind == "turn" and t.step().who == "hrolfdar"
+    assert t.events(ev.CombatantMoved)[-1].distance == 5.0
+    t.fails(ACT(who="hrolfdar", action="move 0"), "more than 0 metres")
+    t.fails(ACT(who="hrolfdar", action="move far"), "move takes metres")

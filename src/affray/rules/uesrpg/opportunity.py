@@ -55,10 +55,12 @@ def move(draft: Draft, who: str, args: list[str]) -> None:
     for h in foes:
         draft.emit(ev.EngagementChanged(a=who, b=h, engaged=False))
     strikers = [h for h in foes if can_strike(draft.state, draft.state.combatants[h])]
-    if strikers:
-        draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
-            "moving", cause=draft.next_version, round=state.round, step=state.step, ends="event",
-            effects={f"aoo:{h}": 1 for h in strikers}, note="waiting for attacks of opportunity")))
+    if not strikers:  # nobody may strike: the Turn goes on
+        draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, who),)))
+        return
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "moving", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+        effects={f"aoo:{h}": 1 for h in strikers}, note="waiting for attacks of opportunity")))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
 
