@@ -177,3 +177,115 @@ def test_golden_markdown_export(golden):
         GOLDEN.write_text(text, encoding="utf-8")
     assert GOLDEN.exists(), "no golden file yet: run once with AFFRAY_UPDATE_GOLDEN=1 and review it"
     assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- #
+# A second golden fight: Advantages to the defender, an attack of
+# opportunity, Evade's free move, a bow, a spell against a shield
+# --------------------------------------------------------------------------- #
+
+GOLDEN_SKIRMISH = Path(__file__).resolve().parent / "golden" / "uesrpg_skirmish.md"
+ACT = cmd.TakeAction
+
+SKIRMISH: list[tuple[cmd.Command, str]] = [
+    (cmd.StartRound(), "6,1"),  # Hrolfdar 14, Vethis 11
+    # Hrolfdar's attack fails (90), Vethis's parry passes (30): one Advantage to the defender: Overextend.
+    (A(attacker="hrolfdar", target="vethis"), ""),
+    (R(defender="vethis", reaction="parry"), ""),
+    (ROLL, "90,30"),
+    (CH(who="vethis", option="overextend"), ""),
+    # Vethis leaves melee: Hrolfdar may strike (an attack of opportunity, TN 65 - 10 Overextended = 55).
+    (ACT(who="vethis", action="move 4"), ""),
+    (R(defender="hrolfdar", reaction="attack"), ""),
+    (R(defender="vethis", reaction="evade"), ""),
+    # 20: 2 DoS against Evade 30: 3 DoS: the evade holds; Vethis takes the free 1 m.
+    (ROLL, "20,30"),
+    (CH(who="vethis", option="move"), ""),
+    # Vethis's Turn goes on: a bowshot (AGI 46 + 20 = 66), blocked: 33 (3 DoS), 41 (4 DoS); 1D8 = 5 <= BR 7.
+    (A(attacker="vethis", target="hrolfdar", weapon="Short Bow"), ""),
+    (R(defender="hrolfdar", reaction="block"), ""),
+    (ROLL, "33,41"),
+    (ROLL, "5"),
+    (cmd.EndRound(), ""),
+    # Round 2: Hrolfdar closes in (no foe to strike him) and attacks: 44 is Lucky, Evade 70 fails:
+    # two Advantages: Penetrate Armor and Overwhelm.
+    (ACT(who="hrolfdar", action="move 4"), ""),
+    (A(attacker="hrolfdar", target="vethis"), ""),
+    (R(defender="vethis", reaction="evade"), ""),
+    (ROLL, "44,70"),
+    (CH(who="hrolfdar", option="penetrate-armor"), ""),
+    (CH(who="hrolfdar", option="overwhelm"), ""),
+    # Ones digit 4: body, AR 2 full counts as partial: 1. 4 + 3 + 2 = 9 -> 8 (not over WT 10). HP 18 -> 10.
+    (ROLL, "4,3"),
+    # Vethis casts Firebite (Destruction 50): blocked (25: 2 DoS; 50: 5 DoS). 1D6+2 = 6 against BR 7
+    # halved for magic, rounded up: 4. Beaten: 6 on the shield arm, no magic AR there. HP 21 -> 15.
+    (A(attacker="vethis", target="hrolfdar", weapon="Firebite"), ""),
+    (R(defender="hrolfdar", reaction="block"), ""),
+    (ROLL, "25,50"),
+    (ROLL, "4"),
+    (cmd.EndRound(), ""),
+    # Round 3: Hrolfdar's Turn ends the Overwhelm. Vethis counter-attacks: 62 (6 DoS) against a
+    # critical 02: the critical counts as more DoS, hits, and gains an Advantage: Precision Strike.
+    (A(attacker="hrolfdar", target="vethis"), ""),
+    (R(defender="vethis", reaction="counter"), ""),
+    (ROLL, "62,02"),
+    (CH(who="vethis", option="precision-strike:right leg"), ""),
+    # 1D8 = 8 - AR 2 = 6. HP 15 -> 9.
+    (ROLL, "8"),
+]
+
+
+@pytest.fixture(scope="module")
+def skirmish():
+    store = EventStore(":memory:")
+    eid = open_duel(store)
+    outcomes = [execute(store, c, encounter_id=eid, dice=d, actor="gm") for c, d in SKIRMISH]
+    return store, eid, outcomes
+
+
+def test_skirmish_final_state(skirmish):
+    store, eid, outcomes = skirmish
+    state = outcomes[-1].state
+    h, v = state.combatant("hrolfdar"), state.combatant("vethis")
+    assert (h.location("HP").hp, v.location("HP").hp) == (9, 10)
+    assert state.round == 3 and state.pending[0].who == "vethis" and state.pending[0].kind == "turn"
+    assert h.conditions == () and v.conditions == ()  # Overextend used, Overwhelm ended, moving done
+    assert h.combat_actions == 2 and v.combat_actions == 2  # one attack; one counter-attack
+    assert v.moved == 5.0 and h.moved == 4.0  # 4 m + Evade's free 1 m; 4 m
+
+
+def test_skirmish_milestones(skirmish):
+    """Seed 003: Advantages to a defender (Overextend), an attack of opportunity
+    on a mover, Evade's free move, a ranged attack and a spell without Advantage,
+    magic halving BR, a critical counter-attack."""
+    store, eid, _ = skirmish
+    events = [r.event for r in store.read(eid)]
+    rolls = [(e.row, e.hits, e.advantages, e.advantage_to) for e in events if isinstance(e, ev_ues.CombatRollResolved)]
+    assert rolls == [
+        ("defender-wins", "", 1, "defender"),
+        ("attack-vs-evade", "", 0, ""),
+        ("attack-vs-block", "", 0, ""),
+        ("attacker-wins", "defender", 2, "attacker"),
+        ("attack-vs-block", "", 0, ""),
+        ("counter-attack", "attacker", 1, "defender"),
+    ]
+    kinds = [e.kind.split(";")[0] for e in events if isinstance(e, ev.AttackDeclared)]
+    assert kinds == ["melee", "opportunity", "ranged", "melee", "spell", "melee"]
+    chosen = [(e.by, e.advantage) for e in events if isinstance(e, ev_ues.AdvantageChosen)]
+    assert chosen == [("vethis", "overextend"), ("hrolfdar", "penetrate-armor"), ("hrolfdar", "overwhelm"),
+                      ("vethis", "precision-strike")]
+    blocks = [(e.damage, e.br, e.held) for e in events if isinstance(e, ev_ues.BlockResolved)]
+    assert blocks == [(5, 7, True), (6, 4, False)]
+    dealt = [(e.target, e.note.split("; ")[0], e.rolled, e.armour, e.final) for e in events if isinstance(e, ev.DamageDealt)]
+    assert dealt == [("vethis", "body", 9, 1, 8), ("hrolfdar", "left arm", 6, 0, 6), ("hrolfdar", "right leg", 8, 2, 6)]
+    aoo = next(e for e in events if isinstance(e, ev.AttackDeclared) and e.kind.startswith("opportunity"))
+    assert ev.Modifier(-10, "Overextended") in aoo.modifiers and "tn=55" in aoo.kind
+
+
+def test_skirmish_markdown_export(skirmish):
+    store, eid, _ = skirmish
+    text = markdown(list(store.read(eid)))
+    if os.environ.get("AFFRAY_UPDATE_GOLDEN") == "1":
+        GOLDEN_SKIRMISH.write_text(text, encoding="utf-8")
+    assert GOLDEN_SKIRMISH.exists(), "no golden file yet: run once with AFFRAY_UPDATE_GOLDEN=1 and review it"
+    assert text == GOLDEN_SKIRMISH.read_text(encoding="utf-8")

@@ -61,7 +61,7 @@ SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackRe
 #: Conditions that are bookkeeping for the table's flow, told by other lines
 #: (mrq1 ``acting``: an action waiting for free attacks, which the
 #: ``mrq1-action-taken`` lines tell).
-QUIET_CONDITIONS = frozenset({"acting"})
+QUIET_CONDITIONS = frozenset({"acting", "moving"})  # uesrpg "moving": a mover waiting for attacks of opportunity
 
 
 def narrate(e: ev.Event, names: dict[str, str]) -> str:

@@ -15,6 +15,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError, check_target, find_combatant
 from affray.rules.uesrpg.core import (
+    attack_spends,
     base_tn,
     can_defend,
     condition_mods,
@@ -65,9 +66,7 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     mods = tuple(style_mods) + tuple(sit) + tuple(condition_mods(a, attack_on=target, melee=kind == "melee")) + tuple(command.modifiers)
     tn = total(base, mods)
     spend_ap(draft, attacker, f"attack on {t.name}")
-    for cond in a.conditions:  # Press Advantage and Overextend are spent by this attack (D8)
-        if cond.name == "overextended" or (cond.name == "pressing" and kind == "melee" and cond.effects.get(f"from:{target}")):
-            draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="used by this attack"))
+    attack_spends(draft, attacker, target, melee=kind == "melee")
     draft.emit(ev.AttackDeclared(
         exchange=state.next_exchange, attacker=attacker, target=target, weapon=item.name,
         kind=f"{kind};test={test};base={base};tn={tn}", modifiers=mods,

@@ -251,6 +251,14 @@ def unpack_mods(text: str) -> tuple[ev.Modifier, ...]:
 # --------------------------------------------------------------------------- #
 
 
+def attack_spends(draft: Draft, attacker: str, target: str, *, melee: bool) -> None:
+    """An attack uses up Overextend (its next attack) and, in melee, Press
+    Advantage against that target (rules-reference.md D8)."""
+    for cond in draft.state.combatants[attacker].conditions:
+        if cond.name == "overextended" or (cond.name == "pressing" and melee and cond.effects.get(f"from:{target}")):
+            draft.emit(ev.ConditionExpired(handle=attacker, condition_id=cond.id, reason="used by this attack"))
+
+
 def spend_ap(draft: Draft, handle: str, reason: str) -> None:
     """Spend 1 Action Point (ruling ``ap_costs``: 1 AP for an attack, a
     spell or a defence)."""

@@ -18,6 +18,7 @@ from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
 from affray.rules.uesrpg import conditions as cat
 from affray.rules.uesrpg.core import (
+    attack_spends,
     base_tn,
     condition_mods,
     find_item,
@@ -119,6 +120,7 @@ def react(draft: Draft, step: ev.PendingStep, command: cmd.ChooseReaction) -> No
     test, base, style_mods = base_tn(sheet, "melee", item.name, rulings_of(state), style)
     mods = tuple(style_mods) + tuple(sit) + tuple(condition_mods(foe, attack_on=mover, melee=True)) + tuple(command.modifiers)
     spend_ap(draft, foe.handle, f"attack of opportunity on {state.combatants[mover].name}")
+    attack_spends(draft, foe.handle, mover, melee=True)
     draft.emit(ev.AttackDeclared(exchange=state.next_exchange, attacker=foe.handle, target=mover, weapon=item.name,
                                  kind=f"opportunity;test={test};base={base};tn={total(base, mods)}", modifiers=mods))
     draft.then("offer-defence", target=mover)
