@@ -570,3 +570,14 @@ def test_a_move_out_of_reach_of_anyone_keeps_the_turn():
     assert t.events(ev.CombatantMoved)[-1].distance == 5.0
     t.fails(ACT(who="hrolfdar", action="move 0"), "more than 0 metres")
     t.fails(ACT(who="hrolfdar", action="move far"), "move takes metres")
+
+
+def test_hit_location_by_a_d10_ruling():
+    """Seed 003 Step 4: "the ones digit of the attack roll or a d10 (count 10 as 0)" (ruling hit_location)."""
+    t = started(rulings={"hit_location": "d10"})
+    _hit(t, att_roll="51")
+    t(CH(who="hrolfdar", option="none"))
+    assert [d.expr for d in t.step().dice] == ["2D6+2", "1D10"]
+    t(ROLL, "1,1,10")  # 10 counts as 0: the head
+    d = t.events(ev.DamageDealt)[-1]
+    assert (struck(d), d.armour) == ("head", 1)
