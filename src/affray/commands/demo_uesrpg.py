@@ -5,7 +5,7 @@ before the attack roll; Advantages are spent before damage).
 ``next_command(state)`` gives the command for the first pending step, or
 None when the fight is over. The defence varies with the exchange number
 (block, parry, counter-attack, evade) so one demo fight shows the rows of
-the outcome table; Advantages go to Precision Strike on the least armoured location
+the outcome table; a caster casts its first spell every third round; Advantages go to Precision Strike on the least armoured location
 where a blow lands, else the first open one. Must not import :mod:`.demo`.
 """
 
@@ -33,6 +33,9 @@ def next_command(state: State) -> cmd.Command | None:
                       key=lambda c: (c.handle not in me.engaged, c.handle))
         if "attack" not in step.options or not foes:
             return cmd.TakeAction(who=step.who, action="pass")
+        spells = me.sheet.get("spells", [])
+        if spells and state.round % 3 == 2:  # now and then a spell (seed 003 Step 1, "Cast Magic Attacks")
+            return cmd.DeclareAttack(attacker=step.who, target=foes[0].handle, weapon=spells[0]["name"])
         return cmd.DeclareAttack(attacker=step.who, target=foes[0].handle)
     if step.kind == "react":
         prefer = _DEFENCES[step.exchange % len(_DEFENCES)]
