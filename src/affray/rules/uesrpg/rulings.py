@@ -50,16 +50,16 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 DEFAULT_RULINGS = Rulings()
 
 SEED = "seed 003_9f2af80e743acd07.txt"
-REF = "rules-reference.md D"
+REF = "rules-reference.md"
 
 #: name -> (default, text, source), as ``affray rulings`` shows them.
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "parry_evade_tie": ("defence-holds", "both pass a Parry or Evade with equal DoS: the defence holds (or the attack hits)",
-                        f"{SEED} Step 3 ('more degrees of success'); {REF} ruling"),
+                        f"{SEED} Step 3 ('more degrees of success'); {REF} D ruling"),
     "roll_100_over_tn": ("failure", "a 100 on a TN above 100 is a failure unless it is a Lucky Number (or counts its DoS)",
-                         f"{REF} ruling"),
+                         f"{REF} D ruling"),
     "critical_vs_block": ("block-holds", "a critical against a Block: the block still holds and the critical's Advantage "
-                          "is gained (or the critical hits as more DoS)", f"{SEED} Step 3 vs 'Critical Success'; {REF} ruling"),
+                          "is gained (or the critical hits as more DoS)", f"{SEED} Step 3 vs 'Critical Success'; {REF} D ruling"),
     "hit_location": ("ones-digit", "hit location from the ones digit of the roll that resolves the hit (or a fresh d10)",
                      f"{SEED} Step 4; {REF} D9 and ruling (a Counter-Attack uses the winner's own roll)"),
     "melee_characteristic": ("higher", "a melee Combat Style test uses the higher of STR and AGI (or always one of them)",
@@ -72,25 +72,25 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "forceful_impact": ("this-blow", "Forceful Impact's Damaged(1) (-1 AR) applies to this blow's damage (or only later ones)",
                         f"{SEED} Step 4 (Advantages before damage); {REF} D8; our ruling"),
     "ap_costs": ("one-each", "1 AP for an attack, a spell or a defence; declining to defend costs nothing",
-                 f"{REF} ruling (the seed gives no costs)"),
+                 f"{REF} D ruling (the seed gives no costs)"),
     "advantage_count": ("total", "Advantage counts are totals: a critical against a failure gives two, not three",
-                        f"{SEED} 'Critical Success/Failure'; {REF} ruling"),
+                        f"{SEED} 'Critical Success/Failure'; {REF} D ruling"),
     "lucky_numbers": ("sheet", "a PC's Lucky and Unlucky Numbers are those written on the sheet, recorded in its join "
                       "event; or (draw) a PC without them draws them at 'start', 5 d100 after the initiative dice, a "
                       "repeated number moving up to the next free one, recorded as a 'lucky-numbers' condition (an NPC "
                       "without them: 1-3 and 98-100)", f"{REF} D4; our ruling"),
     "lucky_above_tn": ("critical", "a Lucky Number above the TN is a success and a critical", f"{REF} D4 and ruling"),
     "ranged_critical": ("no-advantage", "a ranged or spell critical counts as more DoS but gains no Advantage",
-                        f"{SEED} Step 4 ('cannot gain or utilize advantage'); {REF} ruling"),
+                        f"{SEED} Step 4 ('cannot gain or utilize advantage'); {REF} D ruling"),
     "defence_vs_ranged": ("evade-block", "a ranged attack or spell may be evaded or blocked, not parried or counter-attacked",
                           f"{REF} D7 ('Parry ... melee only'); our ruling for Counter-Attack"),
     "outside_style": ("style-tn", "the -20 for a weapon outside the Combat Style comes off the style's TN",
-                      f"{SEED} Step 1; {REF} ruling"),
+                      f"{SEED} Step 1; {REF} D ruling"),
     "shock_test": ("plain-endurance", "the Shock Test is an Endurance test with no modifier; the wound's -20 starts after it",
                    f"{REF} D12 and ruling"),
     "head_wound": ("stunned", "a head wound stuns for 1 round instead of crippling; a failed Shock Test adds nothing more",
                    f"{REF} D12 ('stunned 1 round instead'); our ruling"),
-    "evade_move": ("optional", "Evade's free 1 m move is offered as a choice (move or stay)", f"{SEED} 'Evade'; {REF} ruling"),
+    "evade_move": ("optional", "Evade's free 1 m move is offered as a choice (move or stay)", f"{SEED} 'Evade'; {REF} D ruling"),
     "attacks_per_turn": ("one", "a Turn holds one attack (1 AP); the other AP are kept for defences",
                          "the seed gives no turn economy; our ruling"),
     "initiative": ("once", "initiative (1d6 + rating) is rolled once; each wound's -2 re-orders later rounds",
