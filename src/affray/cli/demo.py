@@ -14,8 +14,8 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def demo(
         ctx: typer.Context,
-        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, skirmish, mrq1-grapple, mythras-duel); default: the system's."),
-        system: str = typer.Option("mrq1", "--system", "-s", help="Rule system of the sample fight (mrq1, mythras)."),
+        scenario: str = typer.Option("", "--scenario", help="Which sample fight (duel, skirmish, mrq1-grapple, mythras-duel, uesrpg-duel); default: the system's."),
+        system: str = typer.Option("mrq1", "--system", "-s", help="Rule system of the sample fight (mrq1, mythras, uesrpg)."),
         table_dice: bool = typer.Option(False, "--table-dice", help="Type the dice as a table would (manual-dice encounter)."),
         seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight."),
     ):

@@ -171,7 +171,7 @@ def register(app: typer.Typer) -> None:
     def react(
         ctx: typer.Context,
         defender: str = typer.Argument(..., help="Who reacts."),
-        reaction: str = typer.Argument(..., help="parry, dodge, none (or riposte when offered)."),
+        reaction: str = typer.Argument(..., help="parry, dodge, none (or riposte when offered); uesrpg: evade, parry, block, counter, none, before the attack roll."),
         with_item: str = typer.Option("", "--with", help="Weapon or shield to parry with."),
         mod: Optional[list[str]] = typer.Option(None, "--mod", help=MOD_HELP),
         situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
@@ -267,6 +267,10 @@ def register(app: typer.Typer) -> None:
           shoot TARGET [weapon=W] [range=M] [cover=LOCS] [crowd=X] [precise=P] [sit=KEY]
           charge TARGET METRES [weapon=W] [past=A,B]
           gm: area DAMAGE on=A,B [name=NAME]  an area effect; each target may dive
+
+        uesrpg actions: pass (ends the Turn), move [METRES] (leaves melee:
+        each foe left may make an attack of opportunity), treat TARGET
+        [LOCATION] (as gm: a wound is treated, its countdown to 0 HP stops).
 
         Example: affray act gorp aim vasana; affray act vasana move 6 to=broo1;
         affray act gm area 3D6 on=vasana,gorp name=Fireball

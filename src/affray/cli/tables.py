@@ -62,7 +62,8 @@ def state_lines(state) -> list[str]:
     # locations aligned across every combatant, so the blocks read as one table
     loc_rows = {
         c.handle: [
-            (l.name, f"{l.hp}/{l.max_hp}", f"AP{l.ap}" if l.ap else "", l.wound) for l in c.locations
+            (l.name, f"{l.hp}/{l.max_hp}" if l.max_hp else "", f"AP{l.ap}" if l.ap else "", l.wound)
+            for l in c.locations  # max_hp 0: a location without HP of its own (uesrpg's pool)
         ]
         for c in state.combatants.values()
     }

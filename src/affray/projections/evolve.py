@@ -286,7 +286,7 @@ def _healed(state: State, e: ev.HitPointsRestored, rec: Recorded) -> State:
     return _set_location(state, e.handle, e.location, hp=min(loc.max_hp, loc.hp + e.amount))
 
 
-_SEVERITY = {"": 0, "minor": 1, "serious": 2, "major": 3}
+_SEVERITY = {"": 0, "minor": 1, "wound": 1, "serious": 2, "major": 3}  # "wound": uesrpg's one kind
 
 
 @_on(ev.WoundInflicted)

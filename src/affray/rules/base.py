@@ -18,6 +18,7 @@ import re
 import typing
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import msgspec
@@ -69,11 +70,11 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
         ("cfi", "mythras-imperative", "classic-fantasy-imperative"),
         "Mythras / Classic Fantasy Imperative",
     ),
+    "uesrpg": ("affray.rules.uesrpg", ("ues", "uesrpg3e"), "UESRPG 3e"),
 }
 _PLANNED = {
     "rq3": "RuneQuest III house rules",
     "rolemaster": "Rolemaster-style sheet",
-    "uesrpg": "UESRPG 3e",
 }
 
 
@@ -279,6 +280,27 @@ def joining(state: State, command, name: str) -> tuple[str, str]:
     return handle, side
 
 
+def read_sheet_data(path) -> Any:
+    """The plain data of a sheet file: ``.toml``, ``.yaml``/``.yml`` or
+    ``.json``. Raises ``ValueError`` with one line naming the file and what
+    to do (unreadable, unknown format, not valid). Shared by every system's
+    ``load_sheet``; the system then validates the data."""
+    label, p = str(path), Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError:
+        raise ValueError(f"{label}: cannot read the file; check the path") from None
+    decoders = {".toml": msgspec.toml.decode, ".yaml": msgspec.yaml.decode, ".yml": msgspec.yaml.decode,
+                ".json": msgspec.json.decode}
+    decode = decoders.get(p.suffix.lower())
+    if decode is None:
+        raise ValueError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
+    try:
+        return decode(raw)
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{label}: not valid ({' '.join(str(exc).split())}); fix the sheet and try again") from None
+
+
 def find_combatant(state: State, name: str) -> str:
     """Resolve a handle, or an unambiguous prefix of a handle or name.
 
@@ -326,3 +348,99 @@ def _command_classes(k: type) -> list[type]:
         out.append(sub)
         out.extend(_command_classes(sub))
     return out
+
+
+def condition_maker(catalogue: dict[str, str]):
+    """``make(name, *, cause, round, step, ends, count=0, effects=None,
+    location="", note="", key="")``: a condition of ``catalogue`` in the
+    shared shape (:class:`~affray.events.core.Condition`), its ``id`` the
+    name plus ``:location`` plus ``:key``. ``KeyError`` for a name not in
+    the catalogue. Shared by the systems' ``conditions.py``."""
+
+    def make(name: str, *, cause: int, round: int, step: int, ends: str, count: int = 0,
+             effects: dict[str, int] | None = None, location: str = "", note: str = "", key: str = "") -> ev.Condition:
+        if name not in catalogue:
+            raise KeyError(name)
+        return ev.Condition(
+            id=name + (f":{location}" if location else "") + (f":{key}" if key else ""),
+            name=name, cause=cause, since_round=round, since_step=step,
+            ends=ev.ConditionEnd(kind=ends, count=count), effects=effects or {}, location=location, note=note,
+        )
+
+    return make
+
+
+def condition_from(cond: ev.Condition) -> str:
+    """The handle a condition points at (an effect key ``from:HANDLE``), or ""."""
+    for k in cond.effects:
+        if k.startswith("from:"):
+            return k[5:]
+    return ""
+
+
+def rulings_codec(struct: type, system: str):
+    """``(from_mapping, as_mapping)`` for a system's frozen ``Rulings``
+    struct: read ``EncounterOpened.rulings`` (kebab-case accepted; one-line
+    ``ValueError`` naming the ruling and its allowed values), and write
+    every ruling with its value."""
+
+    def from_mapping(mapping: dict[str, str] | None):
+        out: dict[str, object] = {}
+        fields = struct.__struct_fields__
+        for raw, value in (mapping or {}).items():
+            key = raw.strip().replace("-", "_")
+            if key not in fields:
+                raise ValueError(f"unknown {system} ruling {raw!r}; known: {', '.join(fields)}")
+            out[key] = str(value).strip().lower()
+        try:
+            return msgspec.convert(out, struct)
+        except msgspec.ValidationError as exc:
+            raise ValueError(f"{system} ruling: {exc}; see 'affray rulings --system {system}'") from None
+
+    def as_mapping(r) -> dict[str, str]:
+        return {k: str(getattr(r, k)) for k in r.__struct_fields__}
+
+    return from_mapping, as_mapping
+
+
+def end_if_one_side_left(draft: Draft) -> bool:
+    """End the fight (``FightEnded``, no turn, nothing pending) when fewer
+    than two sides can still fight; True when it ended."""
+    standing = {c.side for c in draft.state.combatants.values() if c.can_fight}
+    if len(standing) >= 2:
+        return False
+    winner = next(iter(standing)) if standing else ""
+    draft.emit(ev.TurnBegan(handles=(), action_no=0),
+               ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
+               ev.StepsAwaited(steps=()))
+    return True
+
+
+def decode_sheet(data: Any, struct: type, label: str = "sheet"):
+    """Plain sheet data as ``struct`` (a msgspec Struct); ``ValueError``
+    with one line naming the file (``label``) and the field when it does not
+    fit. The system validates the result further."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{label}: expected a table of sheet fields; fix the sheet and try again")
+    try:
+        return msgspec.convert(data, struct)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{label}: {' '.join(str(exc).split())}; fix the sheet and try again") from None
+
+
+def require_turn(state: State, handle: str, *, turn: str = "turn") -> Combatant:
+    """The combatant ``handle`` when it may act now: a round is running,
+    nothing else is pending but turns, and it is its ``turn``. Otherwise
+    :class:`RuleError` saying what the table waits for."""
+    c = state.combatants[handle]
+    if state.phase == "over":
+        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
+    if state.phase != "round":
+        raise RuleError("no round is running; start the fight with 'affray start'")
+    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
+        first = state.pending[0].prompt if state.pending else "the open exchange"
+        raise RuleError(f"the table is waiting for something else first ({first}); see 'affray pending'")
+    if handle not in state.turn:
+        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
+        raise RuleError(f"it is {now}'s {turn}, not {c.name}'s; use 'affray pending' to see who acts next")
+    return c

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.events import mythras as ev_mythras
+from affray.events import uesrpg as ev_ues
 from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
@@ -60,7 +61,7 @@ SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackRe
 #: Conditions that are bookkeeping for the table's flow, told by other lines
 #: (mrq1 ``acting``: an action waiting for free attacks, which the
 #: ``mrq1-action-taken`` lines tell).
-QUIET_CONDITIONS = frozenset({"acting"})
+QUIET_CONDITIONS = frozenset({"acting", "moving"})  # uesrpg "moving": a mover waiting for attacks of opportunity
 
 
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
@@ -98,6 +99,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             if opts.get("cover"):
                 extra += f" (cover: {opts['cover']})"
             return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}{extra}"
+        case ev.ReactionChosen() if e.reaction in _UES_DEFENCES:  # uesrpg: declared before the attack roll
+            return f"{n(e.handle)} {_UES_DEFENCES[e.reaction]}" + (f" with {e.with_item}" if e.with_item else "") + " (declared before the roll)"
         case ev.ReactionChosen():
             if e.reaction == "none":
                 return f"{n(e.handle)} does not react"
@@ -109,6 +112,11 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
         case ev.ReactionResolved():
             table, _, cell = e.cell.partition(":")
             return f"{table.capitalize()} table, {cell}: {e.outcome}"
+        case ev.DamageDealt() if e.location == "HP" and e.note:  # uesrpg: one HP pool; the note names where it struck
+            struck, _, how = e.note.partition("; ")
+            armour = f" (AR −{e.armour})" if e.armour else ""
+            crit = " critical" if e.critical else ""
+            return f"{e.rolled}{crit} damage to {n(e.target)}'s {struck}{armour} → {e.final} HP lost" + (f" [{how}]" if how else "")
         case ev.DamageDealt():
             extra = []
             if e.reduced:
@@ -119,6 +127,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             how = f" [{e.note}]" if e.note else ""
             after = f" ({', '.join(extra)})" if extra else ""
             return f"{e.rolled}{crit} damage to {n(e.target)}'s {e.location}{after} → {e.final} HP lost{how}"
+        case ev.WoundInflicted() if e.severity == "wound":  # uesrpg: damage after AR over the Wound Threshold
+            return f"{n(e.target)}: a wound to the {e.location} (damage over the Wound Threshold)"
         case ev.WoundInflicted():
             return f"{n(e.target)}: {e.severity.capitalize()} Wound to the {e.location}"
         case ev.WoundEased():
@@ -200,7 +210,64 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             at = f" at {n(e.target)}" if e.target else ""
             what = f": {e.effect}" if e.effect and e.outcome == "takes effect" else ""
             return f"{n(e.caster)}'s {e.spell}{at} {e.outcome}{what}"
+        case ev_ues.CombatRollResolved():
+            return _ues_combat_roll(e, n)
+        case ev_ues.AdvantageChosen():
+            if e.advantage == "none":
+                return f"{n(e.by)} leaves it: {e.detail}"
+            name = e.advantage.replace("-", " ").title()
+            return f"{n(e.by)} spends an Advantage on {name}" + (f": {e.detail}" if e.detail else "") + f" (against {n(e.against)})"
+        case ev_ues.BlockResolved():
+            how = f", {e.note}" if e.note else ""
+            if e.held:
+                return f"{n(e.defender)}'s {e.shield} holds: {e.damage} damage against BR {e.br}{how}, no damage taken"
+            return f"{n(e.defender)}'s {e.shield} is beaten: {e.damage} damage over BR {e.br}{how}; the full damage lands on the shield arm"
     return ""
+
+
+#: uesrpg defences (seed 003 Step 2) as the log tells them.
+_UES_DEFENCES = {"evade": "evades", "block": "blocks", "counter": "counter-attacks"}
+
+#: uesrpg outcome rows (seed 003 Step 3) as the log tells them.
+_UES_ROWS = {
+    "both-fail": "both fail: neither attack nor defence resolves",
+    "both-critical": "both critical: nothing resolves and no Advantage is gained",
+    "both-fumble": "both critical failures: nothing resolves and no Advantage is gained",
+    "attacker-wins": "one fails: the attack hits",
+    "defender-wins": "one fails: the defence holds",
+    "attack-vs-block": "both pass, attack vs Block: the block holds whatever the DoS",
+    "attack-vs-parry": "both pass, attack vs Parry: the attacker needs more DoS",
+    "attack-vs-evade": "both pass, attack vs Evade: the attacker needs more DoS",
+    "counter-attack": "both pass, Counter-Attack: more DoS hits, equal DoS resolves nothing",
+}
+
+
+def _ues_side(roll: int, tn: int, result: str, degrees: int) -> str:
+    if not roll:
+        return "no defence (an automatic failure)"
+    grade = {"fumble": "critical failure"}.get(result, result)
+    unit = "DoS" if result in ("critical", "success") else "DoF"
+    return f"{roll:02d} vs {tn}% {grade}, {degrees} {unit}"
+
+
+def _ues_combat_roll(e, n) -> str:
+    """A uesrpg combat roll: both tests with their DoS/DoF, the row of the
+    outcome table, who is struck and the Advantages gained."""
+    defence = "" if e.defence == "none" else f"{e.defence} "
+    text = (f"Combat roll: {n(e.attacker)} {_ues_side(e.attack_roll, e.attack_tn, e.attack_result, e.attack_degrees)}; "
+            f"{n(e.defender)} {defence}{_ues_side(e.defence_roll, e.defence_tn, e.defence_result, e.defence_degrees)} "
+            f"→ {_UES_ROWS.get(e.row, e.row)}")
+    if e.hits:
+        text += f"; {n(e.attacker if e.hits == 'attacker' else e.defender)} is struck"
+        if e.row == "defender-wins" or (e.row == "counter-attack" and e.hits == "attacker"):
+            text += " by the counter-attack"
+    elif e.blocked:
+        text += "; the damage is rolled against the Block Rating"
+    elif e.winner == "defender":
+        text += f"; {n(e.defender)}'s {e.defence} holds"
+    if e.advantages:
+        text += f"; {n(e.attacker if e.advantage_to == 'attacker' else e.defender)} gains {e.advantages} Advantage{'s' if e.advantages > 1 else ''}"
+    return text
 
 
 #: Special Effect keys (mythras, seed 001 "Special Effects Table") as the

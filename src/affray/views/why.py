@@ -48,6 +48,7 @@ import re
 from dataclasses import dataclass, field
 
 from affray.events import core as ev
+from affray.events import uesrpg as ev_ues
 from affray.events.envelope import Recorded
 from affray.projections.state import Combatant, State
 
@@ -92,6 +93,13 @@ _RULING_WHY = {
     "knockback_after_parry": "knockback counts the damage after the parry",
     "overextended_applies_to": "who is Overextended by the table",
     "surprise_reactions": "when a surprised combatant may react",
+    # uesrpg (seed 003; rules-reference.md D rulings)
+    "parry_evade_tie": "both pass a Parry or Evade with equal DoS: the defence holds, or the attack hits",
+    "critical_vs_block": "a critical against a Block: the block holds (its Advantage gained), or the critical hits",
+    "advantage_count": "a critical against a failure gives two Advantages in all, not three",
+    "roll_100_over_tn": "a 100 on a TN above 100 fails unless Lucky",
+    "hit_location": "the location comes from the ones digit of the roll that resolved the hit, or a d10",
+    "partial_armour": "partial armour counts half its AR",
 }
 
 
@@ -124,10 +132,30 @@ def _rulings(ix: LogIndex, links: list[Link], rulings: dict[str, str]) -> list[t
             wanted.append("overextended_applies_to")
         elif isinstance(e, ev.ConditionApplied) and e.condition.name == "surprised":
             wanted.append("surprise_reactions")
+        elif isinstance(e, ev_ues.CombatRollResolved):
+            wanted += _ues_rulings(e)
+        elif isinstance(e, ev.DamageDealt) and e.location == "HP" and "; " in e.note:  # uesrpg's pool
+            wanted += ["hit_location"] + (["partial_armour"] if "partial" in e.note else [])
     out = []
     for name in dict.fromkeys(wanted):
         if name in rulings:
             out.append((name, str(rulings[name]), _RULING_WHY.get(name, "")))
+    return out
+
+
+def _ues_rulings(e) -> list[str]:
+    """The uesrpg rulings a combat roll depended on (seed 003 Step 3)."""
+    out = []
+    passed = ("critical", "success")
+    both = e.attack_result in passed and e.defence_result in passed
+    if both and e.row in ("attack-vs-parry", "attack-vs-evade") and e.attack_degrees == e.defence_degrees:
+        out.append("parry_evade_tie")
+    if e.row == "attack-vs-block" and e.attack_result == "critical":
+        out.append("critical_vs_block")
+    if e.advantages == 2:
+        out.append("advantage_count")
+    if 100 in (e.attack_roll, e.defence_roll) and max(e.attack_tn, e.defence_tn) > 100:
+        out.append("roll_100_over_tn")
     return out
 
 
@@ -249,6 +277,8 @@ def _location_headline(c: Combatant, location: str, hits: int) -> str:
     loc = c.location(location)
     wound = f", {loc.wound} wound" if loc.wound else ""
     times = "never hit" if not hits else f"hit {hits} time{'s' if hits > 1 else ''}"
+    if not loc.max_hp:  # a location without HP of its own (uesrpg: the HP are one pool; AR here)
+        return f"{c.name}'s {location}: AR {loc.ap}{', wounded' if loc.wound else ''}; every blow is under 'why {c.handle} HP'"
     return f"{c.name}'s {location}: {loc.hp}/{loc.max_hp} HP{wound}, {times}"
 
 

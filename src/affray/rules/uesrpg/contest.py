@@ -1,0 +1,176 @@
+"""Step 3 of the uesrpg exchange: roll the tests and determine the result
+(seed 003 "Step 3: Roll Tests & Determine Result", "Critical
+Success/Failure"; rules-reference.md D2-D4, D6-D7).
+
+:func:`outcome` is the seed's outcome table as a pure function of the two
+graded tests, the defence and whether the exchange is melee; :func:`roll_tests`
+rolls both d100s, records them with their Degrees of Success or Failure and
+the row applied, and hands the winner its Advantages (a ``choose`` step) or
+goes straight to Step 4.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from affray.events import core as ev
+from affray.events import uesrpg as ev_ues
+from affray.rules.base import Draft
+from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
+from affray.rules.uesrpg import tables
+from affray.rules.uesrpg.core import (
+    Test,
+    exchange_kind,
+    grade,
+    is_melee,
+    luck_of,
+    passed,
+    rulings_of,
+    sheet_of,
+    unpack_mods,
+)
+from affray.rules.uesrpg.rulings import DEFAULT_RULINGS, Rulings
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """A row of the outcome table applied: ``row`` its name, ``winner``
+    attacker/defender/"", ``hits`` who is struck (defender, or attacker by a
+    Counter-Attack, or ""), ``blocked`` (a Block to roll against BR),
+    ``advantages`` gained by ``advantage_to``, and both results after an
+    opponent's critical failure has made a success critical."""
+
+    row: str
+    attack_result: str
+    defence_result: str
+    winner: str = ""
+    hits: str = ""
+    blocked: bool = False
+    advantages: int = 0
+    advantage_to: str = ""
+
+
+def outcome(attack: Test, defence: Test | None, kind: str, melee: bool, rulings: Rulings = DEFAULT_RULINGS) -> Outcome:
+    """The seed's outcome table (seed 003 Step 3, "Critical Success/Failure";
+    rulings ``parry_evade_tie``, ``critical_vs_block``, ``advantage_count``).
+
+    ``defence`` None (or ``kind`` "none") is a defender who does not or
+    cannot defend: an automatic failure. Rows: ``both-critical``,
+    ``both-fumble`` (nothing resolves, no Advantage), ``both-fail``,
+    ``attacker-wins`` / ``defender-wins`` (one fails: one Advantage in
+    melee, two against a critical failure or with a critical), and when both
+    pass ``attack-vs-block``, ``attack-vs-parry``, ``attack-vs-evade``,
+    ``counter-attack``. Advantages are never gained outside melee.
+    """
+    a = attack.result
+    d = defence.result if defence is not None and kind != "none" else FAILURE
+    if a == FUMBLE and d == SUCCESS:  # an opponent's critical failure makes a success critical
+        d = CRITICAL
+    if d == FUMBLE and a == SUCCESS:
+        a = CRITICAL
+    base = {"attack_result": a, "defence_result": d}
+    if a == d == CRITICAL:
+        return Outcome(row="both-critical", **base)
+    if a == d == FUMBLE:
+        return Outcome(row="both-fumble", **base)
+    ap, dp = passed(a), passed(d)
+    if not ap and not dp:
+        return Outcome(row="both-fail", **base)
+    if ap != dp:
+        winner = "attacker" if ap else "defender"
+        won = a if ap else d
+        n = (2 if won == CRITICAL else 1) if melee else 0
+        if winner == "attacker":
+            return Outcome(row="attacker-wins", winner=winner, hits="defender", advantages=n,
+                           advantage_to=winner if n else "", **base)
+        return Outcome(row="defender-wins", winner=winner, hits="attacker" if kind == "counter" else "",
+                       advantages=n, advantage_to=winner if n else "", **base)
+    # both pass: a critical counts as more DoS and gains one Advantage
+    crit_a, crit_d = a == CRITICAL, d == CRITICAL
+    gainer = "attacker" if crit_a else "defender" if crit_d else ""
+    n = 1 if gainer and melee else 0
+    adv = {"advantages": n, "advantage_to": gainer if n else ""}
+    if crit_a != crit_d:
+        cmp = 1 if crit_a else -1
+    else:
+        cmp = (attack.degrees > defence.degrees) - (attack.degrees < defence.degrees)
+    if kind == "block":
+        if crit_a and not crit_d and rulings.critical_vs_block == "critical-hits":
+            return Outcome(row="attack-vs-block", winner="attacker", hits="defender", **adv, **base)
+        return Outcome(row="attack-vs-block", winner="defender", blocked=True, **adv, **base)
+    if kind in ("parry", "evade"):
+        if cmp > 0 or (cmp == 0 and rulings.parry_evade_tie == "attack-hits"):
+            return Outcome(row=f"attack-vs-{kind}", winner="attacker", hits="defender", **adv, **base)
+        return Outcome(row=f"attack-vs-{kind}", winner="defender", **adv, **base)
+    # Counter-Attack: more DoS hits the other; equal DoS: neither resolves
+    if cmp == 0:
+        return Outcome(row="counter-attack", **adv, **base)
+    if cmp > 0:
+        return Outcome(row="counter-attack", winner="attacker", hits="defender", **adv, **base)
+    return Outcome(row="counter-attack", winner="defender", hits="attacker", **adv, **base)
+
+
+def _tested(draft: Draft, handle: str, tn: int, purpose: str) -> Test:
+    state = draft.state
+    c = state.combatants[handle]
+    roll = draft.roll("1D100", purpose, by=handle).total
+    lucky, unlucky = luck_of(c)
+    return grade(roll, tn, lucky, unlucky, rulings_of(state))
+
+
+def _degrees_text(t: Test) -> str:
+    return f"{t.degrees} DoS" if passed(t.result) else f"{t.degrees} DoF"
+
+
+def roll_tests(draft: Draft, step: ev.PendingStep) -> None:
+    """``affray roll`` on the tests step: the attack d100, then the
+    defence's; both recorded as ``SkillTested`` with their DoS/DoF, then the
+    row of the outcome table (``uesrpg-combat-roll-resolved``). A buckler
+    adds +1 DoS to a successful parry (D13)."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    _, opts = exchange_kind(x)
+    att_test = opts.get("test", "attack")
+    att = _tested(draft, a.handle, int(opts.get("tn", 0)), f"{a.name}: attack test")
+    data = dict(step.data)
+    defence = str(data.get("defence", "none"))
+    dfn: Test | None = None
+    if defence != "none":
+        dfn = _tested(draft, t.handle, int(data["tn"]), f"{t.name}: {defence} test")
+        if defence == "parry" and passed(dfn.result):
+            extra = max((tables.SHIELD_VARIANTS[s.variant].parry_dos for s in sheet_of(t).shields), default=0)
+            if extra:
+                dfn = msgspec.structs.replace(dfn, degrees=dfn.degrees + extra)
+                data["note"] = f" (+{extra} buckler)"
+    melee = is_melee(x)
+    res = outcome(att, dfn, defence, melee, rulings_of(state))
+    draft.emit(ev.SkillTested(handle=a.handle, skill=att_test, base=int(opts.get("base", 0)), target=att.tn,
+                              roll=att.roll, result=res.attack_result, modifiers=x.modifiers,
+                              purpose=f"attack on {t.name}: {_degrees_text(att)}"))
+    if dfn is not None:
+        draft.emit(ev.SkillTested(handle=t.handle, skill=str(data["test"]), base=int(data["base"]), target=dfn.tn,
+                                  roll=dfn.roll, result=res.defence_result, modifiers=unpack_mods(str(data.get("mods", ""))),
+                                  purpose=f"{defence} against {a.name}: {_degrees_text(dfn)}{data.get('note', '')}"))
+    draft.emit(ev.AttackResolved(exchange=x.id, hit=res.hits == "defender", critical=res.attack_result == CRITICAL,
+                                 fumble=res.attack_result == FUMBLE, roll=att.roll, skill=att.tn))
+    draft.emit(ev_ues.CombatRollResolved(
+        exchange=x.id, attacker=a.handle, defender=t.handle, defence=defence,
+        attack_roll=att.roll, attack_tn=att.tn, attack_result=res.attack_result, attack_degrees=att.degrees,
+        defence_roll=dfn.roll if dfn else 0, defence_tn=dfn.tn if dfn else 0,
+        defence_result=res.defence_result if dfn else FAILURE, defence_degrees=dfn.degrees if dfn else 0,
+        row=res.row, winner=res.winner, hits=res.hits, blocked=res.blocked,
+        advantages=res.advantages, advantage_to=res.advantage_to,
+    ))
+    carry = {
+        "defence": defence, "hits": res.hits, "blocked": int(res.blocked), "winner": res.winner,
+        "item": str(data.get("item", "")),
+        # the roll that resolves the hit picks the location (ruling hit_location): a counter's winner's own
+        "hit_roll": (dfn.roll if dfn else 0) if res.hits == "attacker" else att.roll,
+        "critical": int((res.attack_result if res.hits != "attacker" else res.defence_result) == CRITICAL),
+    }
+    if res.advantages:
+        draft.then("advantages", carry=carry, left=res.advantages,
+                   by=x.attacker if res.advantage_to == "attacker" else x.target)
+    else:
+        draft.then("resolve", carry=carry)
+
