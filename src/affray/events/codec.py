@@ -17,6 +17,7 @@ from typing import Union
 import msgspec
 
 from affray.events import core, mrq1, mythras  # noqa: F401
+from affray.events import rolemaster  # noqa: F401
 from affray.events.core import Event
 from affray.events.upcasters import UPCASTERS
 

@@ -69,10 +69,10 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
         ("cfi", "mythras-imperative", "classic-fantasy-imperative"),
         "Mythras / Classic Fantasy Imperative",
     ),
+    "rolemaster": ("affray.rules.rolemaster", ("rm", "rmss"), "Rolemaster-style sheet"),
 }
 _PLANNED = {
     "rq3": "RuneQuest III house rules",
-    "rolemaster": "Rolemaster-style sheet",
     "uesrpg": "UESRPG 3e",
 }
 

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.events import mythras as ev_mythras
+from affray.events import rolemaster as ev_rm
 from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
@@ -200,7 +201,29 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             at = f" at {n(e.target)}" if e.target else ""
             what = f": {e.effect}" if e.effect and e.outcome == "takes effect" else ""
             return f"{n(e.caster)}'s {e.spell}{at} {e.outcome}{what}"
+        case ev_rm.AttackLookedUp():
+            return _rm_attack(e, n)
+        case ev_rm.CriticalLookedUp():
+            return f"{e.severity} critical ({e.table}, d100={e.roll:02d}, row {e.row_low}-{e.row_high}) on {n(e.target)}: {e.text}"
+        case ev_rm.FumbleLookedUp():
+            return f"{n(e.handle)} fumbles ({e.table}, d100={e.roll:02d}): {e.text}"
+        case ev_rm.ManeuverResolved():
+            dice = "+".join(f"{d:02d}" for d in e.dice)
+            extra = f"; {e.unusual}" if e.unusual else ""
+            value = f" → +{e.value} DB" if e.maneuver == "dodge" else ""
+            return (f"{n(e.handle)}: {e.maneuver} {dice}={e.roll}{_mods(e.parts)} = {e.total} on {e.table}"
+                    f" ({e.column}): {e.outcome.replace('-', ' ')}{value}{extra}")
     return ""
+
+
+def _rm_attack(e, n) -> str:
+    """A rolemaster attack lookup in one line: roll, OB, DB, table, cell."""
+    if e.fumble:
+        return f"{n(e.attacker)}: {e.first:02d} is within the fumble range {e.fumble_range[0]}-{e.fumble_range[1]} of {e.weapon}: a fumble"
+    dice = "+".join(f"{d:02d}" for d in e.dice)
+    result = "a miss" if not e.hits else f"{e.hits} hits" + (f" and a {e.severity} critical ({e.crit_type})" if e.severity else "")
+    return (f"{n(e.attacker)}: {dice}={e.roll} +{e.ob} OB −{e.db} DB = {e.total} on {e.table}"
+            f" [{e.row_low}..{e.row_high}, {e.column}] → {e.cell}: {result}")
 
 
 #: Special Effect keys (mythras, seed 001 "Special Effects Table") as the
