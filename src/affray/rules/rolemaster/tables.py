@@ -299,7 +299,7 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 def _decode(path: Path, raw: bytes) -> dict:
-    label = path.name
+    label = str(path)
     suffix = path.suffix.lower()
     try:
         if suffix == ".toml":
@@ -521,8 +521,7 @@ def load_file(path: str | Path) -> Loaded:
 
 @lru_cache(maxsize=128)
 def _cached(path: str, raw: bytes) -> Loaded:
-    p = Path(path)
-    return parse_table(p.name, _decode(p, raw), sha256=hashlib.sha256(raw).hexdigest(), path=path)
+    return parse_table(path, _decode(Path(path), raw), sha256=hashlib.sha256(raw).hexdigest(), path=path)
 
 
 def find(name: str, dirs: tuple[str, ...]) -> Path | None:
