@@ -79,6 +79,10 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
         parry = _use_parry(draft, who, arg)
     elif word == "dodge":
         dodge = _dodge(draft, who, command.modifiers)
+        c = draft.state.combatants[who]
+        stack = core.rulings_of(state).dodge_and_parry == "stack"
+        if stack and core.parry_declared(c) is not None and not core.may_parry(draft.state, c, x.attacker, x.kind != "missile"):
+            parry = _use_parry(draft, who, "")
     if draft.state.combatants[who].status != "active":
         core.end_exchange(draft, f"{state.combatants[who].name} falls while dodging")
         return
