@@ -50,7 +50,8 @@ _STEP_VERBS = {
     + ("free-attack-test", "action-roll", "area-damage", "disarm", "item-damage", "wall-damage")  # mrq1 actions
     # mythras roll steps (rules/mythras: damage, effects, actions, turns)
     + ("trip", "footing", "bash", "blind", "weapon-damage", "entangle", "injury",
-       "outmaneuver", "struggle", "cast", "counter-spell", "assess"),
+       "outmaneuver", "struggle", "cast", "counter-spell", "assess")
+    + ("critical", "fumble", "perception"),  # rolemaster roll steps (rules/rolemaster)
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }

@@ -61,7 +61,7 @@ SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackRe
 #: Conditions that are bookkeeping for the table's flow, told by other lines
 #: (mrq1 ``acting``: an action waiting for free attacks, which the
 #: ``mrq1-action-taken`` lines tell).
-QUIET_CONDITIONS = frozenset({"acting"})
+QUIET_CONDITIONS = frozenset({"acting", "attacked"})  # rolemaster "attacked": the attack line tells it
 
 
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
@@ -211,8 +211,9 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             dice = "+".join(f"{d:02d}" for d in e.dice)
             extra = f"; {e.unusual}" if e.unusual else ""
             value = f" → +{e.value} DB" if e.maneuver == "dodge" else ""
+            outcome = e.outcome.replace("-", " ") if e.table == "static-maneuver" else (e.outcome or "the column's number")
             return (f"{n(e.handle)}: {e.maneuver} {dice}={e.roll}{_mods(e.parts)} = {e.total} on {e.table}"
-                    f" ({e.column}): {e.outcome.replace('-', ' ')}{value}{extra}")
+                    f" ({e.column}): {outcome}{value}{extra}")
     return ""
 
 

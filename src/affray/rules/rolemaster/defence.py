@@ -145,7 +145,7 @@ def _dodge(draft: Draft, who: str, modifiers) -> int:
         draft.emit(rev.ManeuverResolved(
             handle=who, maneuver="dodge", table=table.name, column=column, dice=dice, roll=roll, parts=tuple(parts),
             total=total, row_low=row.low, row_high=row.high, where=where,
-            outcome=("fumble: " if where == "bottom" else "") + (cell.text or f"+{value} DB"), value=value,
+            outcome=("fumble: " if where == "bottom" else "") + cell.text, value=value,
             effects=cell.as_dict(), exchange=x.id))
         effects = {k: v for k, v in cell.as_dict().items() if k != "value"}
         if effects:
