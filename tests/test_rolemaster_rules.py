@@ -592,3 +592,42 @@ def test_out_of_turn_is_refused(tmp_path):
     f.run(cmd.StartRound(), START)
     with pytest.raises(RuleError, match="not Gruk's turn"):
         f.run(A(attacker="gruk", target="kestrel"))
+
+
+def _slinger():
+    return sheet("gruk", weapons=[{"name": "Sling", "kind": "missile", "ob": 50, "table": "sample-club"}])
+
+
+@pytest.mark.parametrize("ruling,offered,db", [("melee-only", False, 50), ("shield-half", True, 55)])
+def test_parrying_missiles_is_a_ruling(tmp_path, ruling, offered, db):
+    """rules-reference.md A ruling: parry works only against melee; with
+    ``shield-half`` a shield parries a missile with half of the amount."""
+    f = Fight(tmp_path, rulings={"parry_missiles": ruling},
+              sheets=((sheet("kestrel"), "heroes"), (_slinger(), "orcs")))
+    f.run(cmd.StartRound(), START)
+    f.run(act("kestrel", "parry 10"))
+    f.run(act("kestrel", "pass"))
+    f.run(A(attacker="gruk", target="kestrel"))
+    assert ("parry" in f.state.pending[0].options) is offered
+    f.run(R(defender="kestrel", reaction="parry" if offered else "none"), "50")
+    assert lookup(f).db == db
+    assert f.who("gruk").combat_actions == 1  # a missile attack takes 3 AP (RMH 1-3)
+
+
+def test_draw_then_attack_with_the_action_points_left(tmp_path):
+    """Draw weapon: 1 AP (RMH); an attack with 3 AP left is a quicker one,
+    -25 for the AP less (RMH 'Melee Attack 2-4')."""
+    f = Fight(tmp_path)
+    f.run(cmd.StartRound(), START)
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(R(defender="gruk", reaction="none"), "02")
+    f.run(ROLL, "75")  # drops the Broadsword
+    f.run(act("gruk", "pass"))
+    f.run(cmd.EndRound(), START)
+    assert "draw" in f.state.pending[0].options
+    f.run(act("kestrel", "draw Broadsword"))
+    assert f.who("kestrel").combat_actions == 3 and "Broadsword" in f.who("kestrel").ready
+    f.run(act("gruk", "pass"))
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(R(defender="gruk", reaction="none"), "50")
+    assert (-25, "quick attack (1 AP less)") in [(m.value, m.reason) for m in lookup(f).ob_parts]

@@ -82,7 +82,7 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     w = _weapon(a, command.weapon)
     parry, ap = _situations(command.situations)
     full = int(core.rulings_of(state).melee_ap) if w.kind != "missile" else 3
-    cost = ap or full
+    cost = ap or min(full, a.combat_actions)  # with fewer AP left: a quicker attack at -25 per AP less
     if not 1 <= cost <= full:
         raise RuleError(f"an attack with {w.name} takes 1 to {full} Action Points; got ap={cost}")
     if parry:
