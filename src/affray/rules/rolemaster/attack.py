@@ -101,7 +101,7 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
             effects={"quick-ap": full - cost}, note=f"attacked {t.name}")))
     else:
         old = next(k for k in draft.state.combatants[attacker].conditions if k.name == "attacked")
-        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.with_note(old, **{"quick-ap": full - cost})))
+        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": full - cost})))
     if w.kind != "missile" and target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     t = draft.state.combatants[target]
@@ -194,5 +194,5 @@ def roll_fumble(draft: Draft, step: ev.PendingStep) -> None:
     row, cell = table.lookup(roll)
     draft.emit(rev.FumbleLookedUp(exchange=step.exchange, handle=a.handle, table=table.name, table_sha256=table.sha256,
                                   roll=roll, row_low=row.low, row_high=row.high, text=cell.text, effects=cell.as_dict()))
-    core.apply_effects(draft, a.handle, cell.as_dict(), f"fumble: {cell.text}", exchange=step.exchange)
+    core.apply_effects(draft, a.handle, cell.as_dict(), f"fumble: {cell.text}", exchange=step.exchange, critical=False)
     core.end_exchange(draft, f"{a.name} fumbles: {cell.text}")

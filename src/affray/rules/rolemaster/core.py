@@ -8,15 +8,13 @@ docstring; rules-reference.md section A.
 from __future__ import annotations
 
 import shlex
-from functools import lru_cache
 
-import msgspec
 from msgspec.structs import replace
 
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, unreadable_sheet
+from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, sheet_reader
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster import tables
 from affray.rules.rolemaster.rulings import from_mapping
@@ -29,18 +27,9 @@ FEET = 0.3048  # metres per foot (a critical's knock-back is in feet)
 MELEE_REACH = 3.0  # metres: "usually within 3m" (seed 000 "Melee")
 
 
-def sheet_of(c: Combatant) -> Sheet:
-    """The combatant's sheet as the typed :class:`Sheet`; :class:`RuleError`
-    (one line) for a stored sheet this affray cannot read."""
-    try:
-        return _sheet(msgspec.json.encode(c.sheet))
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise unreadable_sheet(c.name, exc) from None
-
-
-@lru_cache(maxsize=256)
-def _sheet(raw: bytes) -> Sheet:
-    return msgspec.json.decode(raw, type=Sheet)
+#: ``sheet_of(combatant)``: the stored sheet as the typed :class:`Sheet`
+#: (:class:`RuleError` for one this affray cannot read).
+sheet_of = sheet_reader(Sheet)
 
 
 def fighters(state: State) -> list[Combatant]:
@@ -282,7 +271,7 @@ def add_state(draft: Draft, handle: str, name: str, rounds: int, why: str) -> No
 
 
 def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, *, exchange: int = 0,
-                  away_from: str = "") -> None:
+                  away_from: str = "", critical: bool = True) -> None:
     """Apply a table cell's effects to ``handle`` as events: hits
     (``DamageDealt`` to ``body``), the stun stack and staggered, prone
     (staggered too, seed 000 "Staggered or Prone"), knocked back (moved
@@ -294,7 +283,7 @@ def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, 
     c = state.combatants[handle]
     if effects.get("hits"):
         draft.emit(ev.DamageDealt(exchange=exchange, target=handle, location="body", rolled=effects["hits"],
-                                  reduced=0, armour=0, final=effects["hits"], critical=True, note=why))
+                                  reduced=0, armour=0, final=effects["hits"], critical=critical, note=why))
     for name, key in (("stunned-no-parry", "stunned_no_parry"), ("stunned", "stunned"), ("dazed", "dazed")):
         if effects.get(key):
             add_state(draft, handle, name, effects[key], why)
@@ -428,7 +417,7 @@ def end_exchange(draft: Draft, summary: str) -> None:
     draft.hand_over()
 
 
-def with_note(cond: ev.Condition, **effects: int) -> ev.Condition:
+def merged(cond: ev.Condition, **effects: int) -> ev.Condition:
     """``cond`` with ``effects`` merged in (a re-applied condition)."""
     return replace(cond, effects={**cond.effects, **effects})
 

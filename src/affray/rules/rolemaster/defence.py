@@ -149,7 +149,7 @@ def _dodge(draft: Draft, who: str, modifiers) -> int:
             effects=cell.as_dict(), exchange=x.id))
         effects = {k: v for k, v in cell.as_dict().items() if k != "value"}
         if effects:
-            core.apply_effects(draft, who, effects, f"dodge: {cell.text or 'maneuver result'}", exchange=x.id)
+            core.apply_effects(draft, who, effects, f"dodge: {cell.text or 'maneuver result'}", exchange=x.id, critical=False)
     else:
         band = tables.static_band(total)
         value = band.percent

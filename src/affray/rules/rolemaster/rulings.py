@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from affray.rules.base import parse_rulings
+
 __all__ = ["DEFAULT_RULINGS", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping"]
 
 
@@ -156,17 +158,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
 def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
     (one line) naming the ruling and its allowed values."""
-    out: dict[str, object] = {}
-    fields = Rulings.__struct_fields__
-    for raw, value in (mapping or {}).items():
-        key = raw.strip().replace("-", "_")
-        if key not in fields:
-            raise ValueError(f"unknown rolemaster ruling {raw!r}; known: {', '.join(fields)}")
-        out[key] = str(value).strip() if key in ("tables", "moving_maneuver_table") else str(value).strip().lower()
-    try:
-        return msgspec.convert(out, Rulings)
-    except msgspec.ValidationError as exc:
-        raise ValueError(f"rolemaster ruling: {exc}; see 'affray rulings --system rolemaster'") from None
+    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table"))
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:

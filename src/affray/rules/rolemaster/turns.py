@@ -14,7 +14,7 @@ from msgspec.structs import replace
 
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
     check_down, fighters, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
@@ -107,18 +107,6 @@ def start_round(draft: Draft) -> None:
 def _may_take_turn(state: State, handle: str) -> bool:
     c = state.combatants[handle]
     return c.can_fight and c.combat_actions > 0 and not c.effect("no-actions")
-
-
-def fight_over(draft: Draft) -> bool:
-    """End the fight when fewer than two sides can fight."""
-    standing = {c.side for c in draft.state.combatants.values() if c.can_fight}
-    if len(standing) >= 2:
-        return False
-    winner = next(iter(standing)) if standing else ""
-    draft.emit(ev.TurnBegan(handles=(), action_no=0),
-               ev.FightEnded(winner=winner, reason="no one else can fight" if winner else "no one can fight"),
-               ev.StepsAwaited(steps=()))
-    return True
 
 
 def advance(draft: Draft) -> None:
