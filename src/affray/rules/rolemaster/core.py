@@ -301,18 +301,13 @@ def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, 
         draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
             "lost-initiative", cause=draft.next_version, round=state.round, step=state.step, ends="event",
             effects={"initiative-d10": 1}, note=why)))
-    if effects.get("bleed"):
-        old = next((k for k in c.conditions if k.name == "bleeding"), None)
-        total = (old.effects.get("bleed", 0) if old else 0) + effects["bleed"]
-        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
-            "bleeding", cause=draft.next_version, round=state.round, step=state.step, ends="never",
-            effects={"bleed": total}, stacks=True, note=f"{total} hits per round")))
-    if effects.get("penalty"):
-        old = next((k for k in c.conditions if k.name == "wounded"), None)
-        total = (old.effects.get("penalty", 0) if old else 0) + effects["penalty"]
-        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
-            "wounded", cause=draft.next_version, round=state.round, step=state.step, ends="never",
-            effects={"penalty": total}, stacks=True, note=f"{total} to all actions")))
+    for name, key, unit in (("bleeding", "bleed", "hits per round"), ("wounded", "penalty", "to all actions")):
+        if effects.get(key):
+            old = next((k for k in c.conditions if k.name == name), None)
+            total = (old.effects.get(key, 0) if old else 0) + effects[key]
+            draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+                name, cause=draft.next_version, round=state.round, step=state.step, ends="never",
+                effects={key: total}, stacks=True, note=f"{total} {unit}")))
     if effects.get("drop_weapon"):
         for w in held(draft.state.combatants[handle]):
             if w.kind != "shield":

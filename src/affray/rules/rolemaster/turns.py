@@ -29,6 +29,8 @@ def initiative_dice(state: State) -> tuple[ev.DiceNeed, ...]:
     and 1D10 more for whoever lost the initiative to a critical."""
     out = []
     for c in fighters(state):
+        if state.phase == "round" and c.effect("bleed") >= c.location("body").hp:
+            continue  # bleeding takes its last hits at the end of this round: no Initiative
         out.append(ev.DiceNeed(f"initiative: {c.name}", "2D10", by=c.handle))
         if c.effect("initiative-d10"):
             out.append(ev.DiceNeed(f"initiative: {c.name} ('You have initiative': -1d10)", "1D10", by=c.handle))
@@ -88,10 +90,6 @@ def start_round(draft: Draft) -> None:
     ap = int(rulings_of(draft.state).action_points)
     active = fighters(draft.state)
     draft.emit(ev.RoundStarted(round=number, order=order, reactions={}, combat_actions={c.handle: ap for c in active}))
-    for c in active:
-        lost = next((k for k in c.conditions if k.name == "no-actions"), None)
-        if lost is not None:
-            draft.emit(ev.ActionSpent(handle=c.handle, kind="combat-action", amount=ap, reason=lost.note))
     surprised = [c for c in active if c.surprised] if number == 1 else []
     if surprised:
         draft.emit(ev.StepsAwaited(steps=tuple(
