@@ -145,3 +145,13 @@ def test_golden_markdown_export(golden):
     if os.environ.get("AFFRAY_UPDATE_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
     assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_golden_audit_rederives_every_decision(golden):
+    """DESIGN.md "Replay never rules": every recorded decision of the fight,
+    decided again with today's rules and the same dice, is the same."""
+    from affray.audit import audit_records
+
+    store, eid, outcomes = golden
+    report = audit_records(list(store.read(eid)), eid)
+    assert report.checked == len(SCRIPT) + 2 and report.differences == []

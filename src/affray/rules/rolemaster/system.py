@@ -23,7 +23,9 @@ from affray.rules.rolemaster.sheet import SheetError, default_ready, load_sheet,
 
 def join(draft: Draft, command: cmd.JoinCombatant) -> None:
     """Add a combatant from its sheet (before the fight starts, or between
-    turns: a newcomer acts from the next round's Initiative)."""
+    turns: a newcomer acts from the next round's Initiative). The sheet is
+    stored as JSON would give it back (lists, not tuples), so a decision
+    re-derived by ``affray audit`` equals the one recorded."""
     state = draft.state
     if state.phase in ("over", "closed"):
         raise RuleError("the fight is over; open a new encounter")
@@ -34,7 +36,7 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
     name = command.name or sheet.name
     handle, side = joining(state, command, name)
     draft.emit(ev.CombatantJoined(
-        handle=handle, name=name, side=side, sheet=msgspec.to_builtins(sheet), locations=locations(sheet),
+        handle=handle, name=name, side=side, sheet=msgspec.json.decode(msgspec.json.encode(sheet)), locations=locations(sheet),
         combat_actions=int(core.rulings_of(state).action_points), reactions=0, weapons_ready=default_ready(sheet),
         surprised=command.surprised))
     if command.surprised:
