@@ -198,12 +198,21 @@ def test_armour_not_in_the_table_is_a_rule_error(tmp_path):
 # --------------------------------------------------------------------------- #
 
 
-def test_a_melee_attack_engages(tmp_path):
-    """'Combatant is engaged in melee if a foe attacked ... within 3m'."""
+def test_a_melee_attack_engages_and_a_round_without_melee_ends_it(tmp_path):
+    """'Combatant is engaged in melee if a foe attacked in the previous
+    second, ... within 3m, ... and that foe's action is to melee'."""
     f = Fight(tmp_path)
     f.run(cmd.StartRound(), START)
     f.run(A(attacker="kestrel", target="gruk"))
     assert "gruk" in f.who("kestrel").engaged and "kestrel" in f.who("gruk").engaged
+    f.run(R(defender="gruk", reaction="none"), "10")
+    f.run(act("gruk", "pass"))
+    f.run(cmd.EndRound(), START)
+    assert "gruk" in f.who("kestrel").engaged  # attacked in the round just past
+    f.run(act("kestrel", "pass"))
+    f.run(act("gruk", "pass"))
+    f.run(cmd.EndRound(), START)
+    assert not f.who("kestrel").engaged and not f.who("gruk").engaged  # nobody meleed: no longer engaged
 
 
 # --------------------------------------------------------------------------- #

@@ -98,10 +98,10 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if not a.has("attacked"):
         draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
             "attacked", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
-            effects={"quick-ap": full - cost}, note=f"attacked {t.name}")))
+            effects={"quick-ap": full - cost, f"at:{target}": 1}, note=f"attacked {t.name}")))
     else:
         old = next(k for k in draft.state.combatants[attacker].conditions if k.name == "attacked")
-        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": full - cost})))
+        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": full - cost, f"at:{target}": 1})))
     if w.kind != "missile" and target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     t = draft.state.combatants[target]

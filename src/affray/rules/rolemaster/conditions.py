@@ -10,7 +10,9 @@ dazed: the wear-off order), ``late`` (received after 2+ AP spent in round
 round), ``from:HANDLE`` (the foe a parry is against, or who caused it),
 ``bleed`` (hits per round), ``initiative-d10`` (a d10 off the next
 Initiative), ``no-actions`` (can perform no further actions this round),
-``no-qu-db`` (loses the Quickness part of DB), ``helpless``.
+``no-qu-db`` (loses the Quickness part of DB), ``helpless``, ``at:HANDLE``
+(attacked that foe this round: melee engagement), ``quick-ap`` (AP short
+of a full attack: -25 each).
 """
 
 from __future__ import annotations

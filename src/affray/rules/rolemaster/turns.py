@@ -169,6 +169,7 @@ def end_round(draft: Draft, command=None) -> None:
     if state.exchange is not None or any(s.kind not in ("end-round", "turn") for s in state.pending):
         raise RuleError("an attack is still being resolved; finish it first (see 'affray pending')")
     draft.emit(ev.RoundEnded(round=state.round))
+    disengage(draft)
     for c in list(draft.state.combatants.values()):
         bleed = c.effect("bleed")
         if bleed and c.status == "active":
@@ -182,6 +183,19 @@ def end_round(draft: Draft, command=None) -> None:
     if fight_over(draft):
         return
     start_round(draft)
+
+
+def disengage(draft: Draft) -> None:
+    """Melee engagement ends for a pair neither of whom attacked the other
+    in melee this round (seed 000 "Melee": engaged while "a foe attacked in
+    the previous second" and "that foe's action ... is to melee")."""
+    state = draft.state
+    struck = {(c.handle, k[3:]) for c in state.combatants.values() for cond in c.conditions
+              if cond.name == "attacked" for k in cond.effects if k.startswith("at:")}
+    for c in state.combatants.values():
+        for other in c.engaged:
+            if c.handle < other and (c.handle, other) not in struck and (other, c.handle) not in struck:
+                draft.emit(ev.EngagementChanged(a=c.handle, b=other, engaged=False))
 
 
 def wear_off(draft: Draft, handle: str, round_no: int) -> None:
