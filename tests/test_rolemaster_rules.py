@@ -411,6 +411,24 @@ def test_prone_and_stand_for_one_action_point(tmp_path):
     assert f.who("gruk").stance == "standing" and f.who("gruk").combat_actions == 3
 
 
+def test_attacking_while_prone_takes_the_prone_penalty(tmp_path):
+    """'the usual modifiers to action for prone position' (seed 000 'Staggered
+    or Prone'): ruling prone_penalty, -50 by default. Dodge off the bottom
+    leaves Gruk prone and stunned 1 round; in round 3 he attacks from the floor."""
+    f = Fight(tmp_path, rulings={"dodge_armed": "allow"})
+    f.run(cmd.StartRound(), START)
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(R(defender="gruk", reaction="dodge"), "02,99,99,50,10")
+    f.run(cmd.EndRound(), START)  # Gruk spent his AP on the dodge first: the stun is late
+    f.run(act("kestrel", "pass"))
+    f.run(cmd.EndRound(), START)
+    assert f.who("gruk").stance == "prone" and not f.who("gruk").effect("cannot-attack")
+    f.run(act("kestrel", "pass"))
+    f.run(A(attacker="gruk", target="kestrel"))
+    f.run(R(defender="kestrel", reaction="none"), "50")
+    assert (-50, "prone") in [(m.value, m.reason) for m in lookup(f).ob_parts]
+
+
 def test_knocked_back_moves_staggers_once_and_disengages(tmp_path):
     """'Knocked Back': moved (10 feet = 3.05 m > 3 m: out of melee), then
     staggered: one -25 state, not two (A ruling). 65 -> 115: 12C; 00: C row 100."""

@@ -73,8 +73,6 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     core.own_turn(state, attacker)
     check_target(state, attacker, target, hint=f"; 'affray act {attacker} pass' ends its actions")
     a, t = state.combatants[attacker], state.combatants[target]
-    if a.stance == "prone":
-        raise RuleError(f"{a.name} is prone; 'affray act {attacker} stand' first (1 Action Point)")
     if t.side == a.side:
         raise RuleError(f"{t.name} is on {a.name}'s side; choose a foe")
     if not t.can_fight and t.status != "active":

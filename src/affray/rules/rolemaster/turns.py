@@ -146,7 +146,7 @@ def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
         options.append("draw")
     can_hit = any(w.kind in ("melee", "missile", "unarmed") and (w.name in c.ready or w.kind == "unarmed")
                   for w in sheet.weapons)
-    if not c.effect("cannot-attack") and c.stance != "prone" and can_hit:
+    if not c.effect("cannot-attack") and can_hit:  # prone: at the prone penalty (ruling prone_penalty)
         options.append("attack")
     if parry_declared(c) is None and parry_limit(c) > 0 and not c.has("attacked"):
         options.append("parry")
