@@ -658,3 +658,17 @@ def test_draw_then_attack_with_the_action_points_left(tmp_path):
     f.run(A(attacker="kestrel", target="gruk"))
     f.run(R(defender="gruk", reaction="none"), "50")
     assert (-25, "quick attack (1 AP less)") in [(m.value, m.reason) for m in lookup(f).ob_parts]
+
+
+def test_perception_called_by_the_gm_with_a_difficulty(tmp_path):
+    """A hidden foe: 'affray act WHO perception diff=hard' (A7: -10).
+    70 + 15 - 10 = 75: Failure, no further actions this round."""
+    f = Fight(tmp_path)
+    f.run(cmd.StartRound(), START)
+    f.run(act("kestrel", "pass"))
+    f.run(act("gruk", "perception diff=hard"), "70")
+    m = f.events(rev.ManeuverResolved)[-1]
+    assert (m.maneuver, m.column, m.total, m.outcome) == ("perception", "hard", 75, "failure")
+    assert f.who("gruk").has("no-actions") and f.state.pending[0].kind == "end-round"
+    with pytest.raises(RuleError, match="unknown difficulty"):
+        f.run(act("kestrel", "perception diff=impossible"), "50")

@@ -11,11 +11,12 @@ from affray.cli.common import UserError, handles_errors
 
 def register(app: typer.Typer) -> None:
     """Add the ``tables`` group (``tables check``) to ``app``."""
-    group = typer.Typer(name="tables", help="Check rule tables you supply (rolemaster).", no_args_is_help=True)
+    group = typer.Typer(name="tables", help="Check rule tables you supply (rolemaster).\n\nExample: affray tables check my-tables/broadsword.csv",
+                        no_args_is_help=True)
 
     @group.command("check")
     @handles_errors
-    def check(files: list[str] = typer.Argument(..., help="Table files (.toml, .yaml, .yml, .csv).")):
+    def check(files: list[str] = typer.Argument(..., metavar="FILE...", help="Table files (.toml, .yaml, .yml, .csv).")):
         """Validate table files; one line each, exit 2 at the first bad one.
 
         Example: affray tables check my-tables/broadsword.csv
