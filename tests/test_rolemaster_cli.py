@@ -4,6 +4,8 @@ rulings listing; the demo with engine and table dice."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from affray.commands.demo import examples_dir
@@ -140,3 +142,30 @@ def test_demo_plays_to_the_end(tmp_path, extra):
     assert out.exit_code == 0, out.output
     assert "Demo over" in out.output and "winner: " in out.output
 
+
+
+def test_the_sample_fight_script_is_the_golden_fight(tmp_path):
+    """examples/rolemaster/sample-fight.sh, typed verb by verb, writes the
+    golden fight's markdown (tests/golden/rolemaster.md)."""
+    import shlex
+
+    cli = Cli(tmp_path / "s.db")
+    for line in (EX / "sample-fight.sh").read_text().splitlines():
+        if line.startswith("affray "):
+            args = [str(EX / a) if a.endswith(".toml") else a for a in shlex.split(line)[1:]]
+            cli.ok("--as", "gm", *args)
+    md = cli.ok("export", "--format", "markdown").output
+    golden = (Path(__file__).resolve().parent / "golden" / "rolemaster.md").read_text(encoding="utf-8")
+    assert md.strip() == golden.strip()
+
+
+def test_a_sheet_with_a_campaign_csv_table(cli):
+    """examples/rolemaster/mira.toml reads its Dagger table from a CSV file
+    beside it: 60 + 55 - (Qu 30 + shield 20) = 65 on campaign-dagger, soft: 2."""
+    cli.ok("new", "RM", "--system", "rm", "--manual-dice")
+    cli.ok("join", str(EX / "mira.toml"), "--side", "heroes")
+    cli.ok("join", str(EX / "kestrel.toml"), "--side", "rivals")
+    cli.ok("start", "--dice", "10,10,1,1")
+    cli.ok("attack", "mira", "kestrel")
+    out = cli.ok("react", "kestrel", "none", "--dice", "60").output
+    assert "Mira: 60=60 +55 OB −50 DB = 65 on campaign-dagger [46..70, soft] → 2: 2 hits" in out
