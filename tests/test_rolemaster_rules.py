@@ -672,3 +672,18 @@ def test_perception_called_by_the_gm_with_a_difficulty(tmp_path):
     assert f.who("gruk").has("no-actions") and f.state.pending[0].kind == "end-round"
     with pytest.raises(RuleError, match="unknown difficulty"):
         f.run(act("kestrel", "perception diff=impossible"), "50")
+
+
+def test_surprise_reads_the_campaign_static_table(tmp_path):
+    """Ruling static_maneuver_table: the campaign's own bands (here 51..80
+    is a Partial success: Stunned 1 round)."""
+    (tmp_path / "camp").mkdir()
+    (tmp_path / "camp" / "my-static.toml").write_text(
+        'kind = "static-maneuver"\nsource = "test"\nrows = [\n  [[-999, 50], { outcome = "failure" }],\n'
+        '  [[51, 80], { outcome = "partial-success", value = 20 }],\n  [[81, 999], { outcome = "success", value = 100 }],\n]\n')
+    f = Fight(tmp_path, surprised=("gruk",), rulings={"tables": str(tmp_path / "camp"), "static_maneuver_table": "my-static"})
+    f.run(cmd.StartRound(), START)
+    f.run(ROLL, "40")  # 40 + 15 = 55
+    m = f.events(rev.ManeuverResolved)[-1]
+    assert (m.table, m.row_low, m.row_high, m.outcome) == ("my-static", 51, 80, "partial-success")
+    assert f.who("gruk").has("stunned")

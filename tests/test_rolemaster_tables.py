@@ -251,3 +251,25 @@ def test_tables_check_cli(tmp_path):
     assert out.exit_code == 2
     lines = [ln for ln in out.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and "row 3" in lines[0] and "'plate'" in lines[0]
+
+
+STATIC_TOML = """
+kind = "static-maneuver"
+source = "test static table"
+rows = [
+  [[-999, 50], { outcome = "failure" }],
+  [[51, 80], { outcome = "partial-success", value = 25, text = "half-way" }],
+  [[81, 999], { outcome = "success", value = 100 }],
+]
+"""
+
+
+def test_static_maneuver_table_of_the_campaign(tmp_path):
+    """The issue's user-supplied static-maneuver tables: rows by total, an
+    outcome of A8's names, off either end the end row."""
+    tab = t.load_file(write(tmp_path, "s.toml", STATIC_TOML))
+    assert isinstance(tab, t.StaticTable)
+    assert [tab.lookup(x)[1].outcome for x in (-5000, 50, 51, 80, 81, 5000)] == [
+        "failure", "failure", "partial-success", "partial-success", "success", "success"]
+    msg = error_of(tmp_path, "bad-static.toml", STATIC_TOML.replace('"success", value', '"triumph", value'))
+    assert "row 3" in msg and "'result'" in msg and "triumph" in msg

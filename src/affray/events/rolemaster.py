@@ -92,7 +92,7 @@ class ManeuverResolved(Event, frozen=True, kw_only=True, tag="rolemaster-maneuve
     ``static-maneuver``), ``column`` (the difficulty), the open-ended
     ``dice`` and ``roll``, the ``bonus`` parts and ``total``; the row or
     band read and ``where`` (``bottom``/``top`` off the ends of a moving
-    column); ``outcome`` (a band name, or the cell text), ``value`` (a
+    column, ``band`` for a static maneuver's band); ``outcome`` (a band name, or the cell text), ``value`` (a
     dodge's DB bonus), ``unusual`` (66 or 100 seen, a flag for the GM)."""
 
     handle: str

@@ -211,7 +211,7 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             dice = "+".join(f"{d:02d}" for d in e.dice)
             extra = f"; {e.unusual}" if e.unusual else ""
             value = f" → +{e.value} DB" if e.maneuver == "dodge" else ""
-            outcome = e.outcome.replace("-", " ") if e.table == "static-maneuver" else (e.outcome or "the column's number")
+            outcome = e.outcome.replace("-", " ") if e.where == "band" else (e.outcome or "the column's number")
             return (f"{n(e.handle)}: {e.maneuver} {dice}={e.roll}{_mods(e.parts)} = {e.total} on {e.table}"
                     f" ({e.column}): {outcome}{value}{extra}")
     return ""

@@ -61,6 +61,19 @@ def table(state: State, c: Combatant | None, name: str, kind: type):
     return t
 
 
+def static_result(state: State, c: Combatant, total: int) -> tuple[str, int | None, int | None, str, int]:
+    """A static maneuver total read: ``(table, low, high, outcome,
+    percent)``, on the campaign's static-maneuver table (ruling
+    ``static_maneuver_table``) or else the bands of rules-reference.md A8."""
+    name = rulings_of(state).static_maneuver_table
+    if name:
+        t = table(state, c, name, tables.StaticTable)
+        row, cell = t.lookup(total)
+        return t.name, row.low, row.high, cell.outcome, cell.value
+    band = tables.static_band(total)
+    return "static-maneuver", band.low, band.high, band.outcome, band.percent
+
+
 # --------------------------------------------------------------------------- #
 # Open-ended rolls (rules-reference.md A1, A2 and the A rulings)
 # --------------------------------------------------------------------------- #

@@ -21,7 +21,7 @@ from affray.events import core as ev
 from affray.events import rolemaster as rev
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.rolemaster import conditions as cat
-from affray.rules.rolemaster import core, tables
+from affray.rules.rolemaster import core
 from affray.rules.rolemaster.tables import ManeuverTable
 
 
@@ -151,11 +151,10 @@ def _dodge(draft: Draft, who: str, modifiers) -> int:
         if effects:
             core.apply_effects(draft, who, effects, f"dodge: {cell.text or 'maneuver result'}", exchange=x.id, critical=False)
     else:
-        band = tables.static_band(total)
-        value = band.percent
+        name, low, high, outcome, value = core.static_result(state, c, total)
         draft.emit(rev.ManeuverResolved(
-            handle=who, maneuver="dodge", table="static-maneuver", column="extremely-hard", dice=dice, roll=roll,
-            parts=tuple(parts), total=total, row_low=band.low, row_high=band.high, outcome=band.outcome, value=value,
+            handle=who, maneuver="dodge", table=name, column="extremely-hard", dice=dice, roll=roll,
+            parts=tuple(parts), total=total, row_low=low, row_high=high, where="band", outcome=outcome, value=value,
             exchange=x.id))
     if declared is not None and r.dodge_and_parry == "parry-only":
         value = 0

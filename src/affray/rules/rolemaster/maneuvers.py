@@ -52,12 +52,12 @@ def surprise_check(draft: Draft, who: str, kind: str, difficulty: str = "medium"
     parts += list(core.maneuver_penalty(state, c))
     dice, roll = core.open_ended(draft, f"{c.name}: {kind}", who)
     total = roll + sum(m.value for m in parts)
-    band = tables.static_band(total)
-    result = SURPRISE[band.outcome]
-    draft.emit(rev.ManeuverResolved(handle=who, maneuver=kind, table="static-maneuver", column=difficulty, dice=dice,
-                                    roll=roll, parts=tuple(parts), total=total, row_low=band.low, row_high=band.high,
-                                    outcome=band.outcome, value=band.percent, unusual=unusual(state, dice[0], total)))
-    why = f"{'surprised' if kind == 'perception' else 'confused'} ({band.outcome.replace('-', ' ')})"
+    name, low, high, outcome, percent = core.static_result(state, c, total)
+    result = SURPRISE[outcome]
+    draft.emit(rev.ManeuverResolved(handle=who, maneuver=kind, table=name, column=difficulty, dice=dice,
+                                    roll=roll, parts=tuple(parts), total=total, row_low=low, row_high=high, where="band",
+                                    outcome=outcome, value=percent, unusual=unusual(state, dice[0], total)))
+    why = f"{'surprised' if kind == 'perception' else 'confused'} ({outcome.replace('-', ' ')})"
     if result == "failure":
         core.lose_round(draft, who, why)
     elif result == "stunned":

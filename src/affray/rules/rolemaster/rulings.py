@@ -107,6 +107,10 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     column, seed 000 "Dodge action"); the default is the shipped INVENTED
     sample; empty for none, and then ruling ``dodge_without_table``."""
 
+    static_maneuver_table: str = ""
+    """A static-maneuver table of the campaign's for Perception, orientation
+    and a table-less Dodge; empty: the bands of rules-reference.md A8."""
+
     tables: str = ""
     """A folder of the campaign's own tables, searched before a sheet's
     ``tables`` folder and the shipped INVENTED samples (issue 13: "a
@@ -151,6 +155,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                            f"{REF} A6; RMH 'Parry'"),
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
+    "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
     "tables": ("", "folder of the campaign's own tables (searched first)", "issue 13; README 'Rolemaster rules'"),
 }
 
@@ -158,7 +163,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
 def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
     (one line) naming the ruling and its allowed values."""
-    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table"))
+    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table"))
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:

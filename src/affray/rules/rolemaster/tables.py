@@ -33,6 +33,12 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     ``columns``: difficulties (``routine`` .. ``absurd``); ``rows``:
     ``[[LOW, HIGH], {DIFFICULTY = {value, text, ...effects}}]``.
 
+``static-maneuver``
+    ``rows``: ``[[LOW, HIGH], {outcome, value, text}]``, contiguous; the
+    outcome one of :data:`STATIC_OUTCOMES` (the Surprised / Confused rule
+    reads it); totals off either end read the end row. Without one, the
+    bands of rules-reference.md A8 apply.
+
 Effects (every cell of a critical, fumble or maneuver table may carry
 them, all optional): ``hits``, ``stunned``, ``stunned_no_parry``, ``dazed``
 (rounds, cumulative), ``staggered``, ``prone``, ``knocked_back`` (feet),
@@ -67,12 +73,16 @@ from affray.rules import tables as shared
 
 __all__ = [
     "AttackTable", "Cell", "CriticalTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
-    "KINDS", "Loaded", "ManeuverTable", "STATIC_BANDS", "StaticBand", "TableError", "load_file",
+    "KINDS", "Loaded", "ManeuverTable", "STATIC_BANDS", "STATIC_OUTCOMES", "StaticBand", "StaticCell", "StaticTable",
+    "TableError", "load_file",
     "parse_cell", "parse_table", "sources", "static_band", "DATA",
 ]
 
 DATA = Path(__file__).resolve().parent / "data"
-KINDS = ("attack", "critical", "fumble", "moving-maneuver")
+KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver")
+#: The outcomes of a static maneuver, worst first (rules-reference.md A8).
+STATIC_OUTCOMES = ("spectacular-failure", "absolute-failure", "failure", "partial-success", "near-success",
+                   "success", "absolute-success")
 SEVERITIES = "ABCDE"
 
 #: Maneuver difficulties, easiest first, with the modifier added to a roll
@@ -242,7 +252,35 @@ class ManeuverTable:
         raise KeyError(total)
 
 
-Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable
+class StaticCell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A static maneuver row's result: ``outcome`` (one of
+    :data:`STATIC_OUTCOMES`), ``value`` (the share of the action done, in
+    percent) and its ``text``."""
+
+    outcome: str
+    value: int = 0
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class StaticTable:
+    """A user-supplied static maneuver table: one column, rows by total;
+    totals off either end read the end row (A8's bands are open-ended)."""
+
+    name: str
+    source: str
+    rows: tuple[tuple[Row, StaticCell], ...]
+    sha256: str
+    path: str
+
+    def lookup(self, total: int) -> tuple[Row, StaticCell]:
+        for row, cell in self.rows:
+            if row.low <= total <= row.high:
+                return row, cell
+        return self.rows[0] if total < self.rows[0][0].low else self.rows[-1]
+
+
+Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable | StaticTable
 
 
 # --------------------------------------------------------------------------- #
@@ -474,6 +512,20 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
                     raise TableError(f"{label}: row {n}, column {col!r}: no critical table named for type {letter!r}; add it to criticals")
         return AttackTable(name, raw.source, cols, tuple(out), ctype, dict(raw.criticals),
                            (raw.fumble_range[0], raw.fumble_range[1]), raw.fumble_table, raw.max_total, sha256, path)
+    if raw.kind == "static-maneuver":
+        _contiguous(label, ranges, closed=False)
+        cells = []
+        for n, ((_, cell), rng) in enumerate(zip(rows, ranges), start=1):
+            if not isinstance(cell, dict):
+                raise TableError(f"{label}: row {n}, column 'result': a cell is a table of outcome, value and text")
+            try:
+                got = msgspec.convert(cell, StaticCell)
+            except msgspec.ValidationError as exc:
+                raise TableError(f"{label}: row {n}, column 'result': {exc}") from None
+            if got.outcome not in STATIC_OUTCOMES:
+                raise TableError(f"{label}: row {n}, column 'result': outcome {got.outcome!r} is not one of {', '.join(STATIC_OUTCOMES)}")
+            cells.append((rng, got))
+        return StaticTable(name, raw.source, tuple(cells), sha256, path)
     if raw.kind == "fumble":
         _contiguous(label, ranges, closed=True)
         return FumbleTable(name, raw.source, tuple((rng, _effects(label, n, "result", cell))
