@@ -273,3 +273,15 @@ def test_static_maneuver_table_of_the_campaign(tmp_path):
         "failure", "failure", "partial-success", "partial-success", "success", "success"]
     msg = error_of(tmp_path, "bad-static.toml", STATIC_TOML.replace('"success", value', '"triumph", value'))
     assert "row 3" in msg and "'result'" in msg and "triumph" in msg
+
+
+def test_tables_check_finds_the_tables_an_attack_table_names(tmp_path):
+    """An attack table's critical and fumble tables must exist beside it or
+    among the samples, or the check fails naming the missing one."""
+    runner = CliRunner()
+    bad = write(tmp_path, "axe.toml", ATTACK_TOML.replace('K = "sample-krush"', 'K = "my-krush"'))
+    out = runner.invoke(app, ["tables", "check", str(bad)])
+    assert out.exit_code == 2 and "critical table 'my-krush' (type K) is not found" in out.output
+    write(tmp_path, "my-krush.toml", (t.DATA / "sample-krush.toml").read_text())
+    out = runner.invoke(app, ["tables", "check", str(bad)])
+    assert out.exit_code == 0, out.output

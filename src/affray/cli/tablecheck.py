@@ -28,6 +28,9 @@ def register(app: typer.Typer) -> None:
                 t = tables.load_file(path)
             except tables.TableError as exc:
                 raise UserError(f"{exc}; see the README, 'Rolemaster rules', for the format") from None
+            missing = unresolved(t, path)
+            if missing:
+                raise UserError(f"{path}: {missing}; put it beside the file or name an existing table")
             typer.echo(f"OK: {path}: {describe(t)}")
 
     app.add_typer(group)
@@ -39,3 +42,21 @@ def describe(t) -> str:
     cols = getattr(t, "columns", ())
     shape = f"{len(t.rows)} rows" + (f" × {len(cols)} columns ({', '.join(cols)})" if cols else "")
     return f"{kind} table {t.name}, {shape}; source: {t.source}"
+
+
+def unresolved(t, path: str) -> str:
+    """For an attack table: the first critical or fumble table it names that
+    is neither beside it nor among the shipped samples, as a phrase; else ""."""
+    from pathlib import Path
+
+    from affray.rules.rolemaster import tables
+
+    if not isinstance(t, tables.AttackTable):
+        return ""
+    here = (str(Path(path).resolve().parent),)
+    named = [(f"critical table {n!r} (type {k})", n) for k, n in t.criticals.items()]
+    named += [(f"fumble table {t.fumble_table!r}", t.fumble_table)] if t.fumble_table else []
+    for what, name in named:
+        if tables.find(name, here) is None:
+            return f"{what} is not found"
+    return ""

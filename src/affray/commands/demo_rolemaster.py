@@ -2,7 +2,7 @@
 ``next_command(state)`` answers the first pending step as a sensible
 player would (seed 000): attack the nearest foe, keeping a quarter of OB
 back to parry while the foe can still strike this round; parry with what
-was declared, or declare half of what may be moved; dodge when unarmed;
+was declared, or declare a quarter of what may be moved; dodge when unarmed;
 stand up when prone; pick a weapon back up; roll what is asked.
 (Must not import :mod:`affray.commands.demo`.)"""
 
@@ -36,7 +36,7 @@ def next_command(state: State) -> cmd.Command | None:
                 return cmd.ChooseReaction(defender=step.who, reaction="parry")
             held = [w for w in _weapons(me) if w["name"] in me.ready and w.get("kind") == "melee"]
             ob = held[0].get("ob", 0) if held else 0
-            amount = max(1, (ob // 2 if any(k.effects.get("half-parry") for k in me.conditions) else ob) // 2)
+            amount = max(1, (ob // 2 if any(k.effects.get("half-parry") for k in me.conditions) else ob) // 4)
             return cmd.ChooseReaction(defender=step.who, reaction=f"parry:{amount}")
         return cmd.ChooseReaction(defender=step.who, reaction="none")
     if step.kind != "turn":
