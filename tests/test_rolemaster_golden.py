@@ -155,3 +155,101 @@ def test_golden_audit_rederives_every_decision(golden):
     store, eid, outcomes = golden
     report = audit_records(list(store.read(eid)), eid)
     assert report.checked == len(SCRIPT) + 2 and report.differences == []
+
+
+# --------------------------------------------------------------------------- #
+# A second golden fight: the ambush (Surprised, the stun stack wearing off
+# worst first, "You have initiative", a knock-back out of melee)
+# --------------------------------------------------------------------------- #
+
+AMBUSH_GOLDEN = Path(__file__).resolve().parent / "golden" / "rolemaster-ambush.md"
+
+AMBUSH = [
+    # Gruk joined --surprised. Initiative: Kestrel 25, Gruk 12; first Gruk's
+    # Perception: 70 + 15 = 85, Partial success: Stunned 1 round.
+    (cmd.StartRound(), "10,5,3,4"),
+    (ROLL, "70"),
+    # Unaware, Gruk loses his Quickness DB: 65 + 70 - 5 = 130: 11B.
+    (A(attacker="kestrel", target="gruk"), ""),
+    (R(defender="gruk", reaction="none"), "65"),
+    # B critical 30 (21-50): +3 hits, Dazed 1 round. The stack: stunned 1, dazed 1.
+    (ROLL, "30"),
+    (act("gruk", "pass"), ""),
+    # End of round 1: the worst state wears off first: stunned goes, dazed
+    # stays. Initiative: Kestrel 24; Gruk 18 + 5 - 4 (dazed -25 - 3 x 5 = -40).
+    (cmd.EndRound(), "8,6,9,9"),
+    # Dazed Gruk may still parry: 50 + 70 - (5 + 15 + 20) = 80: 3.
+    (A(attacker="kestrel", target="gruk"), ""),
+    (R(defender="gruk", reaction="parry:20"), "50"),
+    (act("gruk", "pass"), ""),
+    # End of round 2: dazed wears off.
+    (cmd.EndRound(), "5,5,5,5"),
+    # Kestrel keeps 20 back to parry: 90 + 50 - 20 = 120: 9A; critical A 60
+    # (51-80): "You have initiative".
+    (A(attacker="kestrel", target="gruk", situations=("parry=20",)), ""),
+    (R(defender="gruk", reaction="none"), "90"),
+    (ROLL, "60"),
+    # Gruk strikes back into Kestrel's parry: 80 + 60 - (30 + 20 + 20) = 70: 4.
+    (A(attacker="gruk", target="kestrel"), ""),
+    (R(defender="kestrel", reaction="parry"), "80"),
+    # Gruk's Initiative takes -1d10 = 7: 10 + 5 - 7 = 8.
+    (cmd.EndRound(), "5,5,5,5,7"),
+    # 96 + 50 = 146 + 70 - 20 = 196, read as 150: 13C; critical 00 (100):
+    # knocked back 10 feet (3.05 m: out of melee), stunned 2 rounds.
+    (A(attacker="kestrel", target="gruk"), ""),
+    (R(defender="gruk", reaction="none"), "96,50"),
+    (ROLL, "00"),
+    (act("gruk", "pass"), ""),
+    (cmd.EndRound(), "5,5,5,5"),
+    # 70 + 70 - 20 = 120: 9A: Gruk 55 - 14 - 3 - 12 - 21 - 9 = -4, then +1.
+    (A(attacker="kestrel", target="gruk"), ""),
+    (R(defender="gruk", reaction="none"), "70"),
+    (ROLL, "10"),
+]
+
+
+@pytest.fixture(scope="module")
+def ambush():
+    store = EventStore(":memory:")
+    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster ambush", system="rolemaster", manual_dice=True),
+                  seed=b"golden-rm-2", actor="gm")
+    eid = out.encounter_id
+    rm = base.get("rolemaster")
+    for name, side, surprised in (("kestrel.toml", "heroes", False), ("gruk.toml", "orcs", True)):
+        data = rm.load_sheet(str(examples_dir() / "rolemaster" / name))
+        execute(store, cmd.JoinCombatant(sheet=data, side=side, surprised=surprised), encounter_id=eid, actor="gm")
+    outcomes = [execute(store, c, encounter_id=eid, dice=d, actor="gm") for c, d in AMBUSH]
+    return store, eid, outcomes
+
+
+def test_ambush_final_state_and_milestones(ambush):
+    store, eid, outcomes = ambush
+    state = outcomes[-1].state
+    assert state.phase == "over" and state.winner == "heroes" and state.round == 5
+    assert state.combatant("kestrel").location("body").hp == 58
+    g = state.combatant("gruk")
+    assert g.location("body").hp == -5 and g.status == "unconscious"
+    events = [r.event for r in store.read(eid)]
+    wore = [e.condition_id for e in events if isinstance(e, ev.ConditionExpired) and "wore off" in e.reason]
+    assert wore == ["stunned", "dazed", "staggered"]  # worst first; then the knock-back's stagger
+    m = next(e for e in events if isinstance(e, rev.ManeuverResolved))
+    assert (m.maneuver, m.total, m.outcome) == ("perception", 85, "partial-success")
+    first = next(e for e in events if isinstance(e, rev.AttackLookedUp))
+    assert first.db == 5  # unaware: no Quickness DB
+    orders = [[(o.handle, o.rank) for o in e.order] for e in events if isinstance(e, ev.RoundStarted)]
+    assert orders[1] == [("kestrel", 24), ("gruk", 19)] and orders[3] == [("kestrel", 20), ("gruk", 8)]
+    moved = [e for e in events if isinstance(e, ev.EngagementChanged)]
+    assert [(e.engaged) for e in moved] == [True, False, True]  # engaged, knocked out of melee, re-engaged
+
+
+def test_ambush_replays_audits_and_exports(ambush):
+    from affray.audit import audit_records
+
+    store, eid, outcomes = ambush
+    records = list(store.read(eid))
+    assert project(records) == outcomes[-1].state
+    assert audit_records(records, eid).differences == []
+    text = markdown(records)
+    if os.environ.get("AFFRAY_UPDATE_GOLDEN"):
+        AMBUSH_GOLDEN.write_text(text, encoding="utf-8")
+    assert text == AMBUSH_GOLDEN.read_text(encoding="utf-8")

@@ -222,7 +222,8 @@ def _rm_attack(e, n) -> str:
     if e.fumble:
         return f"{n(e.attacker)}: {e.first:02d} is within the fumble range {e.fumble_range[0]}-{e.fumble_range[1]} of {e.weapon}: a fumble"
     dice = "+".join(f"{d:02d}" for d in e.dice)
-    result = "a miss" if not e.hits else f"{e.hits} hits" + (f" and a {e.severity} critical ({e.crit_type})" if e.severity else "")
+    article = "an" if e.severity in ("A", "E", "F") else "a"
+    result = "a miss" if not e.hits else f"{e.hits} hits" + (f" and {article} {e.severity} critical ({e.crit_type})" if e.severity else "")
     return (f"{n(e.attacker)}: {dice}={e.roll} +{e.ob} OB −{e.db} DB = {e.total} on {e.table}"
             f" [{e.row_low}..{e.row_high}, {e.column}] → {e.cell}: {result}")
 
