@@ -112,6 +112,13 @@ def test_critical_and_fumble_tables_in_csv(tmp_path):
     row, cell = c.lookup(51, "A")
     assert (row.low, cell.hits, cell.prone) == (51, 3, True)
     assert c.lookup(100, "B")[1].dead
+    mm = "# kind: moving-maneuver\n# source: test\n# columns: hard\nroll,column,text,effects\n" \
+         "-999..0,hard,You fall.,prone\n1..999,hard,,value=30\n"
+    m = t.load_file(write(tmp_path, "m.csv", mm))
+    assert isinstance(m, t.ManeuverTable) and m.lookup(50, "hard")[1].value == 30 and m.lookup(-5, "hard")[1].prone
+    st = "# kind: static-maneuver\n# source: test\ntotal,outcome,value,text\n-999..74,failure,0,\n75..999,success,100,Done.\n"
+    s = t.load_file(write(tmp_path, "s.csv", st))
+    assert isinstance(s, t.StaticTable) and s.lookup(80)[1].text == "Done." and s.lookup(0)[1].outcome == "failure"
     fum = "# kind: fumble\n# source: test\nroll,text,effects\n1..60,Slip.,\n61..100,Drop it.,drop_weapon\n"
     f = t.load_file(write(tmp_path, "f.csv", fum))
     assert f.lookup(60)[1].text == "Slip." and f.lookup(61)[1].drop_weapon
@@ -180,9 +187,12 @@ def test_bad_tables_give_one_line_naming_file_row_column(tmp_path, case):
 
 def test_bad_csv_tables(tmp_path):
     msg = error_of(tmp_path, "r.csv", "# kind: attack\n# source: x\ntotal,none\n1..50,-\nfifty,3\n")
-    assert "row 3" in msg and "column 'total'" in msg and "'fifty'" in msg
+    assert "row 2" in msg and "column 'total'" in msg and "'fifty'" in msg
     msg = error_of(tmp_path, "e.csv", "# kind: fumble\n# source: x\nroll,text,effects\n1..100,Oops,hits=many\n")
-    assert "row 2" in msg and "column 'effects'" in msg
+    assert "row 1" in msg and "column 'effects'" in msg
+    assert "# kind: KIND" in error_of(tmp_path, "k.csv", "total,none\n1..100,3\n")
+    msg = error_of(tmp_path, "v.csv", "# kind: static-maneuver\n# source: x\ntotal,outcome,value\n-999..999,success,lots\n")
+    assert "row 1" in msg and "column 'value'" in msg
     msg = error_of(tmp_path, "c.csv", "# kind: attack\n# source: x\ntotal,none\n1..100,7Q\n")
     assert "row 1" in msg and "column 'none'" in msg
 

@@ -46,11 +46,14 @@ them, all optional): ``hits``, ``stunned``, ``stunned_no_parry``, ``dazed``
 ``penalty`` (a lasting maneuver penalty), ``drop_weapon``, ``unconscious``,
 ``dead``, ``lose_round``.
 
-CSV: lines starting ``#`` carry ``# key: value`` metadata (kind, source,
-columns for a critical table...). An attack table's header is ``total``
-and the column names; each row ``LOW..HIGH`` and the cells. A critical
-table's header is ``roll,severity,text,effects`` with effects written
-``hits=3;stunned=1``; a fumble table's ``roll,text,effects``.
+CSV: lines starting ``#`` carry ``# key: value`` metadata (kind first,
+source, columns for a critical table...). An attack table's header is
+``total`` and the column names; each row ``LOW..HIGH`` and the cells. A
+critical or moving-maneuver table's header is ``roll,column,text,effects``
+(one line per cell) with effects written ``hits=3;stunned=1`` (a maneuver
+cell's number as ``value=20``); a fumble table's ``roll,text,effects``; a
+static-maneuver table's ``total,outcome,value,text``. Rows are counted
+from the first after the header, as in TOML and YAML.
 
 Errors: :class:`TableError`, one line naming the file, the row and the
 column (``sample.toml: row 3, column 'plate': cell '7X' is not -, N or
@@ -370,6 +373,8 @@ def _from_csv(label: str, text: str) -> dict:
         raise TableError(f"{label}: no header row")
     header = [h.strip() for h in rows[0]]
     kind = str(meta.get("kind", ""))
+    if kind not in KINDS:
+        raise TableError(f"{label}: a CSV table starts with a '# kind: KIND' line, KIND one of {', '.join(KINDS)}")
     for key in ("columns", "fumble_range"):
         if key in meta:
             meta[key] = [x.strip() for x in str(meta[key]).split(",")]
@@ -386,21 +391,32 @@ def _from_csv(label: str, text: str) -> dict:
     if "criticals" in meta:
         meta["criticals"] = dict(p.split("=", 1) for p in str(meta["criticals"]).split(";") if "=" in p)
     data_rows: list[list[object]] = []
+    # rows are counted from the first after the header, as in TOML and YAML
     if kind == "attack":
         meta.setdefault("columns", header[1:])
-        for n, r in enumerate(rows[1:], start=2):
+        for n, r in enumerate(rows[1:], start=1):
             data_rows.append([_csv_range(label, n, r[0] if r else ""), [c.strip() for c in r[1:]]])
-    elif kind == "critical":
+    elif kind in ("critical", "moving-maneuver"):
         grouped: dict[str, dict[str, dict]] = {}
-        for n, r in enumerate(rows[1:], start=2):
+        ranges: dict[str, list[int]] = {}
+        for n, r in enumerate(rows[1:], start=1):
             if len(r) < 3:
-                raise TableError(f"{label}: row {n}: expected roll,severity,text[,effects]")
+                raise TableError(f"{label}: row {n}: expected roll,column,text[,effects]")
             key = r[0].strip()
-            _csv_range(label, n, key)
+            ranges.setdefault(key, _csv_range(label, n, key))
             grouped.setdefault(key, {})[r[1].strip()] = {"text": r[2].strip(), **_csv_effects(label, n, r[3] if len(r) > 3 else "")}
-        data_rows = [[_csv_range(label, 0, k), v] for k, v in grouped.items()]
+        data_rows = [[ranges[k], v] for k, v in grouped.items()]
+    elif kind == "static-maneuver":
+        for n, r in enumerate(rows[1:], start=1):
+            if len(r) < 2:
+                raise TableError(f"{label}: row {n}: expected total,outcome[,value[,text]]")
+            value = r[2].strip() if len(r) > 2 and r[2].strip() else "0"
+            if not value.lstrip("-").isdigit():
+                raise TableError(f"{label}: row {n}, column 'value': {value!r} is not an integer")
+            data_rows.append([_csv_range(label, n, r[0]), {"outcome": r[1].strip(), "value": int(value),
+                                                            "text": r[3].strip() if len(r) > 3 else ""}])
     else:
-        for n, r in enumerate(rows[1:], start=2):
+        for n, r in enumerate(rows[1:], start=1):
             if len(r) < 2:
                 raise TableError(f"{label}: row {n}: expected roll,text[,effects]")
             data_rows.append([_csv_range(label, n, r[0]), {"text": r[1].strip(), **_csv_effects(label, n, r[2] if len(r) > 2 else "")}])
