@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from affray.cli.app import app
@@ -295,3 +297,18 @@ def test_tables_check_finds_the_tables_an_attack_table_names(tmp_path):
     write(tmp_path, "my-krush.toml", (t.DATA / "sample-krush.toml").read_text())
     out = runner.invoke(app, ["tables", "check", str(bad)])
     assert out.exit_code == 0, out.output
+
+
+@given(st.integers(1, 999), st.sampled_from(["", "A", "B", "C", "D", "E"]), st.sampled_from(["", "S", "K", "P"]))
+def test_cell_grammar_round_trips(hits, sev, typ):
+    typ = typ if sev else ""
+    c = t.parse_cell(f"{hits}{sev}{typ}")
+    assert (c.hits, c.severity, c.crit_type, c.raw) == (hits, sev, typ, f"{hits}{sev}{typ}")
+
+
+@given(st.text(max_size=8))
+def test_any_cell_text_parses_or_is_refused_in_one_line(text):
+    try:
+        t.parse_cell(text)
+    except ValueError as exc:
+        assert "\n" not in str(exc)
