@@ -312,3 +312,26 @@ def test_any_cell_text_parses_or_is_refused_in_one_line(text):
         t.parse_cell(text)
     except ValueError as exc:
         assert "\n" not in str(exc)
+
+
+@pytest.mark.parametrize("name", ["sample-broadsword", "sample-club"])
+def test_every_cell_of_the_sample_attack_tables_is_reached_at_its_row_ends(name):
+    tab = t.load_file(t.DATA / f"{name}.toml")
+    for row, cells in tab.rows:
+        for col, cell in zip(tab.columns, cells):
+            for total in (max(row.low, -100), row.high):
+                assert tab.lookup(total, col)[1] == cell
+            if cell.severity:
+                assert (cell.crit_type or tab.critical_type) in tab.criticals
+
+
+@pytest.mark.parametrize("name", ["sample-slash", "sample-krush"])
+def test_every_cell_of_the_sample_critical_tables(name):
+    """A closed d100: every roll 1..100 reads exactly one row, in every column."""
+    tab = t.load_file(t.DATA / f"{name}.toml")
+    for roll in range(1, 101):
+        hits = [row for row, _ in tab.rows if row.low <= roll <= row.high]
+        assert len(hits) == 1
+        for sev in tab.columns:
+            row, cell = tab.lookup(roll, sev)
+            assert cell.text and (cell.hits or cell.dead or cell.unconscious)
