@@ -687,3 +687,15 @@ def test_surprise_reads_the_campaign_static_table(tmp_path):
     m = f.events(rev.ManeuverResolved)[-1]
     assert (m.table, m.row_low, m.row_high, m.outcome) == ("my-static", 51, 80, "partial-success")
     assert f.who("gruk").has("stunned")
+
+
+def test_parry_with_a_named_weapon(tmp_path):
+    """'Parrying requires that the character be wielding a weapon': the
+    limit is the OB of the weapon named with --with (Gruk's Broadsword, 40)."""
+    f = Fight(tmp_path, sheets=((sheet("kestrel"), "heroes"), (sheet("gruk", ready=["Club", "Broadsword"]), "orcs")))
+    f.run(cmd.StartRound(), START)
+    f.run(A(attacker="kestrel", target="gruk"))
+    with pytest.raises(RuleError, match="at most 40 .its OB with Broadsword"):
+        f.run(cmd.ChooseReaction(defender="gruk", reaction="parry:45", with_item="broad"), "50")
+    f.run(cmd.ChooseReaction(defender="gruk", reaction="parry:45"), "50")  # the Club, OB 60
+    assert "with Club" in core.parry_declared(f.who("gruk")).note

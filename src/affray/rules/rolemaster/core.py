@@ -155,49 +155,56 @@ def held(c: Combatant) -> list[Weapon]:
     return [w for w in sheet_of(c).weapons if w.name in c.ready]
 
 
-def parry_weapon(c: Combatant) -> Weapon | None:
-    """The weapon a parry is made with: the first held melee weapon
-    ("Parrying requires that the character be wielding a weapon", seed 000
-    "Parry action")."""
-    return next((w for w in held(c) if w.kind == "melee"), None)
+def parry_weapon(c: Combatant, name: str = "") -> Weapon | None:
+    """The weapon a parry is made with: the held melee weapon called (or
+    starting with) ``name``, else the first held melee weapon ("Parrying
+    requires that the character be wielding a weapon", seed 000 "Parry
+    action"); None when it holds none (or none by that name)."""
+    melee = [w for w in held(c) if w.kind == "melee"]
+    if name:
+        wanted = name.strip().lower()
+        melee = [w for w in melee if w.name.lower().startswith(wanted)]
+    return melee[0] if melee else None
 
 
-def parry_limit(c: Combatant) -> int:
+def parry_limit(c: Combatant, name: str = "") -> int:
     """The most OB ``c`` may move to parry: the parry weapon's OB, half of
     it while stunned (seed 000 "Stunned"; A6), 0 when unable to parry."""
-    w = parry_weapon(c)
+    w = parry_weapon(c, name)
     if w is None or c.effect("cannot-parry"):
         return 0
     return w.ob // 2 if c.effect("half-parry") else w.ob
 
 
-def declare_parry(draft: Draft, handle: str, amount: int, against: str = "") -> None:
+def declare_parry(draft: Draft, handle: str, amount: int, against: str = "", weapon: str = "") -> None:
     """Move ``amount`` of OB to parry for the round (seed 000 "Parry
-    action"; A6): the parrier's attacks this round lose it, and it holds
-    against one attack (of ``against`` when named). Refused (one line) when
-    larger than the parry weapon's OB (half while stunned), when unable to
-    parry, when already declared, or after attacking this round (ruling
-    ``parry_after_attack``)."""
+    action"; A6) with the held melee ``weapon`` (default: the first): the
+    parrier's attacks this round lose it, and it holds against one attack
+    (of ``against`` when named). Refused (one line) when larger than that
+    weapon's OB (half while stunned), when unable to parry, when already
+    declared, or after attacking this round (ruling ``parry_after_attack``)."""
     state = draft.state
     c = state.combatants[handle]
     if amount < 1:
         raise RuleError(f"a parry moves at least 1 of OB; got {amount}")
-    if parry_weapon(c) is None:
-        raise RuleError(f"{c.name} holds no melee weapon; parrying needs one (seed 000 'Parry action')")
+    w = parry_weapon(c, weapon)
+    if w is None:
+        what = f"no melee weapon {weapon!r} in hand" if weapon else "no melee weapon"
+        raise RuleError(f"{c.name} holds {what}; parrying needs one (seed 000 'Parry action')")
     if c.effect("cannot-parry"):
         raise RuleError(f"{c.name} is stunned and unable to parry")
     if parry_declared(c) is not None:
         raise RuleError(f"{c.name} has already moved OB to parry this round")
     if c.has("attacked") and rulings_of(state).parry_after_attack == "refuse":
         raise RuleError(f"{c.name} has attacked this round, so its OB is committed; parry next round (ruling parry_after_attack)")
-    limit = parry_limit(c)
+    limit = parry_limit(c, w.name)
     if amount > limit:
-        why = "half its OB while stunned" if c.effect("half-parry") else f"its OB with {parry_weapon(c).name}"
+        why = f"half its OB with {w.name} while stunned" if c.effect("half-parry") else f"its OB with {w.name}"
         raise RuleError(f"{c.name} can parry with at most {limit} ({why}); got {amount}")
     effects = {"parry": amount}
     if against:
         effects[f"from:{against}"] = 1
-    note = f"{amount} of OB moved to parry" + (f" against {state.combatants[against].name}" if against else "")
+    note = f"{amount} of OB moved to parry with {w.name}" + (f" against {state.combatants[against].name}" if against else "")
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "parrying", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
         effects=effects, note=note)))

@@ -33,21 +33,25 @@ def _amount(text: str, what: str) -> int:
 
 
 def act_parry(draft: Draft, who: str, args: tuple[str, ...]) -> None:
-    """``affray act WHO parry N [against=FOE]``: move N of OB to parry for
-    the round, at no Action Point cost (RMH: parry has "no affect on time")."""
+    """``affray act WHO parry N [against=FOE] [with=WEAPON]``: move N of OB
+    to parry for the round, at no Action Point cost (RMH: parry has "no
+    affect on time")."""
     state = draft.state
     if state.phase != "round":
         raise RuleError("no round is in progress; parries are declared for a round")
     if not args:
         raise RuleError(f"say how much OB to move: 'affray act {who} parry 30 [against=FOE]'")
     amount = _amount(args[0], "parry")
-    against = ""
+    against, weapon = "", ""
     for a in args[1:]:
         key, sep, value = a.partition("=")
-        if key != "against" or not sep:
-            raise RuleError(f"parry takes AMOUNT [against=FOE]; got {a!r}")
-        against = find_combatant(state, value)
-    core.declare_parry(draft, who, amount, against)
+        if key not in ("against", "with") or not sep:
+            raise RuleError(f"parry takes AMOUNT [against=FOE] [with=WEAPON]; got {a!r}")
+        if key == "against":
+            against = find_combatant(state, value)
+        else:
+            weapon = value
+    core.declare_parry(draft, who, amount, against, weapon)
     if state.exchange is None and who in state.turn:
         draft.emit(ev.StepsAwaited(steps=(_turn_again(draft, who),)))
 
@@ -62,8 +66,8 @@ def _turn_again(draft: Draft, who: str) -> ev.PendingStep:
 
 
 def react(draft: Draft, command: cmd.ChooseReaction) -> None:
-    """``affray react WHO parry[:N]|dodge|none``: answer the pending attack;
-    then the attack is rolled and looked up."""
+    """``affray react WHO parry[:N] [--with WEAPON]|dodge|none``: answer the
+    pending attack; then the attack is rolled and looked up."""
     state = draft.state
     who = find_combatant(state, command.defender)
     step = core.pending_of(state, ("react",), who)
@@ -76,7 +80,7 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=who, reaction=word, with_item=command.with_item))
     parry, dodge = 0, 0
     if word == "parry":
-        parry = _use_parry(draft, who, arg)
+        parry = _use_parry(draft, who, arg, command.with_item)
     elif word == "dodge":
         dodge = _dodge(draft, who, command.modifiers)
         c = draft.state.combatants[who]
@@ -89,7 +93,7 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
     draft.then("attack:roll", exchange=x.id, parry=parry, dodge=dodge)
 
 
-def _use_parry(draft: Draft, who: str, arg: str) -> int:
+def _use_parry(draft: Draft, who: str, arg: str, weapon: str = "") -> int:
     """The parry's DB against this attack: the round's declared amount, or
     ``arg`` declared now; half against a missile with a shield (ruling
     ``parry_missiles``). It is used up: one attack per round."""
@@ -99,8 +103,8 @@ def _use_parry(draft: Draft, who: str, arg: str) -> int:
     declared = core.parry_declared(c)
     if declared is None:
         if not arg:
-            raise RuleError(f"say how much OB {c.name} moves to parry: 'affray react {who} parry:N' (at most {core.parry_limit(c)})")
-        core.declare_parry(draft, who, _amount(arg, "parry"), x.attacker)
+            raise RuleError(f"say how much OB {c.name} moves to parry: 'affray react {who} parry:N' (at most {core.parry_limit(c, weapon)})")
+        core.declare_parry(draft, who, _amount(arg, "parry"), x.attacker, weapon)
         declared = core.parry_declared(draft.state.combatants[who])
     elif arg and _amount(arg, "parry") != declared.effects.get("parry", 0):
         raise RuleError(f"{c.name} declared {declared.effects.get('parry', 0)} of OB to parry this round; answer 'parry'")
