@@ -156,8 +156,22 @@ def parse_cell(text: str) -> Cell:
 
 @dataclass(frozen=True)
 class Row:
+    """A row's range of totals or rolls, ``low``..``high`` inclusive."""
+
     low: int
     high: int
+
+
+def row_of(rows, x: int, *, clamp: bool = False):
+    """The ``(Row, cells)`` pair of ``rows`` whose range holds ``x``; with
+    ``clamp`` the first or last row for ``x`` off either end, else
+    ``KeyError`` (a closed table's rows cover 1..100, validated on load)."""
+    for pair in rows:
+        if pair[0].low <= x <= pair[0].high:
+            return pair
+    if clamp:
+        return rows[0] if x < rows[0][0].low else rows[-1]
+    raise KeyError(x)
 
 
 @dataclass(frozen=True)
@@ -183,12 +197,8 @@ class AttackTable:
         col = self.columns.index(column) if column in self.columns else -1
         if col < 0:
             raise KeyError(column)
-        read = min(total, self.max_total)
-        read = max(read, self.rows[0][0].low)
-        for row, cells in self.rows:
-            if row.low <= read <= row.high:
-                return row, cells[col], read
-        row, cells = self.rows[-1]
+        read = max(min(total, self.max_total), self.rows[0][0].low)
+        row, cells = row_of(self.rows, read, clamp=True)
         return row, cells[col], read
 
 
@@ -205,10 +215,8 @@ class CriticalTable:
     path: str
 
     def lookup(self, roll: int, severity: str) -> tuple[Row, Effects]:
-        for row, cells in self.rows:
-            if row.low <= roll <= row.high:
-                return row, cells[severity]
-        raise KeyError(roll)
+        row, cells = row_of(self.rows, roll)
+        return row, cells[severity]
 
 
 @dataclass(frozen=True)
@@ -222,10 +230,7 @@ class FumbleTable:
     path: str
 
     def lookup(self, roll: int) -> tuple[Row, Effects]:
-        for row, cell in self.rows:
-            if row.low <= roll <= row.high:
-                return row, cell
-        raise KeyError(roll)
+        return row_of(self.rows, roll)
 
 
 @dataclass(frozen=True)
@@ -249,10 +254,8 @@ class ManeuverTable:
         if total > last.high:
             best = max((cells[column] for _, cells in self.rows), key=lambda e: e.value)
             return last, best, "top"
-        for row, cells in self.rows:
-            if row.low <= total <= row.high:
-                return row, cells[column], ""
-        raise KeyError(total)
+        row, cells = row_of(self.rows, total)
+        return row, cells[column], ""
 
 
 class StaticCell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -277,10 +280,7 @@ class StaticTable:
     path: str
 
     def lookup(self, total: int) -> tuple[Row, StaticCell]:
-        for row, cell in self.rows:
-            if row.low <= total <= row.high:
-                return row, cell
-        return self.rows[0] if total < self.rows[0][0].low else self.rows[-1]
+        return row_of(self.rows, total, clamp=True)
 
 
 Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable | StaticTable
