@@ -50,3 +50,12 @@ def test_imports_run_one_way():
         if stem in LOWER:
             assert not mine & (RULE_MODULES | {"core", "system"}), f"{stem} imports {mine}"
     assert own(imports(ROOT / "system.py")[0]) >= RULE_MODULES
+
+
+def test_every_ruling_is_documented_with_its_default():
+    """Every named ruling is listed by 'affray rulings' with its true default."""
+    from affray.rules.rolemaster.rulings import DEFAULT_RULINGS, RULINGS_DOC, Rulings
+
+    assert list(RULINGS_DOC) == list(Rulings.__struct_fields__)
+    for name, (default, text, source) in RULINGS_DOC.items():
+        assert str(getattr(DEFAULT_RULINGS, name)) == default and text and source
