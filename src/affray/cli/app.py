@@ -13,6 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from affray.cli import demo, fight, inspect, transfer, travel
+from affray.cli import tablecheck
 from affray.cli.common import Options, default_actor
 
 from typer import Abort
@@ -82,6 +83,7 @@ inspect.register(app)
 demo.register(app)
 travel.register(app)
 transfer.register(app)
+tablecheck.register(app)
 
 
 def main() -> None:

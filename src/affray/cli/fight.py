@@ -274,6 +274,9 @@ def register(app: typer.Typer) -> None:
 
         Example: affray act gorp aim vasana; affray act vasana move 6 to=broo1;
         affray act gm area 3D6 on=vasana,gorp name=Fireball
+
+        rolemaster actions: pass | parry N [against=FOE] [with=W] | stand | draw W |
+        orientation [diff=D] | perception [diff=D]   (attack: --situation parry=N, ap=N)
         """
         from affray.events.commands import TakeAction
 

@@ -17,6 +17,7 @@ from typing import Callable
 from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.commands import demo_uesrpg
+from affray.commands import demo_rolemaster
 from affray.commands.handler import Outcome, execute
 from affray.projections.snapshots import load_state
 from affray.projections.state import State
@@ -28,6 +29,7 @@ from affray.rules.mrq1.core import held, loaded, movement, sheet_of
 SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "duel": [("mrq1/vasana.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
     "mythras-duel": [("mythras/kaelin.toml", "heroes", ""), ("mythras/grusk.toml", "orcs", "")],
+    "rolemaster-duel": [("rolemaster/kestrel.toml", "heroes", ""), ("rolemaster/gruk.toml", "orcs", "")],
     # mrq1: an archer against a raider who charges her (ranged attack, charge, free attacks, a grapple)
     "skirmish": [("mrq1/yara.toml", "heroes", ""), ("mrq1/ghorak.toml", "raiders", "")],
     # mrq1 grappling: Ulfrik fights bare-handed, so the autopilot grapples
@@ -45,12 +47,17 @@ OPENING_RANGE = 12
 #: shows what the scenario is for (mrq1-grapple: grapples, every manoeuvre).
 DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02", "uesrpg-duel": "19"}  # uesrpg: a wound, a held block, a counter-attack
 #: System key -> its default scenario (``affray demo --system KEY``).
-SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel", "uesrpg": "uesrpg-duel"}
+SYSTEM_SCENARIOS: dict[str, str] = {
+    "mrq1": "duel", "mythras": "mythras-duel", "uesrpg": "uesrpg-duel", "rolemaster": "rolemaster-duel",
+}
 #: System key -> that system's own autopilot, ``next_command(state) ->
 #: Command | None``, for a system whose steps the generic answers below do
 #: not cover. Each lives in ``commands/demo_<key>.py`` and must not import
 #: this module.
-AUTOPILOTS: dict[str, Callable[[State], "cmd.Command | None"]] = {"uesrpg": demo_uesrpg.next_command}
+AUTOPILOTS: dict[str, Callable[[State], "cmd.Command | None"]] = {
+    "uesrpg": demo_uesrpg.next_command,
+    "rolemaster": demo_rolemaster.next_command,
+}
 
 
 def examples_dir() -> Path:
@@ -190,7 +197,7 @@ def autoplay(
             break
         dice = table_dice(state, table_rng, command) if table_rng is not None and _rolls(command) else ""
         try:
-            out = execute(store, command, encounter_id=encounter_id, dice=dice, actor=actor)
+            out = _execute_typing_more(store, command, encounter_id, dice, actor, table_rng)
         except RuleError:
             if not isinstance(command, cmd.DeclareAttack):
                 raise
@@ -200,6 +207,25 @@ def autoplay(
             echo(out)
         state = out.state
     return state
+
+
+def _execute_typing_more(store, command, encounter_id: str, dice: str, actor: str, table_rng) -> Outcome:
+    """``execute``; with table dice, a die no pending step could list in
+    advance (a rolemaster open-ended roll showing 96-100 asks for another)
+    is rolled at the table and the command typed again with it."""
+    for _ in range(50):
+        try:
+            return execute(store, command, encounter_id=encounter_id, dice=dice, actor=actor)
+        except dicelib.MissingDice as exc:
+            if table_rng is None:
+                raise
+            more = []
+            for _purpose, expr in exc.needs:
+                for sides in dicelib.parse(expr).dice:
+                    face = table_rng.randint(1, sides)
+                    more.append("00" if sides == 100 and face == 100 else str(face))
+            dice = ",".join(filter(None, (dice, *more)))
+    return execute(store, command, encounter_id=encounter_id, dice=dice, actor=actor)
 
 
 def _rolls(command: cmd.Command) -> bool:

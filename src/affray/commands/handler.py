@@ -39,7 +39,8 @@ _STEP_VERBS = {
     # mythras roll steps (rules/mythras: damage, effects, actions, turns)
     + ("trip", "footing", "bash", "blind", "weapon-damage", "entangle", "injury",
        "outmaneuver", "struggle", "cast", "counter-spell", "assess")
-    + ("tests", "block", "shock"),  # uesrpg roll steps (rules/uesrpg: contest, damage, wounds)
+    + ("tests", "block", "shock")  # uesrpg roll steps (rules/uesrpg: contest, damage, wounds)
+    + ("critical", "fumble", "perception"),  # rolemaster roll steps (rules/rolemaster)
     cmd.StartRound: ("start",),
     cmd.EndRound: ("end-round",),
 }

@@ -5,3 +5,4 @@ from affray.events.core import Event
 from affray.events import mrq1  # noqa: F401  (registers system events)
 from affray.events import mythras  # noqa: F401  (registers system events)
 from affray.events import uesrpg  # noqa: F401  (registers system events)
+from affray.events import rolemaster  # noqa: F401  (registers system events)

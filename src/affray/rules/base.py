@@ -71,10 +71,10 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
         "Mythras / Classic Fantasy Imperative",
     ),
     "uesrpg": ("affray.rules.uesrpg", ("ues", "uesrpg3e"), "UESRPG 3e"),
+    "rolemaster": ("affray.rules.rolemaster", ("rm", "rmss"), "Rolemaster-style sheet"),
 }
 _PLANNED = {
     "rq3": "RuneQuest III house rules",
-    "rolemaster": "Rolemaster-style sheet",
 }
 
 
@@ -385,17 +385,7 @@ def rulings_codec(struct: type, system: str):
     every ruling with its value."""
 
     def from_mapping(mapping: dict[str, str] | None):
-        out: dict[str, object] = {}
-        fields = struct.__struct_fields__
-        for raw, value in (mapping or {}).items():
-            key = raw.strip().replace("-", "_")
-            if key not in fields:
-                raise ValueError(f"unknown {system} ruling {raw!r}; known: {', '.join(fields)}")
-            out[key] = str(value).strip().lower()
-        try:
-            return msgspec.convert(out, struct)
-        except msgspec.ValidationError as exc:
-            raise ValueError(f"{system} ruling: {exc}; see 'affray rulings --system {system}'") from None
+        return parse_rulings(struct, system, mapping)
 
     def as_mapping(r) -> dict[str, str]:
         return {k: str(getattr(r, k)) for k in r.__struct_fields__}
@@ -403,9 +393,31 @@ def rulings_codec(struct: type, system: str):
     return from_mapping, as_mapping
 
 
-def end_if_one_side_left(draft: Draft) -> bool:
-    """End the fight (``FightEnded``, no turn, nothing pending) when fewer
-    than two sides can still fight; True when it ended."""
+def sheet_reader(sheet_type: type):
+    """``sheet_of(combatant)`` for a system whose sheets decode as the
+    msgspec struct ``sheet_type``: the stored sheet (plain data) as the
+    typed sheet, cached by its bytes. Raises :class:`RuleError` (one line,
+    :func:`unreadable_sheet`) for a stored sheet this affray cannot read."""
+
+    @lru_cache(maxsize=256)
+    def _decode(raw: bytes):
+        return msgspec.json.decode(raw, type=sheet_type)
+
+    def sheet_of(c: Combatant):
+        """The combatant's sheet as the system's typed sheet."""
+        try:
+            return _decode(msgspec.json.encode(c.sheet))
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise unreadable_sheet(c.name, exc) from None
+
+    return sheet_of
+
+
+def fight_over(draft: Draft) -> bool:
+    """End the fight when fewer than two sides can fight: no one acts, the
+    winner (the side left standing, or none) is recorded and the table
+    waits for nothing. Returns whether it ended. Shared by the systems'
+    turn sequencers."""
     standing = {c.side for c in draft.state.combatants.values() if c.can_fight}
     if len(standing) >= 2:
         return False
@@ -444,3 +456,19 @@ def require_turn(state: State, handle: str, *, turn: str = "turn") -> Combatant:
         now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
         raise RuleError(f"it is {now}'s {turn}, not {c.name}'s; use 'affray pending' to see who acts next")
     return c
+def parse_rulings(rulings_type: type, system: str, mapping: dict[str, str] | None, *, verbatim: tuple[str, ...] = ()):
+    """A system's ``Rulings`` struct from ``EncounterOpened.rulings``: names
+    in snake or kebab case, values lower-cased (except the fields named in
+    ``verbatim``: paths, table names), defaults filled in. Raises
+    ``ValueError`` (one line) naming the ruling and what is allowed."""
+    out: dict[str, object] = {}
+    fields = rulings_type.__struct_fields__
+    for raw, value in (mapping or {}).items():
+        key = raw.strip().replace("-", "_")
+        if key not in fields:
+            raise ValueError(f"unknown {system} ruling {raw!r}; known: {', '.join(fields)}")
+        out[key] = str(value).strip() if key in verbatim else str(value).strip().lower()
+    try:
+        return msgspec.convert(out, rulings_type)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"{system} ruling: {exc}; see 'affray rulings --system {system}'") from None

@@ -22,6 +22,7 @@ from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.events import mythras as ev_mythras
 from affray.events import uesrpg as ev_ues
+from affray.events import rolemaster as ev_rm
 from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
@@ -61,7 +62,7 @@ SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackRe
 #: Conditions that are bookkeeping for the table's flow, told by other lines
 #: (mrq1 ``acting``: an action waiting for free attacks, which the
 #: ``mrq1-action-taken`` lines tell).
-QUIET_CONDITIONS = frozenset({"acting", "moving"})  # uesrpg "moving": a mover waiting for attacks of opportunity
+QUIET_CONDITIONS = frozenset({"acting", "moving", "attacked"})  # uesrpg "moving": a mover waiting for attacks of opportunity; rolemaster "attacked": the attack line tells it
 
 
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
@@ -222,6 +223,19 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             if e.held:
                 return f"{n(e.defender)}'s {e.shield} holds: {e.damage} damage against BR {e.br}{how}, no damage taken"
             return f"{n(e.defender)}'s {e.shield} is beaten: {e.damage} damage over BR {e.br}{how}; the full damage lands on the shield arm"
+        case ev_rm.AttackLookedUp():
+            return _rm_attack(e, n)
+        case ev_rm.CriticalLookedUp():
+            return f"{e.severity} critical ({e.table}, d100={e.roll:02d}, row {e.row_low}-{e.row_high}) on {n(e.target)}: {e.text}"
+        case ev_rm.FumbleLookedUp():
+            return f"{n(e.handle)} fumbles ({e.table}, d100={e.roll:02d}): {e.text}"
+        case ev_rm.ManeuverResolved():
+            dice = "+".join(f"{d:02d}" for d in e.dice)
+            extra = f"; {e.unusual}" if e.unusual else ""
+            value = f" → +{e.value} DB" if e.maneuver == "dodge" else ""
+            outcome = e.outcome.replace("-", " ") if e.where == "band" else (e.outcome or "the column's number")
+            return (f"{n(e.handle)}: {e.maneuver} {dice}={e.roll}{_mods(e.parts)} = {e.total} on {e.table}"
+                    f" ({e.column}): {outcome}{value}{extra}")
     return ""
 
 
@@ -268,6 +282,17 @@ def _ues_combat_roll(e, n) -> str:
     if e.advantages:
         text += f"; {n(e.attacker if e.advantage_to == 'attacker' else e.defender)} gains {e.advantages} Advantage{'s' if e.advantages > 1 else ''}"
     return text
+
+
+def _rm_attack(e, n) -> str:
+    """A rolemaster attack lookup in one line: roll, OB, DB, table, cell."""
+    if e.fumble:
+        return f"{n(e.attacker)}: {e.first:02d} is within the fumble range {e.fumble_range[0]}-{e.fumble_range[1]} of {e.weapon}: a fumble"
+    dice = "+".join(f"{d:02d}" for d in e.dice)
+    article = "an" if e.severity in ("A", "E", "F") else "a"
+    result = "a miss" if not e.hits else f"{e.hits} hits" + (f" and {article} {e.severity} critical ({e.crit_type})" if e.severity else "")
+    return (f"{n(e.attacker)}: {dice}={e.roll} +{e.ob} OB −{e.db} DB = {e.total} on {e.table}"
+            f" [{e.row_low}..{e.row_high}, {e.column}] → {e.cell}: {result}")
 
 
 #: Special Effect keys (mythras, seed 001 "Special Effects Table") as the

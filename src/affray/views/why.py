@@ -47,8 +47,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import msgspec
+
 from affray.events import core as ev
 from affray.events import uesrpg as ev_ues
+from affray.events import rolemaster as ev_rm
 from affray.events.envelope import Recorded
 from affray.projections.state import Combatant, State
 
@@ -74,7 +77,7 @@ class Chain:
             "title": self.title,
             "since": self.since,
             "cause_version": self.cause_version,
-            "links": [link.data() for link in self.links],
+            "links": [_with_lookup(link) for link in self.links],
             "rulings": [{"name": n, "value": v, "why": w} for n, v, w in self.rulings],
         }
 
@@ -362,8 +365,73 @@ def why_lines(data: dict, state: State | None = None) -> list[str]:
             rolls = "; ".join(r["text"] for r in link["rolls"])
             where = f"round {link['round']}, step {link['step']}, {link['command_id']} by {link['actor']}"
             lines.append(f"  ← {link['text']}" + (f"  [{rolls}]" if rolls else "") + f"  ({where})")
+            lines += [f"      {x}" for x in lookup_lines(link.get("lookup"))]
         if chain["rulings"]:
             lines.append(
                 "  rulings: " + "; ".join(f"{r['name']}={r['value']} ({r['why']})" if r["why"] else f"{r['name']}={r['value']}" for r in chain["rulings"])
             )
     return lines
+
+
+# --------------------------------------------------------------------------- #
+# rolemaster: the table lookups behind a result, in full (issue 13)
+# --------------------------------------------------------------------------- #
+
+
+def _with_lookup(link: Link) -> dict:
+    """``link.data()``, with ``"lookup"`` added for a rolemaster table
+    lookup (attack, critical, fumble, maneuver): every figure the result
+    was read from. JSON shape: ``{"kind": "attack|critical|fumble|maneuver",
+    ...the event's fields...}``."""
+    data = link.data()
+    e = link.rec.event
+    kinds = {ev_rm.AttackLookedUp: "attack", ev_rm.CriticalLookedUp: "critical",
+             ev_rm.FumbleLookedUp: "fumble", ev_rm.ManeuverResolved: "maneuver"}
+    kind = kinds.get(type(e))
+    if kind is not None:
+        data["lookup"] = {"kind": kind, **msgspec.to_builtins(e)}
+    return data
+
+
+def _parts(parts: list[dict]) -> str:
+    return ", ".join(f"{p['value']:+d} {p['reason']}" for p in parts) or "none"
+
+
+def lookup_lines(lookup: dict | None) -> list[str]:
+    """The human lines of a rolemaster lookup: roll, OB, DB with its parts,
+    table, row, column, cell; or the critical roll, table, column, effects."""
+    if not lookup:
+        return []
+    k = lookup["kind"]
+    if k == "attack":
+        dice = " + ".join(f"{d:02d}" for d in lookup["dice"])
+        fr = lookup["fumble_range"]
+        out = [f"roll: {dice} = {lookup['roll']} (open-ended; first die {lookup['first']:02d}, fumble range {fr[0]}-{fr[1]})"]
+        if lookup["fumble"]:
+            return out + [f"fumble: the first die is within {fr[0]}-{fr[1]}; the attack ends (table {lookup['table']})"]
+        sha = f" sha256 {lookup['table_sha256'][:12]}" if lookup.get("table_sha256") else ""
+        capped = f", read as {lookup['read']}" if lookup["read"] != lookup["total"] else ""
+        crit = f" + {lookup['severity']} critical ({lookup['crit_type']})" if lookup["severity"] else ""
+        return out + [
+            f"OB {lookup['ob']:+d}: {_parts(lookup['ob_parts'])}",
+            f"DB {lookup['db']}: {_parts(lookup['db_parts'])}",
+            f"total {lookup['roll']} {lookup['ob']:+d} −{lookup['db']} = {lookup['total']}{capped}",
+            f"table {lookup['table']}{sha}: row {lookup['row_low']}..{lookup['row_high']}, column {lookup['column']}, "
+            f"cell {lookup['cell']} → {lookup['hits']} hits{crit}",
+        ]
+    effects = ", ".join(f"{n} {v}" if v != 1 else n for n, v in lookup.get("effects", {}).items()) or "none"
+    if k == "critical":
+        return [f"critical roll {lookup['roll']:02d} (closed) on {lookup['table']} ({lookup['crit_type']}), "
+                f"column {lookup['severity']}, row {lookup['row_low']}..{lookup['row_high']}",
+                f"text: {lookup['text']}", f"effects: {effects}"]
+    if k == "fumble":
+        return [f"fumble roll {lookup['roll']:02d} (closed) on {lookup['table']}, row {lookup['row_low']}..{lookup['row_high']}",
+                f"text: {lookup['text']}", f"effects: {effects}"]
+    dice = " + ".join(f"{d:02d}" for d in lookup["dice"])
+    where = {"bottom": " (off the bottom: a fumble)", "top": " (off the top: the column's best)"}.get(lookup["where"], "")
+    low = "" if lookup["row_low"] is None else lookup["row_low"]
+    high = "" if lookup["row_high"] is None else lookup["row_high"]
+    return [f"{lookup['maneuver']}: roll {dice} = {lookup['roll']}; {_parts(lookup['parts'])}; total {lookup['total']}",
+            f"table {lookup['table']}, column {lookup['column']}, row {low}..{high}{where}: {lookup['outcome']}"
+            + (f"; value {lookup['value']}" if lookup["value"] else "") + (f"; {lookup['unusual']}" if lookup["unusual"] else ""),
+            f"effects: {effects}"]

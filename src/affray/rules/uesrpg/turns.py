@@ -14,7 +14,7 @@ import msgspec
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, end_if_one_side_left, joining
+from affray.rules.base import Draft, RuleError, fight_over, joining
 from affray.rules.uesrpg import conditions as cat
 from affray.rules.uesrpg import tables
 from affray.rules.uesrpg.core import POOL, fighters, require_turn, rulings_of, sheet_of, stunned, turn_step
@@ -154,7 +154,7 @@ def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
 
 def fight_over(draft: Draft) -> bool:
     """End the fight when fewer than two sides can fight."""
-    return end_if_one_side_left(draft)
+    return fight_over(draft)
 
 
 def may_take_turn(c: Combatant) -> bool:

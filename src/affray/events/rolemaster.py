@@ -1,0 +1,113 @@
+"""Events that belong to the Rolemaster-style system alone (seed 000).
+
+Each records a table lookup in full, so ``affray why`` can show the chain a
+GM needs to settle a dispute, and a replay never has to read a table again.
+Shared meanings (dice, damage, conditions, stance, status) use
+:mod:`affray.events.core`.
+"""
+
+from __future__ import annotations
+
+from affray.events.core import Event, Modifier
+
+
+class AttackLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-attack-looked-up"):
+    """An attack total looked up on a weapon's attack table (seed 000
+    "Attack Procedure" steps 1-5).
+
+    ``dice``: the open-ended chain, first die first (``first`` the
+    unmodified first die, checked against ``fumble_range``); ``roll`` the
+    chain's result; ``ob`` with ``ob_parts``, ``db`` with ``db_parts`` (each
+    a value with its reason); ``total`` = roll + OB - DB; ``table`` with
+    its file's ``table_sha256``; the ``row`` it read (``row_low`` ..
+    ``row_high``, ``read`` the total as read, capped at the table's top),
+    the ``column`` (the target's armour type) and the ``cell`` as written;
+    ``hits``, ``severity`` (A-E or "") and ``crit_type`` (a letter or "").
+    When ``fumble`` is set the attack ended at step 2 and nothing else is
+    filled in."""
+
+    exchange: int
+    attacker: str
+    target: str
+    weapon: str
+    table: str
+    table_sha256: str = ""
+    dice: tuple[int, ...] = ()
+    first: int = 0
+    fumble_range: tuple[int, int] = (0, 0)
+    fumble: bool = False
+    roll: int = 0
+    ob: int = 0
+    ob_parts: tuple[Modifier, ...] = ()
+    db: int = 0
+    db_parts: tuple[Modifier, ...] = ()
+    total: int = 0
+    read: int = 0
+    row_low: int = 0
+    row_high: int = 0
+    column: str = ""
+    cell: str = ""
+    hits: int = 0
+    severity: str = ""
+    crit_type: str = ""
+
+
+class CriticalLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-critical-looked-up"):
+    """A closed d100 read on a critical table (rules-reference.md A11):
+    the ``table`` (type letter ``crit_type``), the ``severity`` column, the
+    ``roll`` and the row ``row_low``..``row_high``; ``text`` and the
+    ``effects`` as data (hits, stunned rounds, prone...)."""
+
+    exchange: int
+    target: str
+    table: str
+    table_sha256: str = ""
+    crit_type: str
+    severity: str
+    roll: int
+    row_low: int
+    row_high: int
+    text: str
+    effects: dict[str, int] = {}
+
+
+class FumbleLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-fumble-looked-up"):
+    """A fumble resolved on a fumble table (seed 000 "Attack Procedure"
+    step 2): the closed ``roll``, the row, the ``text`` and ``effects``."""
+
+    exchange: int
+    handle: str
+    table: str
+    table_sha256: str = ""
+    roll: int
+    row_low: int
+    row_high: int
+    text: str
+    effects: dict[str, int] = {}
+
+
+class ManeuverResolved(Event, frozen=True, kw_only=True, tag="rolemaster-maneuver-resolved"):
+    """A maneuver roll read on a table: ``maneuver`` (dodge, perception,
+    orientation), ``table`` (a moving-maneuver table or
+    ``static-maneuver``), ``column`` (the difficulty), the open-ended
+    ``dice`` and ``roll``, the ``bonus`` parts and ``total``; the row or
+    band read and ``where`` (``bottom``/``top`` off the ends of a moving
+    column, ``band`` for a static maneuver's band); ``outcome`` (a band name, or the cell text), ``value`` (a
+    dodge's DB bonus), ``unusual`` (66 or 100 seen, a flag for the GM)."""
+
+    handle: str
+    maneuver: str
+    table: str
+    column: str = ""
+    dice: tuple[int, ...] = ()
+    roll: int = 0
+    parts: tuple[Modifier, ...] = ()
+    total: int = 0
+    row_low: int | None = None
+    row_high: int | None = None
+    where: str = ""
+    outcome: str = ""
+    value: int = 0
+    effects: dict[str, int] = {}
+    unusual: str = ""
+    exchange: int = 0

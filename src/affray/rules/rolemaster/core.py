@@ -1,0 +1,478 @@
+"""State queries, spending, modifiers and the shared checks of the
+Rolemaster-style rules (imported by every rule module; imports none).
+
+Sources: seed 000 (``000_0c5afa08bd3fc886.txt``) sections named in each
+docstring; rules-reference.md section A.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from msgspec.structs import replace
+
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.projections.state import Combatant, State
+from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, sheet_reader
+from affray.rules.rolemaster import conditions as cat
+from affray.rules.rolemaster import tables
+from affray.rules.rolemaster.rulings import from_mapping
+from affray.rules.rolemaster.sheet import Sheet, Weapon
+
+#: ``rulings_of(state)``: the encounter's rulings (defaults filled in).
+rulings_of = rulings_reader(from_mapping)
+
+FEET = 0.3048  # metres per foot (a critical's knock-back is in feet)
+MELEE_REACH = 3.0  # metres: "usually within 3m" (seed 000 "Melee")
+
+
+#: ``sheet_of(combatant)``: the stored sheet as the typed :class:`Sheet`
+#: (:class:`RuleError` for one this affray cannot read).
+sheet_of = sheet_reader(Sheet)
+
+
+def fighters(state: State) -> list[Combatant]:
+    """Combatants still able to fight, in join order."""
+    return [c for c in state.combatants.values() if c.can_fight]
+
+
+# --------------------------------------------------------------------------- #
+# Tables
+# --------------------------------------------------------------------------- #
+
+
+def table(state: State, c: Combatant | None, name: str, kind: type):
+    """The table ``name`` of type ``kind``: searched in the encounter's
+    ``tables`` ruling folder, then the sheet's ``tables`` folder, then the
+    shipped INVENTED samples. :class:`RuleError` (one line) when it is
+    missing, malformed or of another kind."""
+    dirs = (rulings_of(state).tables, sheet_of(c).tables if c is not None else "")
+    path = tables.find(name, dirs)
+    if path is None:
+        where = ", ".join(d for d in dirs if d) or "no campaign folder"
+        raise RuleError(f"no table {name!r} found ({where}, then the samples); set --ruling tables=FOLDER or the sheet's tables")
+    try:
+        t = tables.load_file(path)
+    except tables.TableError as exc:
+        raise RuleError(f"table {exc}; fix it and check it with 'affray tables check FILE'") from None
+    if not isinstance(t, kind):
+        raise RuleError(f"table {name!r} ({path.name}) is not a {kind.__name__}")
+    return t
+
+
+def static_result(state: State, c: Combatant, total: int) -> tuple[str, int | None, int | None, str, int]:
+    """A static maneuver total read: ``(table, low, high, outcome,
+    percent)``, on the campaign's static-maneuver table (ruling
+    ``static_maneuver_table``) or else the bands of rules-reference.md A8."""
+    name = rulings_of(state).static_maneuver_table
+    if name:
+        t = table(state, c, name, tables.StaticTable)
+        row, cell = t.lookup(total)
+        return t.name, row.low, row.high, cell.outcome, cell.value
+    band = tables.static_band(total)
+    return "static-maneuver", band.low, band.high, band.outcome, band.percent
+
+
+# --------------------------------------------------------------------------- #
+# Open-ended rolls (rules-reference.md A1, A2 and the A rulings)
+# --------------------------------------------------------------------------- #
+
+
+def chain(draft: Draft, first: int, purpose: str, by: str, *, low: bool) -> list[int]:
+    """The rest of an open-ended chain after ``first``: while a die shows
+    96-100 roll again (added after a high start, subtracted after a low
+    one); a first die of 01-05 opens only when ``low``. An extra die of
+    01-05 is simply added (or subtracted). At most ``open_ended_cap`` dice
+    in all. Returns the extra dice, each rolled as its own event."""
+    cap = int(rulings_of(draft.state).open_ended_cap)
+    if first >= 96:
+        sign = "+"
+    elif low and first <= 5:
+        sign = "-"
+    else:
+        return []
+    extra: list[int] = []
+    while len(extra) + 1 < cap:
+        d = draft.roll("1D100", f"{purpose}: open-ended, die {len(extra) + 2} ({sign})", by=by).total
+        extra.append(d)
+        if d < 96:
+            break
+    return extra
+
+
+def chain_total(first: int, extra: list[int]) -> int:
+    """The result of an open-ended chain (the extra dice add after a high
+    start and subtract after a low one)."""
+    return first - sum(extra) if first <= 5 and extra else first + sum(extra)
+
+
+def open_ended(draft: Draft, purpose: str, by: str, *, low: bool = True) -> tuple[tuple[int, ...], int]:
+    """Roll an open-ended d100 (both ends by default, A1): ``(dice, result)``."""
+    first = draft.roll("1D100", purpose, by=by).total
+    extra = chain(draft, first, purpose, by, low=low)
+    return (first, *extra), chain_total(first, extra)
+
+
+# --------------------------------------------------------------------------- #
+# Penalties and bonuses
+# --------------------------------------------------------------------------- #
+
+
+def state_penalty(base: int, sd_bonus: int) -> int:
+    """A state's maneuver penalty "modified by +3x SD bonus" (seed 000 state
+    table footnote; A12): ``base + 3 * sd_bonus``, never above 0."""
+    return min(0, base + 3 * sd_bonus)
+
+
+def maneuver_penalty(state: State, c: Combatant) -> tuple[ev.Modifier, ...]:
+    """The maneuver penalties on ``c`` now, each with its reason: the stun
+    and stagger states (only the worst, or all with ``stun_penalty=sum``),
+    a lasting critical penalty, and prone (ruling ``prone_penalty``)."""
+    out = []
+    states = [k for k in c.conditions if k.name in cat.BASE_PENALTY]
+    if states:
+        if rulings_of(state).stun_penalty == "sum":
+            out += [ev.Modifier(k.effects.get("penalty", 0), k.name) for k in states]
+        else:
+            worst = min(states, key=lambda k: k.effects.get("penalty", 0))
+            out.append(ev.Modifier(worst.effects.get("penalty", 0), f"{worst.name} (worst state)"))
+    wounded = next((k for k in c.conditions if k.name == "wounded"), None)
+    if wounded is not None:
+        out.append(ev.Modifier(wounded.effects.get("penalty", 0), "critical wounds"))
+    if c.stance == "prone":
+        out.append(ev.Modifier(int(rulings_of(state).prone_penalty), "prone"))
+    return tuple(m for m in out if m.value)
+
+
+def parry_declared(c: Combatant):
+    """The round's parry condition (OB moved to parry), or None."""
+    return next((k for k in c.conditions if k.name == "parrying"), None)
+
+
+def held(c: Combatant) -> list[Weapon]:
+    """The weapons ``c`` holds now, in sheet order."""
+    return [w for w in sheet_of(c).weapons if w.name in c.ready]
+
+
+def parry_weapon(c: Combatant, name: str = "") -> Weapon | None:
+    """The weapon a parry is made with: the held melee weapon called (or
+    starting with) ``name``, else the first held melee weapon ("Parrying
+    requires that the character be wielding a weapon", seed 000 "Parry
+    action"); None when it holds none (or none by that name)."""
+    melee = [w for w in held(c) if w.kind == "melee"]
+    if name:
+        wanted = name.strip().lower()
+        melee = [w for w in melee if w.name.lower().startswith(wanted)]
+    return melee[0] if melee else None
+
+
+def parry_limit(c: Combatant, name: str = "") -> int:
+    """The most OB ``c`` may move to parry: the parry weapon's OB, half of
+    it while stunned (seed 000 "Stunned"; A6), 0 when unable to parry."""
+    w = parry_weapon(c, name)
+    if w is None or c.effect("cannot-parry"):
+        return 0
+    return w.ob // 2 if c.effect("half-parry") else w.ob
+
+
+def declare_parry(draft: Draft, handle: str, amount: int, against: str = "", weapon: str = "") -> None:
+    """Move ``amount`` of OB to parry for the round (seed 000 "Parry
+    action"; A6) with the held melee ``weapon`` (default: the first): the
+    parrier's attacks this round lose it, and it holds against one attack
+    (of ``against`` when named). Refused (one line) when larger than that
+    weapon's OB (half while stunned), when unable to parry, when already
+    declared, or after attacking this round (ruling ``parry_after_attack``)."""
+    state = draft.state
+    c = state.combatants[handle]
+    if amount < 1:
+        raise RuleError(f"a parry moves at least 1 of OB; got {amount}")
+    w = parry_weapon(c, weapon)
+    if w is None:
+        what = f"no melee weapon {weapon!r} in hand" if weapon else "no melee weapon"
+        raise RuleError(f"{c.name} holds {what}; parrying needs one (seed 000 'Parry action')")
+    if c.effect("cannot-parry"):
+        raise RuleError(f"{c.name} is stunned and unable to parry")
+    if parry_declared(c) is not None:
+        raise RuleError(f"{c.name} has already moved OB to parry this round")
+    if c.has("attacked") and rulings_of(state).parry_after_attack == "refuse":
+        raise RuleError(f"{c.name} has attacked this round, so its OB is committed; parry next round (ruling parry_after_attack)")
+    limit = parry_limit(c, w.name)
+    if amount > limit:
+        why = f"half its OB with {w.name} while stunned" if c.effect("half-parry") else f"its OB with {w.name}"
+        raise RuleError(f"{c.name} can parry with at most {limit} ({why}); got {amount}")
+    effects = {"parry": amount}
+    if against:
+        effects[f"from:{against}"] = 1
+    note = f"{amount} of OB moved to parry with {w.name}" + (f" against {state.combatants[against].name}" if against else "")
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "parrying", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
+        effects=effects, note=note)))
+
+
+def ob_parts(state: State, c: Combatant, weapon: Weapon, modifiers=(), quick_ap: int = 0) -> tuple[ev.Modifier, ...]:
+    """The attacker's OB, part by part: the weapon's OB, the OB moved to
+    parry this round, a quick attack's -25 per AP less (RMH), the lasting
+    critical and prone penalties, and the GM's modifiers."""
+    parts = [ev.Modifier(weapon.ob, f"{weapon.name} OB")]
+    parry = parry_declared(c)
+    if parry is not None:
+        parts.append(ev.Modifier(-parry.effects.get("parry", 0), "OB moved to parry"))
+    if quick_ap:
+        parts.append(ev.Modifier(-25 * quick_ap, f"quick attack ({quick_ap} AP less)"))
+    for m in maneuver_penalty(state, c):
+        if m.reason in ("critical wounds", "prone"):
+            parts.append(m)
+    parts += list(modifiers)
+    return tuple(parts)
+
+
+def db_parts(state: State, target: Combatant, *, melee: bool, parry: int = 0, dodge: int = 0) -> tuple[ev.Modifier, ...]:
+    """The defender's DB, part by part: the sheet's DB, the Quickness part
+    (3 x Qu bonus, lost when unaware or unable to move, A5), a held
+    shield, the parry used against this attack and a dodge's result."""
+    s = sheet_of(target)
+    parts = []
+    if s.db:
+        parts.append(ev.Modifier(s.db, "DB (sheet)"))
+    if s.quickness_db:
+        if target.effect("no-qu-db") or target.effect("helpless") or target.effect("no-actions"):
+            parts.append(ev.Modifier(0, f"Quickness {s.quickness_db} lost (unaware or cannot move)"))
+        else:
+            parts.append(ev.Modifier(s.quickness_db, "Quickness (3 x Qu bonus)"))
+    shield = next((w for w in held(target) if w.kind == "shield"), None)
+    if shield is not None and shield.db:
+        parts.append(ev.Modifier(shield.db, f"{shield.name}"))
+    if parry:
+        parts.append(ev.Modifier(parry, "parry (OB moved)"))
+    if dodge:
+        parts.append(ev.Modifier(dodge, "dodge"))
+    return tuple(parts)
+
+
+# --------------------------------------------------------------------------- #
+# Effects (seed 000 "Effects from Criticals")
+# --------------------------------------------------------------------------- #
+
+
+def add_state(draft: Draft, handle: str, name: str, rounds: int, why: str) -> None:
+    """Add ``rounds`` of a stun state (cumulative, seed 000 "All stun
+    results are cumulative") or the staggered state (at most one round
+    "no matter how many"). The penalty is reduced by 3 x SD bonus. Rounds
+    received after the bearer has spent 2+ AP this round are ``late``: they
+    do not wear off at the end of this round (ruling ``late_stun``)."""
+    state = draft.state
+    c = state.combatants[handle]
+    sd = sheet_of(c).stats.self_discipline.bonus
+    old = next((k for k in c.conditions if k.name == name), None)
+    late = c.actions_taken >= 2 and rulings_of(state).late_stun == "no-wear-off"
+    if name == "staggered":
+        count = 1
+        late_n = 1 if late or (old is not None and old.effects.get("late-round") == state.round) else 0
+    else:
+        count = (old.ends.count if old is not None else 0) + rounds
+        prev_late = old.effects.get("late", 0) if old is not None and old.effects.get("late-round") == state.round else 0
+        late_n = prev_late + (rounds if late else 0)
+    effects = {"penalty": state_penalty(cat.BASE_PENALTY[name], sd), "cannot-attack": 1}
+    if name == "stunned":
+        effects["half-parry"] = 1
+        effects["stun-rank"] = 2
+    elif name == "stunned-no-parry":
+        effects["cannot-parry"] = 1
+        effects["stun-rank"] = 3
+    elif name == "dazed":
+        effects["stun-rank"] = 1
+    if late_n:
+        effects["late"] = late_n
+        effects["late-round"] = state.round
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        name, cause=draft.next_version, round=state.round, step=state.step, ends="rounds", count=count,
+        effects=effects, stacks=name != "staggered", note=why)))
+
+
+def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, *, exchange: int = 0,
+                  away_from: str = "", critical: bool = True) -> None:
+    """Apply a table cell's effects to ``handle`` as events: hits
+    (``DamageDealt`` to ``body``), the stun stack and staggered, prone
+    (staggered too, seed 000 "Staggered or Prone"), knocked back (moved
+    ``away_from`` the attacker, then staggered: one -25, A ruling),
+    "You have initiative" (-1d10 on the foe's next Initiative), bleeding,
+    a lasting penalty, a dropped weapon, losing the round, unconscious and
+    dead."""
+    state = draft.state
+    c = state.combatants[handle]
+    if effects.get("hits"):
+        draft.emit(ev.DamageDealt(exchange=exchange, target=handle, location="body", rolled=effects["hits"],
+                                  reduced=0, armour=0, final=effects["hits"], critical=critical, note=why))
+    for name, key in (("stunned-no-parry", "stunned_no_parry"), ("stunned", "stunned"), ("dazed", "dazed")):
+        if effects.get(key):
+            add_state(draft, handle, name, effects[key], why)
+    if effects.get("knocked_back"):
+        metres = round(effects["knocked_back"] * FEET, 2)
+        draft.emit(ev.CombatantMoved(handle=handle, distance=metres, reason=f"knocked back {effects['knocked_back']} feet",
+                                     away_from=away_from))
+        if away_from and metres > MELEE_REACH and away_from in draft.state.combatants[handle].engaged:
+            draft.emit(ev.EngagementChanged(a=handle, b=away_from, engaged=False))
+    if effects.get("prone") and c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=why))
+    if effects.get("staggered") or effects.get("prone") or effects.get("knocked_back"):
+        add_state(draft, handle, "staggered", 1, why)
+    if effects.get("initiative"):
+        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+            "lost-initiative", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+            effects={"initiative-d10": 1}, note=why)))
+    for name, key, unit in (("bleeding", "bleed", "hits per round"), ("wounded", "penalty", "to all actions")):
+        if effects.get(key):
+            old = next((k for k in c.conditions if k.name == name), None)
+            total = (old.effects.get(key, 0) if old else 0) + effects[key]
+            draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+                name, cause=draft.next_version, round=state.round, step=state.step, ends="never",
+                effects={key: total}, stacks=True, note=f"{total} {unit}")))
+    if effects.get("drop_weapon"):
+        for w in held(draft.state.combatants[handle]):
+            if w.kind != "shield":
+                draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
+    if effects.get("lose_round"):
+        lose_round(draft, handle, why)
+    if effects.get("dead"):
+        draft.emit(ev.StatusChanged(handle=handle, status="dead", reason=why))
+    elif effects.get("unconscious"):
+        draft.emit(ev.StatusChanged(handle=handle, status="unconscious", reason=why))
+    check_down(draft, handle)
+
+
+def lose_round(draft: Draft, handle: str, why: str) -> None:
+    """``handle`` can perform no further actions this round: its Action
+    Points are lost (seed 000 "Surprised / Confused Effect", Failure)."""
+    state = draft.state
+    c = state.combatants[handle]
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "no-actions", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
+        effects={"no-actions": 1, "cannot-attack": 1}, note=why)))
+    if c.combat_actions:
+        draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", amount=c.combat_actions, reason=why))
+
+
+def check_down(draft: Draft, handle: str) -> None:
+    """A combatant whose hits are all gone falls unconscious (our ruling:
+    the seed gives no hits rule; RMSS drops a character at 0 hits)."""
+    c = draft.state.combatants[handle]
+    if c.status == "active" and c.location("body").hp <= 0:
+        draft.emit(ev.StatusChanged(handle=handle, status="unconscious", reason="no hits left"))
+
+
+# --------------------------------------------------------------------------- #
+# Routing commands to steps
+# --------------------------------------------------------------------------- #
+
+
+def pending_of(state: State, kinds: tuple[str, ...], who: str = "") -> ev.PendingStep | None:
+    """The first pending step of one of ``kinds`` (for ``who`` when given)."""
+    return next((s for s in state.pending if s.kind in kinds and (not who or s.who == who)), None)
+
+
+def route_roll(draft: Draft, command: cmd.RollPending) -> None:
+    """``affray roll [WHO]``: queue the handler of the first pending roll
+    step (``roll:KIND``)."""
+    state = draft.state
+    who = find_combatant(state, command.who) if command.who else ""
+    step = next((s for s in state.pending if s.verb == "roll" and (not who or s.who == who)), None)
+    if step is None:
+        raise RuleError("no roll is pending; see 'affray pending'")
+    draft.then("roll:" + step.kind, step=step)
+
+
+def route_act(draft: Draft, command: cmd.TakeAction) -> None:
+    """``affray act WHO ACTION [ARG...]``: queue ``act:ACTION`` with the
+    actor's handle and the words after the action."""
+    try:
+        words = shlex.split(command.action)
+    except ValueError:
+        words = command.action.split()
+    if not words:
+        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, orientation, perception")
+    word = words[0].lower()
+    known = ("pass", "parry", "stand", "draw", "orientation", "perception")
+    if word not in known:
+        raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
+    draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))
+
+
+def own_turn(state: State, handle: str) -> None:
+    """Refuse an action out of turn (one line)."""
+    if state.phase != "round":
+        raise RuleError("no round is in progress; 'affray start' begins the fight")
+    if handle not in state.turn:
+        now = ", ".join(state.combatants[h].name for h in state.turn) or "nobody (see 'affray pending')"
+        raise RuleError(f"it is not {state.combatants[handle].name}'s turn (now: {now})")
+    if state.exchange is not None:
+        raise RuleError("an attack is still being resolved; see 'affray pending'")
+
+
+def spend(draft: Draft, handle: str, amount: int, reason: str) -> None:
+    """Spend ``amount`` Action Points (RMH: 4 a round)."""
+    c = draft.state.combatants[handle]
+    if amount > c.combat_actions:
+        raise RuleError(f"{c.name} has {c.combat_actions} Action Points left; {reason} needs {amount}")
+    if amount:
+        draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", amount=amount, reason=reason))
+
+
+def end_exchange(draft: Draft, summary: str) -> None:
+    """Close the exchange; the sequencer decides the next turn."""
+    x = draft.state.exchange
+    if x is not None:
+        for h in (x.attacker, x.target):
+            c = draft.state.combatants.get(h)
+            dodge = next((k for k in c.conditions if k.name == "dodging"), None) if c else None
+            if dodge is not None:
+                draft.emit(ev.ConditionExpired(handle=h, condition_id=dodge.id, reason="the attack is resolved"))
+        draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
+    draft.emit(ev.StepsAwaited(steps=()))
+    draft.hand_over()
+
+
+def merged(cond: ev.Condition, **effects: int) -> ev.Condition:
+    """``cond`` with ``effects`` merged in (a re-applied condition)."""
+    return replace(cond, effects={**cond.effects, **effects})
+
+
+def may_dodge(state: State, c: Combatant) -> str:
+    """Why ``c`` may not dodge now, or "" when it may (seed 000 "Dodge
+    action": for a character without a usable weapon; rulings
+    ``dodge_armed`` and ``dodge_ap``)."""
+    r = rulings_of(state)
+    if c.effect("no-actions") or c.effect("helpless"):
+        return f"{c.name} can perform no actions"
+    armed = any(w.kind in ("melee", "missile") for w in held(c))
+    if armed and r.dodge_armed == "refuse":
+        return (f"{c.name} holds a weapon, and Dodge is for a character without one (seed 000 'Dodge action'); "
+                "parry instead, or open the encounter with --ruling dodge_armed=allow")
+    if r.dodge_ap == "rest-of-round" and c.combat_actions < 1:
+        return f"{c.name} has no Action Points left this round to dodge with (ruling dodge_ap)"
+    return ""
+
+
+def may_parry(state: State, c: Combatant, attacker: str, melee: bool) -> str:
+    """Why ``c`` may not parry this attack, or "" when it may: a parry
+    declared this round and not yet used (against this attacker when it
+    named one), or one it may still declare (seed 000 "Parry action"; A6;
+    rulings ``parry_missiles`` and ``parry_after_attack``)."""
+    if c.effect("no-actions") or c.effect("helpless"):
+        return f"{c.name} can perform no actions"
+    if c.has("parry-used"):
+        return f"{c.name}'s parry has already held against one attack this round"
+    if not melee and not (rulings_of(state).parry_missiles == "shield-half"
+                          and any(w.kind == "shield" for w in held(c))):
+        return "parry works only against melee attacks (ruling parry_missiles)"
+    declared = parry_declared(c)
+    if declared is not None:
+        against = cat.from_of(declared)
+        if against and against != attacker:
+            return f"{c.name}'s parry is declared against {state.combatants[against].name}"
+        return ""
+    if parry_limit(c) < 1:
+        return f"{c.name} cannot parry (no melee weapon in hand, or stunned and unable to parry)"
+    if c.has("attacked") and rulings_of(state).parry_after_attack == "refuse":
+        return f"{c.name} has attacked this round, so its OB is committed (ruling parry_after_attack)"
+    return ""

@@ -1,0 +1,98 @@
+"""Surprised / Confused (seed 000 "Surprised / Confused Effect"):
+
+A Perception roll (an ambush, a hidden foe) or an orientation roll (after
+a confusing action) is a static maneuver: an open-ended d100 + the skill
++ the difficulty (rules-reference.md A7) - the maneuver penalties, read on
+the static bands (A8). Failure: no further actions this round; Partial
+success: Stunned 1 round; Near success: Dazed 1 round; Success: no
+effect. Spectacular and Absolute failure count as Failure (ruling
+``surprise_worst``); orientation rolls take -20 (RMH, A9); 66 and 100 are
+flagged for the GM (ruling ``unusual_checks``).
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.events import rolemaster as rev
+from affray.rules.base import Draft, RuleError
+from affray.rules.rolemaster import core, tables
+
+#: Band outcome -> what it does in the Surprised / Confused rule.
+SURPRISE = {
+    "spectacular-failure": "failure",
+    "absolute-failure": "failure",
+    "failure": "failure",
+    "partial-success": "stunned",
+    "near-success": "dazed",
+    "success": "",
+    "absolute-success": "",
+}
+
+
+def unusual(state, first: int, total: int) -> str:
+    """The 66/100 flag (A8 and ruling ``unusual_checks``), or ""."""
+    how = core.rulings_of(state).unusual_checks
+    value = first if how == "unmodified-die" else total if how == "total" else None
+    return {66: "unusual event (66)", 100: "unusual success (100)"}.get(value, "")
+
+
+def surprise_check(draft: Draft, who: str, kind: str, difficulty: str = "medium") -> None:
+    """Roll a Perception or orientation maneuver for ``who`` and apply the
+    Surprised / Confused result."""
+    state = draft.state
+    c = state.combatants[who]
+    if difficulty not in tables.DIFFICULTY_MODS:
+        raise RuleError(f"unknown difficulty {difficulty!r}; use one of {', '.join(tables.DIFFICULTIES)}")
+    s = core.sheet_of(c)
+    parts = [ev.Modifier(s.skill("perception"), "Perception")]
+    if kind == "orientation":
+        parts.append(ev.Modifier(-20, "orientation roll (RMH)"))
+    if tables.DIFFICULTY_MODS[difficulty]:
+        parts.append(ev.Modifier(tables.DIFFICULTY_MODS[difficulty], difficulty))
+    parts += list(core.maneuver_penalty(state, c))
+    dice, roll = core.open_ended(draft, f"{c.name}: {kind}", who)
+    total = roll + sum(m.value for m in parts)
+    name, low, high, outcome, percent = core.static_result(state, c, total)
+    result = SURPRISE[outcome]
+    draft.emit(rev.ManeuverResolved(handle=who, maneuver=kind, table=name, column=difficulty, dice=dice,
+                                    roll=roll, parts=tuple(parts), total=total, row_low=low, row_high=high, where="band",
+                                    outcome=outcome, value=percent, unusual=unusual(state, dice[0], total)))
+    why = f"{'surprised' if kind == 'perception' else 'confused'} ({outcome.replace('-', ' ')})"
+    if result == "failure":
+        core.lose_round(draft, who, why)
+    elif result == "stunned":
+        core.add_state(draft, who, "stunned", 1, why)
+    elif result == "dazed":
+        core.add_state(draft, who, "dazed", 1, why)
+
+
+def roll_perception(draft: Draft, step: ev.PendingStep) -> None:
+    """Round 1's Perception roll of a combatant who joined ``--surprised``;
+    when the last one is rolled, the first turn begins."""
+    surprise_check(draft, step.who, "perception")
+    rest = tuple(s for s in draft.state.pending if s is not step and s != step)
+    draft.emit(ev.StepsAwaited(steps=rest))
+    if not rest:
+        draft.hand_over()
+
+
+def act_check(kind: str):
+    """``affray act WHO orientation|perception [diff=D]``: the GM calls for
+    the roll after a confusing action or a hidden foe (no Action Points:
+    RMH gives orientation 0)."""
+
+    def handler(draft: Draft, who: str, args: tuple[str, ...]) -> None:
+        if draft.state.phase != "round":
+            raise RuleError("no round is in progress")
+        difficulty = "medium"
+        for a in args:
+            key, sep, value = a.partition("=")
+            if key not in ("diff", "difficulty") or not sep:
+                raise RuleError(f"{kind} takes [diff=DIFFICULTY]; got {a!r}")
+            difficulty = value.strip().lower()
+        surprise_check(draft, who, kind, difficulty)
+        if draft.state.combatants[who].effect("no-actions") and who in draft.state.turn:
+            draft.emit(ev.StepsAwaited(steps=()))
+            draft.hand_over()
+
+    return handler

@@ -1,0 +1,171 @@
+"""Named, configurable rulings for the Rolemaster-style system.
+
+Where seed 000 (``000_0c5afa08bd3fc886.txt``) and rules-reference.md
+section A leave something open, the choice is a named setting here, never
+a silent guess (DESIGN.md, "Rule systems"). Names are the field names;
+kebab-case is accepted on input (``affray new --ruling open-ended-cap=3``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from affray.rules.base import parse_rulings
+
+__all__ = ["DEFAULT_RULINGS", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping"]
+
+
+class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The rolemaster rulings in force for an encounter (every field defaulted)."""
+
+    open_ended_cap: Annotated[str, msgspec.Meta(pattern=r"^([2-9]|1[0-9]|20)$")] = "20"
+    """Most dice in one open-ended chain (2-20). rules-reference.md A,
+    "NOT FOUND / our ruling": chain while each extra die shows 96-100,
+    either end, with a safety cap of 20."""
+
+    attack_roll: Literal["high", "both"] = "high"
+    """The attack roll is open-ended high (seed 000 "Attack Procedure" step
+    1; A2): a first die of 01-05 is kept. ``both`` opens the low end too
+    (roll again and subtract, A1)."""
+
+    parry_missiles: Literal["melee-only", "shield-half"] = "melee-only"
+    """Parry holds against melee attacks only; ``shield-half``: a shield may
+    parry a missile with half the amount. A "NOT FOUND / our ruling"."""
+
+    unusual_checks: Literal["unmodified-die", "total", "off"] = "unmodified-die"
+    """Where the static maneuver's 66 ("unusual event") and 100 ("unusual
+    success") checks apply: on the unmodified die (a flag for the GM, the
+    band outcome stands), on the modified total (A8's sources), or not at
+    all. A "NOT FOUND / our ruling"."""
+
+    surprise_worst: Literal["failure"] = "failure"
+    """Spectacular and Absolute failure in the Surprised / Confused rule
+    count as Failure (seed 000 lists only Failure, Partial, Near, Success;
+    A ruling)."""
+
+    dodge_without_table: Literal["static-bands"] = "static-bands"
+    """Dodge with no moving-maneuver table loaded: the static bands of A8
+    give their percentage to DB (0/0/0/20/80/100/120). A ruling."""
+
+    dodge_and_parry: Literal["stack", "parry-only"] = "stack"
+    """Dodge DB and parry DB add up (``stack``, A ruling), or only the parry
+    counts when both are in play."""
+
+    dodge_armed: Literal["refuse", "allow"] = "refuse"
+    """Dodge is for "a character [who] does not have a weapon (or cannot use
+    their weapon)" (seed 000 "Dodge action"): a defender holding a usable
+    weapon is refused (``refuse``) unless the table allows it (``allow``)."""
+
+    dodge_ap: Literal["rest-of-round", "free"] = "rest-of-round"
+    """Dodge costs 4 Action Points (RMH tactical action table): the dodger
+    spends what it has left this round, at most 4, and needs at least 1
+    (``rest-of-round``); or it costs nothing (``free``)."""
+
+    stun_penalty: Literal["worst", "sum"] = "worst"
+    """Whether the maneuver penalties of states waiting in the stack add
+    up: only the worst active state's penalty applies (``worst``, A
+    ruling), or every state's (``sum``)."""
+
+    late_stun: Literal["no-wear-off", "wears-off"] = "no-wear-off"
+    """A stun or stagger received after the bearer had spent 2 or more
+    Action Points this round does not wear off at the end of that round
+    (RMH upkeep; seed 000 "for N rounds" counts "from target's next
+    turn"), or it does (``wears-off``)."""
+
+    initiative: Literal["2d10+qu"] = "2d10+qu"
+    """Initiative each round: 2d10 + Quickness bonus - 1 per -10 of
+    maneuver penalty (RMH tactical-activity-tracking), -1d10 after a foe's
+    "You have initiative" (seed 000)."""
+
+    action_points: Annotated[str, msgspec.Meta(pattern=r"^[1-9]$")] = "4"
+    """Action Points each round (RMH: "Combatants receive 4 Action Points
+    every round")."""
+
+    melee_ap: Annotated[str, msgspec.Meta(pattern=r"^[1-4]$")] = "4"
+    """Action Points a full melee attack takes (RMH: Melee Attack 2-4; -25
+    for each AP less, asked with ``--situation ap=N``)."""
+
+    turn_order: Literal["cycle"] = "cycle"
+    """The RMH initiative countdown, simplified: highest initiative first,
+    one action per turn, cycling while anyone has Action Points left. Named
+    so it is on record."""
+
+    prone_penalty: Annotated[str, msgspec.Meta(pattern=r"^-?[0-9]{1,3}$")] = "-50"
+    """"The usual modifiers to action for prone position" (seed 000
+    "Staggered or Prone") are not given: a prone combatant's attacks and
+    maneuvers take this much. Our ruling."""
+
+    parry_after_attack: Literal["refuse", "allow"] = "refuse"
+    """Parry is OB moved out of the round's attack (A6; RMH: declared at the
+    start of the round or as soon as melee ensues): once a combatant has
+    attacked in a round it may not declare a parry in it (``refuse``)."""
+
+    moving_maneuver_table: str = "sample-moving-maneuver"
+    """The moving-maneuver table a Dodge reads (its ``extremely-hard``
+    column, seed 000 "Dodge action"); the default is the shipped INVENTED
+    sample; empty for none, and then ruling ``dodge_without_table``."""
+
+    static_maneuver_table: str = ""
+    """A static-maneuver table of the campaign's for Perception, orientation
+    and a table-less Dodge; empty: the bands of rules-reference.md A8."""
+
+    tables: str = ""
+    """A folder of the campaign's own tables, searched before a sheet's
+    ``tables`` folder and the shipped INVENTED samples (issue 13: "a
+    campaign points at its own tables with a setting")."""
+
+
+DEFAULT_RULINGS = Rulings()
+
+SEED = "seed 000_0c5afa08bd3fc886.txt"
+REF = "rules-reference.md"
+
+#: name -> (default, text, source), as ``affray rulings`` shows them.
+RULINGS_DOC: dict[str, tuple[str, str, str]] = {
+    "open_ended_cap": ("20", "most dice in one open-ended chain (2-20)", f"{REF} A ruling (RMH 2, RMC 3)"),
+    "attack_roll": ("high", "attack roll open-ended high only (high) or at both ends (both)",
+                    f"{SEED} 'Attack Procedure' 1; {REF} A1, A2"),
+    "parry_missiles": ("melee-only", "parry only melee (melee-only), or a shield parries missiles at half",
+                       f"{REF} A ruling"),
+    "unusual_checks": ("unmodified-die", "66/100 unusual checks on the unmodified die, the total, or off",
+                       f"{REF} A8 and ruling"),
+    "surprise_worst": ("failure", "Spectacular/Absolute failure count as Failure in Surprised / Confused",
+                       f"{SEED} 'Surprised / Confused Effect'; {REF} A ruling"),
+    "dodge_without_table": ("static-bands", "dodge with no moving-maneuver table: static band % to DB",
+                            f"{REF} A10 and ruling"),
+    "dodge_and_parry": ("stack", "dodge DB and parry DB add up (stack) or parry only", f"{REF} A ruling"),
+    "dodge_armed": ("refuse", "a defender holding a usable weapon may not dodge (refuse) or may (allow)",
+                    f"{SEED} 'Dodge action'"),
+    "dodge_ap": ("rest-of-round", "dodge spends the AP left (max 4, needs 1) or is free",
+                 "RMH tactical-activity-tracking (Dodge 4 AP); our ruling"),
+    "stun_penalty": ("worst", "only the worst state's penalty (worst) or all of them (sum)", f"{REF} A ruling"),
+    "late_stun": ("no-wear-off", "a stun taken after 2+ AP spent does not wear off that round",
+                  f"RMH upkeep; {SEED} 'for ß rounds'"),
+    "initiative": ("2d10+qu", "2d10 + Qu bonus - 1 per -10 penalty, -1d10 after 'You have initiative'",
+                   f"RMH tactical-activity-tracking; {SEED} 'Effects from Criticals'"),
+    "action_points": ("4", "Action Points each round", "RMH tactical-activity-tracking"),
+    "melee_ap": ("4", "AP of a full melee attack (-25 per AP less with --situation ap=N)",
+                 "RMH tactical-activity-tracking (Melee Attack 2-4)"),
+    "turn_order": ("cycle", "highest initiative first, one action per turn, cycling while AP remain",
+                   "RMH initiative countdown, simplified; our ruling"),
+    "prone_penalty": ("-50", "prone: this much to attacks and maneuvers", f"{SEED} 'Staggered or Prone'; our ruling"),
+    "parry_after_attack": ("refuse", "no parry declared after attacking in the round (refuse) or allow",
+                           f"{REF} A6; RMH 'Parry'"),
+    "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
+                              f"{SEED} 'Dodge action'; {REF} A10"),
+    "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
+    "tables": ("", "folder of the campaign's own tables (searched first)", "issue 13; README 'Rolemaster rules'"),
+}
+
+
+def from_mapping(mapping: dict[str, str] | None) -> Rulings:
+    """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
+    (one line) naming the ruling and its allowed values."""
+    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table"))
+
+
+def as_mapping(r: Rulings) -> dict[str, str]:
+    """Every ruling with its value, as stored on the encounter."""
+    return {k: str(getattr(r, k)) for k in r.__struct_fields__}

@@ -1,0 +1,178 @@
+"""Rolemaster-style character sheets: schema, loading, derived figures.
+
+A sheet is a TOML, YAML or JSON file decoded into :class:`Sheet`. Every
+problem becomes a :class:`SheetError` whose message is one line naming the
+file and the field. Shapes and units: stats as ``{value, bonus}``; OB, DB
+and skills as bonuses (added to an open-ended d100); ``hits`` in points;
+``armour`` the armour type, a column of the attack tables (seed 000
+"Attack Procedure"; rules-reference.md A4, A5).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from affray.events.core import LocationInit
+from affray.text import one_line
+
+STATS = ("agility", "constitution", "empathy", "intuition", "memory", "presence", "quickness", "reasoning",
+         "self_discipline", "strength")
+WEAPON_KINDS = ("melee", "missile", "shield", "unarmed")
+_DO = "fix the sheet and try again"
+
+
+class SheetError(ValueError):
+    """A sheet could not be loaded; ``str(err)`` is one line."""
+
+
+class Stat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A stat's ``value`` (1..102) and its ``bonus``."""
+
+    value: int = 50
+    bonus: int = 0
+
+
+class Stats(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The ten RMSS stats; each defaults to value 50, bonus 0."""
+
+    agility: Stat = Stat()
+    constitution: Stat = Stat()
+    empathy: Stat = Stat()
+    intuition: Stat = Stat()
+    memory: Stat = Stat()
+    presence: Stat = Stat()
+    quickness: Stat = Stat()
+    reasoning: Stat = Stat()
+    self_discipline: Stat = Stat()
+    strength: Stat = Stat()
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A weapon or shield. ``ob``: the Offensive Bonus with it; ``table``:
+    its attack table (a name or a path); ``fumble``: ``[LOW, HIGH]`` of the
+    unmodified first die (default: the table's ``fumble_range``); ``db``: a
+    shield's DB; ``kind``: melee, missile, shield or unarmed."""
+
+    name: str
+    kind: str = "melee"
+    ob: int = 0
+    table: str = ""
+    fumble: tuple[int, int] | None = None
+    db: int = 0
+
+
+class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A Rolemaster-style sheet. ``db``: DB from other sources (magic,
+    items), without the Quickness part (3 x Quickness bonus, A5) and the
+    shield, which are derived; ``skills``: bonuses by name (``acrobatics``,
+    ``perception``); ``tables``: a folder of campaign tables (made absolute
+    against the sheet's folder when loaded); ``ready``: weapons in hand at
+    the start (default: the first melee weapon and a shield)."""
+
+    name: str
+    hits: int
+    armour: str
+    level: int = 1
+    stats: Stats = Stats()
+    db: int = 0
+    skills: dict[str, int] = {}
+    weapons: tuple[Weapon, ...] = ()
+    tables: str = ""
+    ready: tuple[str, ...] | None = None
+
+    def weapon(self, name: str) -> Weapon:
+        """The weapon called ``name`` (or an unambiguous prefix);
+        ``ValueError`` naming the weapons otherwise."""
+        wanted = name.strip().lower()
+        exact = [w for w in self.weapons if w.name.lower() == wanted]
+        hits = exact or [w for w in self.weapons if w.name.lower().startswith(wanted)]
+        if len(hits) == 1:
+            return hits[0]
+        known = ", ".join(w.name for w in self.weapons) or "none"
+        raise ValueError(f"{self.name} has no weapon {name!r} (weapons: {known})")
+
+    def skill(self, name: str) -> int:
+        """A skill bonus (0 when the sheet does not list it)."""
+        return self.skills.get(name, 0)
+
+    @property
+    def quickness_db(self) -> int:
+        """The Quickness part of DB: 3 x Quickness bonus (A5)."""
+        return 3 * self.stats.quickness.bonus
+
+
+def parse_sheet(data: object, label: str = "sheet") -> Sheet:
+    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one line)."""
+    try:
+        sheet = msgspec.convert(data, Sheet)
+    except msgspec.ValidationError as exc:
+        raise SheetError(f"{label}: {one_line(str(exc))}; {_DO}") from None
+    if sheet.hits < 1:
+        raise SheetError(f"{label}: hits must be at least 1; {_DO}")
+    names = [w.name.lower() for w in sheet.weapons]
+    if len(set(names)) != len(names):
+        raise SheetError(f"{label}: two weapons share a name; {_DO}")
+    for w in sheet.weapons:
+        if w.kind not in WEAPON_KINDS:
+            raise SheetError(f"{label}: weapon {w.name!r}: kind {w.kind!r} is not one of {', '.join(WEAPON_KINDS)}; {_DO}")
+        if w.kind != "shield" and not w.table:
+            raise SheetError(f"{label}: weapon {w.name!r} names no attack table (table = \"NAME\"); {_DO}")
+        if w.fumble is not None and not 1 <= w.fumble[0] <= w.fumble[1] <= 100:
+            raise SheetError(f"{label}: weapon {w.name!r}: fumble is [LOW, HIGH] within 1..100; {_DO}")
+    for r in sheet.ready or ():
+        if r.lower() not in names:
+            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons; {_DO}")
+    return sheet
+
+
+def load_sheet(path: str | Path) -> Sheet:
+    """Load a sheet from ``.toml``, ``.yaml``/``.yml`` or ``.json``; a
+    relative ``tables`` folder (sheet or weapon table path) is made absolute
+    against the sheet's folder, so the log keeps a path that works later."""
+    label, p = str(path), Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError:
+        raise SheetError(f"{label}: cannot read the file; check the path") from None
+    try:
+        suffix = p.suffix.lower()
+        if suffix == ".toml":
+            data = msgspec.toml.decode(raw)
+        elif suffix in (".yaml", ".yml"):
+            data = msgspec.yaml.decode(raw)
+        elif suffix == ".json":
+            data = msgspec.json.decode(raw)
+        else:
+            raise SheetError(f"{label}: unknown sheet format; use .toml, .yaml, .yml or .json")
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise SheetError(f"{label}: not valid ({one_line(str(exc))}); {_DO}") from None
+    sheet = parse_sheet(data, label)
+    if sheet.tables and not Path(sheet.tables).is_absolute():
+        sheet = msgspec.structs.replace(sheet, tables=str((p.parent / sheet.tables).resolve()))
+    weapons = tuple(
+        msgspec.structs.replace(w, table=str((p.parent / w.table).resolve()))
+        if Path(w.table).suffix and not Path(w.table).is_absolute() else w
+        for w in sheet.weapons)
+    return msgspec.structs.replace(sheet, weapons=weapons)
+
+
+def default_ready(sheet: Sheet) -> tuple[str, ...]:
+    """Weapons in hand at the start: ``sheet.ready``, else the first melee
+    or missile weapon and the first shield."""
+    if sheet.ready is not None:
+        return tuple(sheet.weapon(r).name for r in sheet.ready)
+    out = []
+    first = next((w for w in sheet.weapons if w.kind in ("melee", "missile")), None)
+    if first is not None:
+        out.append(first.name)
+    shield = next((w for w in sheet.weapons if w.kind == "shield"), None)
+    if shield is not None:
+        out.append(shield.name)
+    return tuple(out)
+
+
+def locations(sheet: Sheet) -> tuple[LocationInit, ...]:
+    """Rolemaster counts hits on the whole body: one location, ``body``."""
+    return (LocationInit(name="body", hp=sheet.hits),)
