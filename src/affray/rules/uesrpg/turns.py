@@ -152,11 +152,6 @@ def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
     draft.hand_over()
 
 
-def fight_over(draft: Draft) -> bool:
-    """End the fight when fewer than two sides can fight."""
-    return fight_over(draft)
-
-
 def may_take_turn(c: Combatant) -> bool:
     """Able to fight and not stunned (a stunned combatant loses its Turn)."""
     return c.can_fight and not stunned(c)
