@@ -599,7 +599,7 @@ def test_cli_demo_system_mythras(tmp_path):
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "winner:" in result.stdout
-    bad = CliRunner().invoke(app, ["--db", str(db), "demo", "--system", "rq3"])
+    bad = CliRunner().invoke(app, ["--db", str(db), "demo", "--system", "uesrpg"])
     assert bad.exit_code == 2 and "not implemented yet" in bad.output
 
 

@@ -15,6 +15,7 @@ from typing import Callable
 
 from affray import dice as dicelib
 from affray.events import commands as cmd
+from affray.commands import demo_rq3
 from affray.commands.handler import Outcome, execute
 from affray.projections.state import State
 from affray.rules.base import RuleError
@@ -27,6 +28,8 @@ SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "skirmish": [("mrq1/yara.toml", "heroes", ""), ("mrq1/ghorak.toml", "raiders", "")],
     # mrq1 grappling: Ulfrik fights bare-handed, so the autopilot grapples
     "mrq1-grapple": [("mrq1/ulfrik.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
+    # rq3: a sword-dancer against a troll's longer maul (Statement of Intent, an engagement contest, knockback)
+    "rq3-duel": [("rq3/vasana.toml", "heroes", ""), ("rq3/gorakh.toml", "trolls", "")],
 }
 #: Scenarios played with the mrq1 tactics of :func:`tactic` (shoot, reload,
 #: charge, draw a close weapon when engaged) instead of plain attacks.
@@ -36,14 +39,14 @@ TACTICAL: frozenset[str] = frozenset({"skirmish"})
 OPENING_RANGE = 12
 #: Scenario -> the dice seed (hex) used when none is given: one whose fight
 #: shows what the scenario is for (mrq1-grapple: grapples, every manoeuvre).
-DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02"}
+DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02", "rq3-duel": b"rq3-27".hex()}
 #: System key -> its default scenario (``affray demo --system KEY``).
-SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel"}
+SYSTEM_SCENARIOS: dict[str, str] = {"mrq1": "duel", "mythras": "mythras-duel", "rq3": "rq3-duel"}
 #: System key -> that system's own autopilot, ``next_command(state) ->
 #: Command | None``, for a system whose steps the generic answers below do
 #: not cover. Each lives in ``commands/demo_<key>.py`` and must not import
 #: this module.
-AUTOPILOTS: dict[str, Callable[[State], "cmd.Command | None"]] = {}
+AUTOPILOTS: dict[str, Callable[[State], "cmd.Command | None"]] = {"rq3": demo_rq3.next_command}
 
 
 def examples_dir() -> Path:

@@ -4,3 +4,4 @@ from affray.events.core import *  # noqa: F401,F403
 from affray.events.core import Event
 from affray.events import mrq1  # noqa: F401  (registers system events)
 from affray.events import mythras  # noqa: F401  (registers system events)
+from affray.events import rq3  # noqa: F401  (registers system events)

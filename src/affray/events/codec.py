@@ -16,7 +16,7 @@ from typing import Union
 
 import msgspec
 
-from affray.events import core, mrq1, mythras  # noqa: F401
+from affray.events import core, mrq1, mythras, rq3  # noqa: F401
 from affray.events.core import Event
 from affray.events.upcasters import UPCASTERS
 

@@ -69,9 +69,9 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
         ("cfi", "mythras-imperative", "classic-fantasy-imperative"),
         "Mythras / Classic Fantasy Imperative",
     ),
+    "rq3": ("affray.rules.rq3", ("rq", "runequest3"), "RuneQuest III house rules"),
 }
 _PLANNED = {
-    "rq3": "RuneQuest III house rules",
     "rolemaster": "Rolemaster-style sheet",
     "uesrpg": "UESRPG 3e",
 }

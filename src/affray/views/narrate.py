@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.events import mythras as ev_mythras
+from affray.events import rq3 as ev_rq3
 from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
@@ -61,6 +62,8 @@ SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackRe
 #: (mrq1 ``acting``: an action waiting for free attacks, which the
 #: ``mrq1-action-taken`` lines tell).
 QUIET_CONDITIONS = frozenset({"acting"})
+#: rq3: the Statement of Intent's bookkeeping (its own events narrate it)
+QUIET_CONDITIONS = QUIET_CONDITIONS | {"declared", "intent", "moved", "defended"}
 
 
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
@@ -200,6 +203,22 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             at = f" at {n(e.target)}" if e.target else ""
             what = f": {e.effect}" if e.effect and e.outcome == "takes effect" else ""
             return f"{n(e.caster)}'s {e.spell}{at} {e.outcome}{what}"
+        case ev_rq3.IntentDeclared():
+            kinds = {3: "triple move, no melee actions", 2: "double move and one melee action", 1: "single move and two melee actions"}
+            acts = f": {'; '.join(e.actions)}" if e.actions else ""
+            return f"{n(e.handle)} states their intent: {kinds.get(e.moves, e.moves)}{acts}" + ("; braced" if e.brace else "")
+        case ev_rq3.ActionAborted():
+            instead = f": {e.replacement} instead" if e.replacement else ""
+            what = {"plain": "drops", "defensive": "makes a Defensive Abort of", "movement": "makes a Movement Abort of"}
+            return f"{n(e.handle)} {what.get(e.abort, e.abort)} declared action {e.slot}{instead}"
+        case ev_rq3.ManeuverContested():
+            won = f"{n(e.winner)} wins" if e.winner else "the same level: nothing changes"
+            return (f"Contest of Maneuver ({e.purpose}): {n(e.mover)} {e.mover_level}, "
+                    f"{n(e.against)} {e.against_level}; {won}")
+        case ev_rq3.ActionResolved():
+            return f"SR {e.sr}: {n(e.handle)} {e.kind.replace('-', ' ')}" + (f" ({e.detail})" if e.detail else "")
+        case ev_rq3.SpecialApplied():
+            return f"{n(e.by)}'s {e.effect} special: {e.detail}"
     return ""
 
 

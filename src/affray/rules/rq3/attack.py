@@ -1,0 +1,160 @@
+"""Melee and missile attacks at their strike rank (seed 002 "3) MELEE
+PHASE", "1. Melee Attack", "2. Missile Attack", "SPECIAL TACTICS",
+"Firing a missile weapon while engaged", "FLEXIBLE WEAPONS", "HIGH
+GROUND", "PROHIBITED MOUNTED WEAPONS"; rules-reference.md C1).
+
+``affray attack WHO TARGET`` answers the ``strike`` step of a declared
+attack: the target is chosen now (seed 002: "one can select which opponent
+to attack on the SR that the attack occurs on"); the weapon and mode are
+the declared ones. The attack roll's level of success (critical, special,
+success, failure, fumble) is recorded; a hit opens the defender's
+reaction if it declared one that covers this attacker (or has an action to
+abort into one), else goes straight to damage. ``affray act WHO pass``
+drops the declared attack (a plain abort).
+"""
+
+from __future__ import annotations
+
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.projections.state import State
+from affray.rules.base import Draft, RuleError, check_target, find_combatant
+from affray.rules.rq3 import core
+
+#: Tactics whose attack roll is not the weapon's plain attack chance.
+HALF = ("aimed",)
+
+
+def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ...]:
+    """What ``defender`` may do against ``attacker``'s blow: ``parry`` /
+    ``dodge`` if declared against this source (or against any), the
+    Defensive Aborts ``abort-parry`` / ``abort-dodge`` while an unused
+    action and the round's abort remain, and ``none``."""
+    t = state.combatants[defender]
+    if not t.can_fight:
+        return ()
+    out = []
+    ds = [d for d in core.declared(t) if not d.abort]
+    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker)]
+    dodges = [d for d in ds if d.kind == "dodge" and (d.target in ("", attacker) or len([x for x in ds if x.kind == "dodge"]) == 2)]
+    if parries:
+        out.append("parry")
+    if dodges:
+        out.append("dodge")
+    intent = core.intent_of(t)
+    spare = [d for d in ds if d.kind in core.TIMED and not d.used]
+    if intent is not None and spare and not intent.effects.get("aborted"):
+        if t.ready:
+            out.append("abort-parry")
+        if not intent.effects.get("brace"):
+            out.append("abort-dodge")
+    return tuple(out + ["none"]) if out else ()
+
+
+def _skill(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[int, list[ev.Modifier], tuple[int, int]]:
+    a = state.combatants[attacker]
+    w = core.weapon_of(a, d.weapon)
+    sheet = core.sheet_of(a)
+    base = w.attack
+    mods: list[ev.Modifier] = []
+    factor = (1, 1)
+    if d.mode == "slam":
+        base = max(3 * sheet.characteristics.DEX, core.skill_of(a, "Grapple"))  # seed 002 "Slam"
+    if d.penalty:
+        mods.append(ev.Modifier(d.penalty, "two attacks with one weapon"))
+    if d.mode in HALF:
+        factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
+    if d.kind == "missile" and not w.thrown and a.has("engaged-at-start"):
+        factor = (factor[0], factor[1] * 2)
+    if core.bonus(a):
+        mods.append(ev.Modifier(core.bonus(a), "terrain used to advantage"))
+    if a.has("high-ground") or "high-ground" in situations:
+        mods.append(ev.Modifier(10, "high ground"))  # seed 002 "HIGH GROUND"
+    if a.has("mounted") and w.hands == 2 and "slash" in w.modes:
+        factor = (factor[0] * 3, factor[1] * 4)  # seed 002 "PROHIBITED MOUNTED WEAPONS"
+    return base, mods, factor
+
+
+def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
+    """``affray attack WHO TARGET``: the declared attack at its SR. Refused:
+    no declared attack due now (an action not declared), another weapon
+    than the declared one, a target out of the weapon's reach."""
+    state = draft.state
+    attacker = find_combatant(state, command.attacker)
+    step = core.expect(state, ("strike",), attacker, "attack (no declared attack is due at this SR)")
+    a = state.combatants[attacker]
+    d = next(x for x in core.declared(a) if x.slot == int(step.data["slot"]))
+    target = find_combatant(state, command.target) if command.target else d.target
+    if not target:
+        raise RuleError(f"name the target: affray attack {attacker} TARGET")
+    check_target(state, attacker, target, hint="; affray act WHO pass")
+    t = state.combatants[target]
+    if command.weapon and core.weapon_of(a, command.weapon).name != d.weapon:
+        raise RuleError(f"{a.name} declared an attack with {d.weapon}, not {command.weapon}; "
+                        "only a declared action can be taken (seed 002 'ALTERING STATEMENT OF INTENT')")
+    w = core.weapon_of(a, d.weapon)
+    if d.kind == "attack":
+        if target not in a.engaged:
+            raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")
+        dist = core.reach(a, target)
+        if core.engagement_range(w.length) < dist:
+            raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
+                            f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
+    if w.name not in a.ready and w.kind != "unarmed":
+        raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
+    base, mods, factor = _skill(state, attacker, target, d, command.situations)
+    mods += list(command.modifiers)
+    n = state.next_exchange
+    draft.emit(ev.AttackDeclared(exchange=n, attacker=attacker, target=target, weapon=w.name,
+                                 kind=core.exchange_kind(d.kind, d.mode, d.slot), modifiers=tuple(mods)))
+    level = core.test(draft, attacker, f"{w.name} attack", base, tuple(mods),
+                      f"{'missile' if d.kind == 'missile' else 'attack'}: {a.name} at SR {d.sr}",
+                      flexible=w.flexible, factor=factor)
+    tested = draft.events[-1]
+    draft.emit(ev.AttackResolved(exchange=n, hit=core.succeeded(level), critical=level == "critical",
+                                 fumble=level == "fumble", roll=tested.roll, skill=tested.target))
+    core.mark_used(draft, attacker, d)
+    s = draft.state
+    if not core.succeeded(level):
+        summary = f"{a.name} misses {t.name}" + (" (a fumble: the GM rules its effect)" if level == "fumble" else "")
+        draft.emit(ev.ExchangeEnded(exchange=n, summary=summary))
+        draft.hand_over()
+        return
+    if d.mode.startswith("@") and level in ("special", "critical"):
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect=d.mode.lstrip("@"),
+                                      detail=_tactic_note(d.mode, level, base)))
+    options = defence_options(s, target, attacker)
+    if options:
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=target, verb="react", kind="react", options=options, exchange=n,
+            dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
+            prompt=f"{t.name}: {level} {'hit' if level != 'critical' else ''} from {a.name}'s {w.name} at SR {d.sr}; "
+                   f"affray react {target} {'|'.join(options)}"),)))
+        return
+    draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
+
+
+def _tactic_note(mode: str, level: str, skill: int) -> str:
+    if mode == "@feint":
+        cut = skill if level == "critical" else skill // 2
+        return f"the defender's parry or dodge is at -{cut}%" + ("; armour ignored" if level == "critical" else "")
+    if mode == "@aimed-blow":
+        return "the attacker chooses the location struck (recorded: the d20 is rolled; the GM may amend it)"
+    if mode == "@flurry":
+        return "a second free blow in the weapon's default mode follows (the GM resolves it; not yet played)"
+    if mode == "@entangle":
+        return "the location or weapon struck is entangled; half weapon damage"
+    return level
+
+
+def pass_action(draft: Draft, handle: str) -> None:
+    """``act WHO pass``: drop the declared attack due now (a plain abort,
+    seed 002 "A character can always abort a declared action")."""
+    state = draft.state
+    step = core.expect(state, ("strike",), handle, "pass (no declared attack is due)")
+    c = state.combatants[handle]
+    d = next(x for x in core.declared(c) if x.slot == int(step.data["slot"]))
+    draft.emit(rev.ActionAborted(handle=handle, slot=d.slot, abort="plain"))
+    draft.emit(core.declared_condition(draft, handle, core.Declared(**{**d.__dict__, "abort": "plain"})))
+    draft.hand_over()

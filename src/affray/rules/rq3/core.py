@@ -1,0 +1,378 @@
+"""State queries, spending and checks the rq3 rule modules share.
+
+Nothing here decides a step: it reads the projected state (the Statement
+of Intent kept as ``intent``/``declared`` conditions, reaches, wounds),
+builds conditions and rolls tests through the :class:`Draft`. Sources are
+named on each function: seed 002 (``002_321dc991624c8969.txt``) and
+rules-reference.md section C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.projections.state import Combatant, State
+from affray.rules.base import Draft, RuleError, rulings_reader
+from affray.rules.d100 import is_success
+from affray.rules.rq3 import conditions as cat
+from affray.rules.rq3 import tables
+from affray.rules.rq3.rulings import from_mapping
+from affray.rules.rq3.sheet import Sheet, Weapon, derive, skill
+
+rulings_of = rulings_reader(from_mapping)
+
+#: Statement of Intent types by the number of moves (seed 002): triple move
+#: and no melee actions, double move and one, single move and two.
+TYPES = {"triple": 3, "double": 2, "single": 1}
+TYPE_NAMES = {3: "triple move and no melee actions", 2: "double move and one melee action",
+              1: "single move and two melee actions"}
+#: The seed's list of nine melee actions (seed 002 "STATEMENT OF INTENT").
+ACTIONS = ("attack", "missile", "cast", "parry", "dodge", "draw", "spirit-attack", "spirit-defend", "misc")
+#: Actions that happen at a strike rank (the rest answer attacks).
+TIMED = ("attack", "missile", "cast", "draw", "spirit-attack", "spirit-defend", "misc")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared melee action: ``slot`` 1 or 2 (3+ for a move phase
+    given up to draw or act), ``kind`` among :data:`ACTIONS`, ``target``
+    (a handle, "" = chosen at the SR), ``weapon`` (or the spell), ``mode``
+    (slash, crush, impale, an attack tactic, ``@`` tactic, or the spell's
+    magic points), ``sr`` the strike rank it falls on, ``used``,
+    ``penalty`` in percent, ``abort`` (``""``, ``defensive``, ``movement``,
+    ``plain``)."""
+
+    slot: int
+    kind: str
+    target: str
+    weapon: str
+    mode: str
+    sr: int
+    used: bool = False
+    penalty: int = 0
+    abort: str = ""
+
+    @property
+    def note(self) -> str:
+        return "|".join((self.kind, self.target, self.weapon, self.mode))
+
+    @property
+    def text(self) -> str:
+        """A short account: ``attack troll with Broadsword (slash) at SR 5``."""
+        parts = [self.kind]
+        if self.target:
+            parts.append(self.target)
+        if self.weapon:
+            parts.append(f"with {self.weapon}" if self.kind not in ("cast", "misc") else self.weapon)
+        if self.mode:
+            parts.append(f"({self.mode})")
+        if self.kind in TIMED:
+            parts.append(f"at SR {self.sr}")
+        if self.penalty:
+            parts.append(f"{self.penalty:+d}%")
+        return " ".join(parts)
+
+
+_ABORTS = ("", "defensive", "movement", "plain")
+
+
+def sheet_of(c: Combatant) -> Sheet:
+    """The combatant's sheet as stored on joining (corrections applied)."""
+    return msgspec.convert(c.sheet, Sheet)
+
+
+def weapon_of(c: Combatant, name: str) -> Weapon:
+    """The sheet weapon called ``name`` (case-insensitive prefix allowed).
+    Raises :class:`RuleError` naming the weapons."""
+    weapons = sheet_of(c).weapons
+    wanted = name.strip().lower()
+    exact = [w for w in weapons if w.name.lower() == wanted]
+    hits = exact or [w for w in weapons if w.name.lower().startswith(wanted)]
+    if len(hits) == 1:
+        return hits[0]
+    known = ", ".join(w.name for w in weapons) or "none"
+    raise RuleError(f"{c.name} has no weapon {name!r} (weapons: {known}); name one of them")
+
+
+def fighters(state: State) -> list[Combatant]:
+    """Combatants still in the fight, in join order."""
+    return [c for c in state.combatants.values() if c.can_fight]
+
+
+def intent_of(c: Combatant) -> ev.Condition | None:
+    """The combatant's Statement of Intent this round, or None."""
+    return next((x for x in c.conditions if x.name == "intent"), None)
+
+
+def declared(c: Combatant) -> list[Declared]:
+    """The melee actions ``c`` declared this round, by slot."""
+    out = []
+    for x in c.conditions:
+        if x.name != "declared":
+            continue
+        kind, target, weapon, mode = (x.note.split("|") + ["", "", "", ""])[:4]
+        e = x.effects
+        out.append(Declared(slot=e.get("slot", 0), kind=kind, target=target, weapon=weapon, mode=mode,
+                            sr=e.get("sr", 0), used=bool(e.get("used", 0)), penalty=e.get("penalty", 0),
+                            abort=_ABORTS[e.get("abort", 0)]))
+    return sorted(out, key=lambda d: d.slot)
+
+
+def declared_condition(draft: Draft, handle: str, d: Declared) -> ev.ConditionApplied:
+    """The event that records (or updates) declared action ``d``."""
+    s = draft.state
+    return ev.ConditionApplied(handle=handle, condition=cat.make(
+        "declared", cause=draft.next_version, round=s.round, step=s.step, ends="round-end", key=str(d.slot),
+        effects={"slot": d.slot, "sr": d.sr, "used": int(d.used), "penalty": d.penalty,
+                 "abort": _ABORTS.index(d.abort)}, note=d.note))
+
+
+def mark_used(draft: Draft, handle: str, d: Declared) -> None:
+    """Record that declared action ``d`` is spent."""
+    draft.emit(declared_condition(draft, handle, Declared(**{**d.__dict__, "used": True})))
+
+
+def phase(state: State) -> str:
+    """Where the round is: ``setup``, ``intent`` (Statement of Intent),
+    ``move``, ``melee``, ``post`` (Post Melee Move), ``over`` or ``between``,
+    read from what the table waits for."""
+    if state.phase in ("setup", "over", "closed", "between"):
+        return state.phase
+    kinds = {p.kind for p in state.pending}
+    if "intent" in kinds:
+        return "intent"
+    if kinds & {"move", "maneuver", "terrain"}:
+        return "move"
+    if "end-round" in kinds:
+        return "post"
+    return "melee"
+
+
+def expect(state: State, kinds: tuple[str, ...], who: str, doing: str) -> ev.PendingStep:
+    """The pending step of one of ``kinds`` for ``who``; otherwise a
+    :class:`RuleError` saying what the table waits for."""
+    for p in state.pending:
+        if p.kind in kinds and p.who == who:
+            return p
+    if state.phase in ("setup", "between"):
+        raise RuleError(f"no round is running; {'affray start' if state.phase == 'setup' else 'affray end-round'} comes first")
+    waiting = state.pending[0].prompt if state.pending else "nothing"
+    name = state.combatants[who].name if who in state.combatants else who
+    raise RuleError(f"{name} cannot {doing} now; the table waits for: {waiting}")
+
+
+def tiebreak(state: State, handle: str) -> int:
+    """The combatant's tie-break die this round (0 if none was rolled)."""
+    return next((e.tiebreak for e in state.order if e.handle == handle), 0)
+
+
+def intent_order(state: State) -> list[str]:
+    """Statement of Intent order: lowest INT first, ties by the die, the
+    higher die declaring first (seed 002 "STATEMENT OF INTENT")."""
+    return [e.handle for e in state.order if e.handle in state.combatants]
+
+
+def movement_order(state: State) -> list[str]:
+    """Movement initiative: highest DEX first, ties by the die (seed 002
+    "MOVEMENT INITIATIVE")."""
+    rows = [(-sheet_of(c).characteristics.DEX, -tiebreak(state, c.handle), i, c.handle)
+            for i, c in enumerate(state.combatants.values())]
+    return [r[-1] for r in sorted(rows)]
+
+
+def reach(c: Combatant, other: str) -> int:
+    """The fighting distance in metres between ``c`` and ``other`` when
+    engaged (1 if no reach was recorded), 0 when not engaged."""
+    if other not in c.engaged:
+        return 0
+    x = next((x for x in c.conditions if x.id == f"reach:{other}"), None)
+    return x.effects.get("metres", 1) if x else 1
+
+
+def reach_events(draft: Draft, a: str, b: str, metres: int) -> list[ev.Event]:
+    """Conditions recording the fighting distance of ``a`` and ``b``."""
+    s = draft.state
+    out = []
+    for x, y in ((a, b), (b, a)):
+        out.append(ev.ConditionApplied(handle=x, condition=cat.make(
+            "reach", cause=draft.next_version, round=s.round, step=s.step, ends="event", key=y,
+            effects={"metres": metres}, note=f"{metres} m from {s.combatants[y].name}")))
+    return out
+
+
+def longest_declared_weapon(c: Combatant) -> float:
+    """The longest weapon ``c`` declared a Melee Attack with (0 if none):
+    what sets the range at which others become engaged (seed 002 "RULES OF
+    ENGAGEMENT")."""
+    best = 0.0
+    for d in declared(c):
+        if d.kind == "attack" and d.weapon and not d.used:
+            try:
+                best = max(best, weapon_of(c, d.weapon).length)
+            except RuleError:
+                continue
+    return best
+
+
+def engagement_range(length: float) -> int:
+    """Metres at which a weapon of ``length`` engages: 1 under 2 m, 2 from
+    2 m, 3 from 3 m (seed 002 "RULES OF ENGAGEMENT")."""
+    return 3 if length >= 3 else 2 if length >= 2 else 1
+
+
+def modifiers_total(base: int, mods) -> int:
+    """``base`` plus every modifier, in percent (never below 0)."""
+    return max(0, base + sum(m.value for m in mods))
+
+
+def test(draft: Draft, handle: str, skill_name: str, base: int, mods: tuple[ev.Modifier, ...] = (),
+         purpose: str = "", *, flexible: bool = False, factor: tuple[int, int] = (1, 1)) -> str:
+    """Roll 1D100 for ``handle`` against ``base`` (times ``factor``, e.g.
+    (1, 2) for half) plus ``mods``, emit ``SkillTested`` and return the level
+    of success (rules-reference.md C1; thresholds from the modified skill,
+    ruling ``thresholds_from``)."""
+    c = draft.state.combatants[handle]
+    scaled = base * factor[0] // factor[1]
+    target = modifiers_total(scaled, mods)
+    roll = draft.roll("1D100", purpose or f"{skill_name}: {c.name}", by=handle).total
+    result = tables.level(roll, target, flexible=flexible)
+    draft.emit(ev.SkillTested(handle=handle, skill=skill_name, base=scaled, target=target, roll=roll,
+                              result=result, purpose=purpose, modifiers=tuple(mods)))
+    return result
+
+
+def resist(draft: Draft, handle: str, active: int, passive: int, purpose: str) -> bool:
+    """A resistance roll of ``active`` against ``passive`` (rules-reference.md
+    C2; ruling ``resistance_limits``): 1D100 against 50 + 5 x difference,
+    clamped 5-95. Emits the roll and a ``SkillTested`` named "resistance"."""
+    chance = tables.resistance_chance(active, passive)
+    roll = draft.roll("1D100", purpose, by=handle).total
+    ok = roll <= chance and roll < 96
+    draft.emit(ev.SkillTested(handle=handle, skill="resistance", base=chance, target=chance, roll=roll,
+                              result="success" if ok else "failure", purpose=purpose))
+    return ok
+
+
+def succeeded(level: str) -> bool:
+    """Success, special or critical."""
+    return is_success(level)
+
+
+def skill_of(c: Combatant, name: str) -> int:
+    """A skill in percent from the sheet (base chance if absent)."""
+    return skill(sheet_of(c), name)
+
+
+def derived(c: Combatant):
+    """The derived figures of ``c``'s sheet (rq3 sheet.derive)."""
+    return derive(sheet_of(c))
+
+
+def total_hp_left(c: Combatant) -> int:
+    """Total HP now: total HP less the damage taken by every location, a
+    limb counting at most twice its HP (RQ3; rules-reference.md C7)."""
+    total = derived(c).total_hp
+    lost = 0
+    for loc in c.locations:
+        taken = loc.max_hp - loc.hp
+        if loc.limb:
+            taken = min(taken, 2 * loc.max_hp)
+        lost += max(0, taken)
+    return total - lost
+
+
+def condition(draft: Draft, handle: str, name: str, *, ends: str = "round-end", effects: dict | None = None,
+              note: str = "", key: str = "", location: str = "") -> None:
+    """Emit ``ConditionApplied`` for a catalogue condition on ``handle``."""
+    s = draft.state
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        name, cause=draft.next_version, round=s.round, step=s.step, ends=ends, effects=effects, note=note,
+        key=key, location=location)))
+
+
+def expire(draft: Draft, handle: str, condition_id: str, reason: str) -> None:
+    """End condition ``condition_id`` on ``handle`` if it is there."""
+    c = draft.state.combatants[handle]
+    if any(x.id == condition_id for x in c.conditions):
+        draft.emit(ev.ConditionExpired(handle=handle, condition_id=condition_id, reason=reason))
+
+
+def bonus(c: Combatant) -> int:
+    """Percent added to attacks and defences this round by conditions
+    (terrain used to advantage)."""
+    return c.effect("bonus")
+
+
+def side_of_fight(state: State) -> set[str]:
+    """Sides with someone still able to fight."""
+    return {c.side for c in fighters(state)}
+
+
+# --------------------------------------------------------------------------- #
+# the exchange: what attack, defence and damage pass to each other
+# --------------------------------------------------------------------------- #
+
+
+def exchange_kind(kind: str, mode: str, slot: int) -> str:
+    """``Exchange.kind`` for an attack: ``attack:slash:1``."""
+    return f"{kind}:{mode}:{slot}"
+
+
+def kind_parts(kind: str) -> tuple[str, str, int]:
+    """``(kind, mode, slot)`` of an ``Exchange.kind``."""
+    k, _, rest = kind.partition(":")
+    mode, _, slot = rest.partition(":")
+    return k, mode, int(slot or 0)
+
+
+def weapon_ap(c: Combatant, w: Weapon) -> int:
+    """A weapon's armour points now (less what it lost)."""
+    lost = next((x.effects.get("ap-lost", 0) for x in c.conditions if x.id == f"weapon-damaged:{w.name}"), 0)
+    return max(0, w.ap - lost)
+
+
+def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = False, parry_weapon: str = "",
+                parry_level: str = "", tactic: str = "") -> ev.PendingStep:
+    """The attacker's damage roll after a hit of ``level`` (success,
+    special, critical or maximum), with what a parry stopped: ``block``
+    points (the parrying weapon's AP), ``block_all`` (a critical parry),
+    the ``parry_weapon``, its ``parry_level`` and ``tactic``. Dice, in
+    order: the d20 hit location (1D10+10 from high ground), the weapon's
+    dice (twice for an impaling special), the damage modifier's dice."""
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    kind, mode, _ = kind_parts(x.kind)
+    w = weapon_of(a, x.weapon)
+    dice = [ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if a.has("high-ground") else "1D20",
+                        by=x.attacker)]
+    if mode not in ("slam",):
+        dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
+    if mode == "impale" and level in ("special", "critical"):
+        dice.append(ev.DiceNeed(f"impale (second roll): {w.name}", w.damage, by=x.attacker))
+    db = derived(a).damage_modifier.lstrip("+-")
+    if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
+        dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
+    data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all)}
+    if parry_weapon:
+        data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
+    return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
+                          prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
+
+
+def abort_events(draft: Draft, handle: str, d: Declared, how: str, replacement: str) -> None:
+    """Record the abort of ``d``: the event, the declared action marked,
+    and the intent's one special abort spent (and, for a Movement Abort,
+    one more movement category)."""
+    c = draft.state.combatants[handle]
+    draft.emit(rev.ActionAborted(handle=handle, slot=d.slot, abort=how, replacement=replacement))
+    draft.emit(declared_condition(draft, handle, Declared(**{**d.__dict__, "abort": how})))
+    if how != "plain":
+        intent = intent_of(c)
+        effects = dict(intent.effects, aborted=1)
+        if how == "movement":
+            effects["post-moves"] = min(3, intent.effects.get("moves", 1) + 1)
+        condition(draft, handle, "intent", effects=effects, note=intent.note + f"; {how} abort")

@@ -1,0 +1,145 @@
+"""Damage: hit location, the default specials by mode, criticals, parries
+and armour (seed 002 "MELEE AND MISSILE ATTACKS", "CRITICAL HITS",
+"Standard Parry", "@Glancing Parry", "Slam", "Bash", "@Entangle", "@Feint",
+"HIGH GROUND", "POINTS FOR OVERLAPPING ARMOR"; rules-reference.md C6).
+
+The dice the damage step lists are always rolled, in order: the hit
+location (1D20, or 1D10+10 from high ground), the weapon's dice, a second
+roll of them for an impaling special, the damage modifier's dice. A
+special then applies by mode and location:
+
+- Slash: maximum weapon damage to head, limbs or abdomen;
+- Crush: half of soft armour ignored everywhere; maximum damage modifier
+  to head, chest or abdomen;
+- Impale: the second roll is added on head, chest or abdomen (ruling
+  ``impale_double``).
+
+A critical also ignores all armour. A parry stops up to its weapon's AP (or
+all, on a critical parry); the parrying weapon loses 1 AP when a standard
+parry is exceeded. A limb takes at most twice its HP (ruling ``wounds``).
+"""
+
+from __future__ import annotations
+
+from affray import dice as dicelib
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.rules.base import Draft
+from affray.rules.rq3 import core, tables
+from affray.rules.rq3.sheet import layered_ap
+
+VITALS = ("head", "chest", "abdomen")
+
+
+def _armour(t, location: str, *, crush_special: bool) -> int:
+    sheet = core.sheet_of(t)
+    return layered_ap(sheet.armour.get(location, []), crush_special=crush_special) + sheet.natural_ap
+
+
+def roll(draft: Draft, step: ev.PendingStep) -> None:
+    """Roll the pending damage step and deal the damage."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    kind, mode, _ = core.kind_parts(x.kind)
+    w = core.weapon_of(a, x.weapon)
+    level = str(step.data["level"])
+    special = level in ("special", "critical", "maximum")
+    critical = level in ("critical", "maximum")
+    needs = list(step.dice)
+    d20 = draft.roll(needs[0].expr, needs[0].purpose, by=x.attacker).total
+    if needs[0].expr == "1D10":
+        d20 += 10  # seed 002 "HIGH GROUND": 1D10+10
+    table = "missile" if kind == "missile" and core.rulings_of(state).missile_locations == "missile-table" else "melee"
+    location = tables.hit_location(min(20, d20), table)
+    notes = [f"d20={d20} {location}"]
+    weapon_total, db_total, knock = 0, 0, 0
+    rest = needs[1:]
+    if mode != "slam":
+        r = draft.roll(rest[0].expr, rest[0].purpose, by=x.attacker)
+        rest = rest[1:]
+        weapon_total = r.total
+        top = dicelib.parse(w.damage).maximum()
+        if level == "maximum" or (special and mode == "slash" and location != "chest"):
+            weapon_total = top
+            notes.append(f"{'slash special: ' if mode == 'slash' else ''}maximum weapon damage {top}")
+        if mode == "impale" and special and rest and rest[0].purpose.startswith("impale"):
+            second = draft.roll(rest[0].expr, rest[0].purpose, by=x.attacker).total
+            rest = rest[1:]
+            if location in VITALS:
+                weapon_total += second
+                notes.append(f"impale special: weapon damage doubled (+{second})")
+            else:
+                notes.append("impale special: the second roll counts only on head, chest or abdomen")
+    if rest:
+        r = draft.roll(rest[0].expr, rest[0].purpose, by=x.attacker)
+        db_total = r.total
+        db_text = core.derived(a).damage_modifier
+        if (level == "maximum" or (special and mode == "crush" and location in VITALS)) and not db_text.startswith("-"):
+            db_total = dicelib.parse(db_text.lstrip("+")).maximum()
+            notes.append(f"crush special: maximum damage modifier {db_total}")
+        if db_text.startswith("-"):
+            db_total = -db_total
+    sheet = core.sheet_of(a)
+    if mode == "slam":
+        knock = sheet.characteristics.STR + sheet.characteristics.SIZ
+        knock *= 2 if special else 1
+        rolled = 0
+        notes.append(f"slam: {knock} points of knockback, no damage")
+    elif mode == "bash":
+        knock = weapon_total + (sheet.characteristics.STR + sheet.characteristics.SIZ) // 2
+        rolled = 0
+        notes.append(f"bash: {knock} points of knockback, no damage")
+    else:
+        rolled = max(0, weapon_total + db_total)
+        if mode == "@entangle" and special:
+            rolled = max(0, weapon_total // 2 + db_total)
+            notes.append("@Entangle: half weapon damage; the location is entangled")
+    block = int(step.data.get("block", 0))
+    block_all = bool(step.data.get("block-all", 0))
+    tactic = str(step.data.get("tactic", ""))
+    passed = 0 if block_all else max(0, rolled - block)
+    reduced = rolled - passed
+    crush_special = special and mode == "crush"
+    ignore = critical or (mode in ("@feint", "@flurry") and level == "critical")
+    armour = 0 if ignore else _armour(t, location, crush_special=crush_special)
+    if ignore:
+        notes.append("critical: armour ignored")
+    elif crush_special:
+        notes.append("crush special: half of soft armour ignored")
+    loc = t.location(location)
+    final = max(0, passed - armour)
+    if loc.limb:
+        final = min(final, max(0, loc.hp + loc.max_hp))  # a limb takes at most twice its HP
+    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=rolled, reduced=reduced,
+                              armour=min(armour, passed), final=final, critical=critical, note="; ".join(notes)))
+    if special and mode in ("slash", "crush", "impale") and level != "maximum":
+        draft.emit(rev.SpecialApplied(exchange=x.id, by=x.attacker, effect=mode,
+                                      detail="; ".join(notes[1:]) or f"{mode} special: no effect on the {location}"))
+    pw = str(step.data.get("parry-weapon", ""))
+    if pw:
+        _parrying_weapon(draft, t.handle, pw, str(step.data.get("parry-level", "")), tactic, rolled, block)
+    if mode == "@entangle" and special:
+        core.condition(draft, t.handle, "entangled", ends="event", location=location, note=f"by {a.name}'s {w.name}")
+    penetrated = final > 0
+    draft.then("wounds", target=t.handle, location=location, final=final)
+    draft.then("knockback", target=t.handle, rolled=rolled if mode not in ("slam", "bash") else knock,
+               penetrated=int(penetrated or mode in ("slam", "bash")), mode=mode, special=int(special))
+
+
+def _parrying_weapon(draft: Draft, handle: str, weapon: str, level: str, tactic: str, rolled: int, block: int) -> None:
+    """Standard Parry: the parrying weapon loses 1 AP from an attack that
+    exceeds its AP; a special parry spares it, unless the tactic exposes
+    it (@Weave, @Riposte, @Active); a critical parry and a critical
+    @Glancing Parry always spare it (seed 002 "MELEE PARRIES")."""
+    if not core.succeeded(level) or rolled <= block:
+        return
+    if level == "critical" and tactic not in ("@weave", "@riposte", "@active"):
+        return
+    if level == "special" and tactic not in ("@weave", "@riposte", "@active"):
+        return
+    c = draft.state.combatants[handle]
+    old = next((x for x in c.conditions if x.id == f"weapon-damaged:{weapon}"), None)
+    lost = (old.effects.get("ap-lost", 0) if old else 0) + 1
+    core.condition(draft, handle, "weapon-damaged", ends="never", key=weapon, effects={"ap-lost": lost},
+                   note=f"{weapon} -{lost} AP")

@@ -1,0 +1,278 @@
+"""Statement of Intent and its aborts (seed 002 "1) STATEMENT OF INTENT",
+"ALTERING STATEMENT OF INTENT").
+
+``affray act WHO "intent TYPE ACTION... [brace]"``: TYPE is ``triple``
+(triple move, no melee actions), ``double`` (double move, one melee action,
++3 SR) or ``single`` (single move, two melee actions). Each ACTION is
+``KIND:FIELD:FIELD...`` with KIND from the seed's list of nine:
+
+- ``attack:TARGET:WEAPON:MODE`` (MODE slash, crush, impale, or a tactic:
+  aimed, slam, bash, disarm, break, @entangle, @feint, @flurry, @aimed-blow)
+- ``missile:TARGET:WEAPON[:aimed]``
+- ``cast:SPELL:MP[:ready|divine]``
+- ``parry:SOURCE:WEAPON[:@TACTIC]``, ``dodge:SOURCE[:@counter]``
+- ``draw:WEAPON``, ``spirit-attack:TARGET``, ``spirit-defend``, ``misc:TEXT``
+
+Empty fields (``attack::Broadsword``) are chosen later (the target at the
+SR, the source at or before the attack). A Draw Weapon or Miscellaneous
+Action beyond the type's allowance gives up a move phase (seed 002: "either
+move phase [may] be sacrificed"). ``brace`` braces against knockback.
+
+``affray act WHO "abort SLOT [defensive parry:SOURCE:WEAPON | defensive
+dodge:SOURCE | movement]"`` aborts an unused declared action; one special
+abort (defensive or movement) per round.
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.rq3 import core
+from affray.rules.rq3.sheet import ATTACK_TACTICS, MODES, TRAINED
+
+ALLOWED = {3: 0, 2: 1, 1: 2}
+
+
+def _weapon_ok(c, w, kinds: tuple[str, ...], drawn: set[str], what: str) -> None:
+    if w.kind not in kinds:
+        raise RuleError(f"{c.name}'s {w.name} is a {w.kind} weapon and cannot {what}; name another weapon")
+    if w.kind not in ("unarmed",) and w.name not in c.ready and w.name not in drawn:
+        raise RuleError(f"{c.name} does not hold {w.name} ready; declare 'draw:{w.name}' before it (+3 SR)")
+
+
+def _tactic_ok(c, w, tactic: str, use: str) -> None:
+    """A trained ``@`` tactic must be on the sheet for that weapon, with its
+    minimums (seed 002 "SPECIAL TACTICS")."""
+    if tactic not in TRAINED[use]:
+        raise RuleError(f"{tactic!r} is not a {use} tactic; {use} tactics: {', '.join(TRAINED[use])}")
+    if tactic not in w.tactics:
+        raise RuleError(f"{c.name} has not trained {tactic} with {w.name}; only tactics on the sheet may be used")
+    ch = core.sheet_of(c).characteristics
+    if tactic == "@glancing" and ch.DEX < w.min_dex + 3:
+        raise RuleError(f"@glancing needs DEX at least 3 above {w.name}'s minimum {w.min_dex}; {c.name} has {ch.DEX}")
+    if tactic == "@flurry" and not (ch.STR >= w.min_str + 3 or (ch.STR >= w.min_str + 1 and ch.DEX >= w.min_dex + 3)):
+        raise RuleError(f"@flurry needs STR 3 above {w.name}'s minimum, or STR 1 and DEX 3 above; {c.name} falls short")
+    if tactic == "@aimed-blow" and ch.DEX < 13:
+        raise RuleError(f"@aimed-blow needs DEX 13 or more; {c.name} has {ch.DEX}")
+
+
+def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tuple[str, str, str, str]:
+    """``(kind, target, weapon, mode)`` of one declared action, checked
+    against the sheet. Raises :class:`RuleError` (one line)."""
+    state = draft.state
+    c = state.combatants[handle]
+    fields = token.split(":")
+    kind = fields[0].strip().lower()
+    rest = [f.strip() for f in fields[1:]]
+    if kind not in core.ACTIONS:
+        raise RuleError(f"unknown melee action {kind!r}; the seed's nine: {', '.join(core.ACTIONS)}")
+
+    def target(i: int) -> str:
+        return find_combatant(state, rest[i]) if len(rest) > i and rest[i] else ""
+
+    if kind in ("attack", "missile"):
+        tgt = target(0)
+        wname = rest[1] if len(rest) > 1 and rest[1] else next(iter(c.ready), "")
+        if not wname:
+            raise RuleError(f"{c.name} holds no weapon; name one: {kind}:TARGET:WEAPON")
+        w = core.weapon_of(c, wname)
+        _weapon_ok(c, w, ("missile",) if kind == "missile" else ("melee", "shield", "unarmed"), drawn, kind)
+        mode = (rest[2].lower() if len(rest) > 2 and rest[2] else (w.modes[0] if w.modes else "crush"))
+        if mode.startswith("@"):
+            _tactic_ok(c, w, mode, "attack")
+        elif mode not in MODES + ATTACK_TACTICS:
+            raise RuleError(f"unknown mode {mode!r}; modes: {', '.join(w.modes)}; tactics: {', '.join(ATTACK_TACTICS)}")
+        elif mode in MODES and mode not in w.modes:
+            raise RuleError(f"{w.name} attacks in {', '.join(w.modes)} mode, not {mode}")
+        return kind, tgt, w.name, mode
+    if kind == "parry":
+        tgt = target(0)
+        wname = rest[1] if len(rest) > 1 and rest[1] else next(iter(c.ready), "")
+        if not wname:
+            raise RuleError(f"{c.name} holds nothing to parry with; name a weapon: parry:SOURCE:WEAPON")
+        w = core.weapon_of(c, wname)
+        _weapon_ok(c, w, ("melee", "shield"), drawn, "parry")
+        tactic = rest[2].lower() if len(rest) > 2 and rest[2] else "standard"
+        if tactic != "standard":
+            _tactic_ok(c, w, tactic, "parry")
+        return kind, tgt, w.name, tactic
+    if kind == "dodge":
+        tgt = target(0)
+        tactic = rest[1].lower() if len(rest) > 1 and rest[1] else ""
+        if tactic:
+            held = [core.weapon_of(c, r) for r in c.ready]
+            w = next((w for w in held if tactic in w.tactics), None)
+            if w is None:
+                raise RuleError(f"{c.name} has not trained {tactic} with a ready weapon; only tactics on the sheet may be used")
+            _tactic_ok(c, w, tactic, "dodge")
+            return kind, tgt, w.name, tactic
+        return kind, tgt, "", ""
+    if kind == "draw":
+        if not rest or not rest[0]:
+            raise RuleError("name the weapon to draw: draw:WEAPON")
+        w = core.weapon_of(c, rest[0])
+        drawn.add(w.name)
+        return kind, "", w.name, ""
+    if kind == "cast":
+        if not rest or not rest[0]:
+            raise RuleError("name the spell: cast:SPELL:MP[:ready|divine]")
+        mp = rest[1] if len(rest) > 1 and rest[1] else "0"
+        if not mp.isdigit():
+            raise RuleError(f"magic points must be a whole number, not {mp!r}: cast:SPELL:MP")
+        how = rest[2].lower() if len(rest) > 2 and rest[2] else ""
+        if how not in ("", "ready", "divine"):
+            raise RuleError(f"a spell is 'ready' (needs readying, +3 SR) or 'divine', not {how!r}")
+        return kind, "", rest[0], mp + (f"/{how}" if how else "")
+    if kind == "misc":
+        return kind, "", ":".join(rest).strip() or "miscellaneous action", ""
+    if kind == "spirit-attack":
+        return kind, target(0), "", ""
+    return kind, "", "", ""
+
+
+def _spell_sr(dex_sr: int, mode: str) -> int:
+    mp, _, how = mode.partition("/")
+    mp = int(mp or 0)
+    if how == "divine":
+        return dex_sr + mp
+    return dex_sr + mp + (3 if how == "ready" else 0)
+
+
+def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str, str, str, str]]) -> list[core.Declared]:
+    """Each declared action with its SR and penalty (seed 002 actions 1-9,
+    two attacks, two parries, two spells; rules-reference.md C3):
+    melee SR = DEX SR + SIZ SR + weapon SR, missile and other actions at
+    DEX SR, a spell at DEX SR + MP (+3 to ready it), +3 SR after a Draw
+    Weapon, +3 SR on a double move."""
+    c = draft.state.combatants[handle]
+    d = core.derived(c)
+    extra = 3 if moves == 2 else 0
+    drawn: set[str] = set()
+    out: list[core.Declared] = []
+    attacks = [a for a in actions if a[0] == "attack"]
+    same_weapon = len(attacks) == 2 and attacks[0][2] == attacks[1][2]
+    parries = [a for a in actions if a[0] == "parry"]
+    spells_sr = 0
+    for slot, (kind, target, weapon, mode) in enumerate(actions, start=1):
+        penalty = 0
+        if kind == "attack":
+            w = core.weapon_of(c, weapon)
+            sr = d.dex_sr + d.siz_sr + w.sr + extra + (3 if weapon in drawn else 0)
+            if mode == "slam":
+                sr = d.dex_sr + d.siz_sr + 3 + extra  # "as if ... Weapon SR 3" (seed 002 "Slam")
+            if same_weapon:
+                penalty = -10
+                first = next((o for o in out if o.kind == "attack"), None)
+                if first is not None:
+                    sr = first.sr + 3 if first.sr < 8 else 10
+        elif kind == "missile":
+            sr = d.dex_sr + extra + (3 if weapon in drawn else 0)
+        elif kind == "cast":
+            own = _spell_sr(d.dex_sr, mode) + extra
+            sr = own if not spells_sr else spells_sr + (own - d.dex_sr)
+            if spells_sr and sr > 10:
+                raise RuleError(f"two spells must add up to 10 SR or less; these come to {sr} (seed 002 'two Cast Spell actions')")
+            spells_sr = sr
+        elif kind == "parry":
+            sr = 0
+            w = core.weapon_of(c, weapon)
+            if (len(parries) == 2 and parries[0][2] == parries[1][2] and w.hands == 1
+                    and parries[0][1] != parries[1][1]):
+                penalty = -20  # two attackers with the same 1H weapon
+        elif kind == "dodge":
+            sr = 0
+        else:
+            sr = d.dex_sr + extra
+        if kind == "draw":
+            drawn.add(weapon)
+        out.append(core.Declared(slot=slot, kind=kind, target=target, weapon=weapon, mode=mode, sr=sr, penalty=penalty))
+    return out
+
+
+def declare(draft: Draft, handle: str, words: list[str]) -> None:
+    """``intent TYPE ACTION... [brace]``: record the Statement of Intent of
+    ``handle`` (an ``IntentDeclared`` event and its conditions). Refused,
+    one line each: not this combatant's turn to declare; an unknown type;
+    more melee actions than the type allows; an unknown action, weapon,
+    mode or untrained ``@`` tactic; two spells over 10 SR; a dodge while
+    braced; two melee actions while prone."""
+    state = draft.state
+    core.expect(state, ("intent",), handle, "state an intent")
+    c = state.combatants[handle]
+    if not words:
+        raise RuleError("say the type: intent triple | intent double ACTION | intent single ACTION ACTION")
+    kind = words[0].lower()
+    if kind not in core.TYPES:
+        raise RuleError(f"unknown Statement of Intent type {words[0]!r}; use triple, double or single")
+    moves = core.TYPES[kind]
+    rest = [w for w in words[1:] if w.lower() != "brace"]
+    brace = len(rest) != len(words) - 1
+    drawn: set[str] = set()
+    actions = [parse_action(draft, handle, w, drawn) for w in rest]
+    allowed = ALLOWED[moves]
+    extra = len(actions) - allowed
+    if extra > 0:
+        spare = [a for a in actions if a[0] in ("draw", "misc")]
+        if len(spare) < extra or extra > 2 or (moves == 1 and extra > 1):
+            raise RuleError(
+                f"a {core.TYPE_NAMES[moves]} statement allows {allowed} melee action{'s' if allowed != 1 else ''}, "
+                f"not {len(actions)}; only a Draw Weapon or Miscellaneous Action may take a move phase's place")
+    spirit_attacks = sum(1 for a in actions if a[0] == "spirit-attack")
+    if spirit_attacks == 2 and len(actions) > 2:
+        raise RuleError("attacking twice in spirit combat allows no other action (seed 002)")
+    if brace and any(a[0] == "dodge" for a in actions):
+        raise RuleError("one cannot dodge while braced (seed 002 'BRACING AGAINST KNOCKBACK'); drop the dodge or the brace")
+    if c.stance == "prone" and moves == 1:
+        raise RuleError(f"{c.name} is prone: standing takes two moves, leaving one action; declare double or triple")
+    declared = strike_ranks(draft, handle, moves, actions)
+    sacrificed = max(0, extra)
+    draft.emit(rev.IntentDeclared(handle=handle, round=state.round, moves=moves,
+                                  actions=tuple(d.text for d in declared), brace=brace))
+    core.condition(draft, handle, "intent", effects={"moves": moves, "aborted": 0, "brace": int(brace),
+                                                     "sacrificed": sacrificed},
+                   note=core.TYPE_NAMES[moves] + ("; braced" if brace else ""))
+    if brace:
+        core.condition(draft, handle, "braced", note="braced against knockback")
+    for d in declared:
+        draft.emit(core.declared_condition(draft, handle, d))
+    draft.hand_over()
+
+
+def abort(draft: Draft, handle: str, words: list[str]) -> None:
+    """``abort SLOT [defensive ACTION | movement]``: drop an unused declared
+    action, or turn it into a Dodge or Parry at -20% (Defensive Abort) or
+    one more movement category in the Post Melee Move (Movement Abort);
+    one special abort per round (seed 002 "ALTERING STATEMENT OF INTENT")."""
+    state = draft.state
+    c = state.combatants[handle]
+    intent = core.intent_of(c)
+    if intent is None:
+        raise RuleError(f"{c.name} has stated no intent this round; nothing to abort")
+    if not words or not words[0].isdigit():
+        raise RuleError("say which declared action: abort SLOT [defensive parry:SOURCE:WEAPON | defensive dodge:SOURCE | movement]")
+    slot = int(words[0])
+    d = next((x for x in core.declared(c) if x.slot == slot), None)
+    if d is None or d.used or d.abort:
+        raise RuleError(f"{c.name} has no unused declared action {slot}; see 'affray state'")
+    how = words[1].lower() if len(words) > 1 else "plain"
+    if how not in ("plain", "defensive", "movement"):
+        raise RuleError(f"an abort is plain, defensive or movement, not {how!r}")
+    if how != "plain" and intent.effects.get("aborted"):
+        raise RuleError(f"{c.name} has used this round's abort already (one per melee round)")
+    replacement = ""
+    if how == "defensive":
+        if len(words) < 3:
+            raise RuleError("a Defensive Abort names the new action: defensive parry:SOURCE:WEAPON or defensive dodge:SOURCE")
+        kind, target, weapon, mode = parse_action(draft, handle, words[2], set())
+        if kind not in ("parry", "dodge"):
+            raise RuleError("a Defensive Abort becomes a Dodge or a Parry (seed 002)")
+        if kind == "dodge" and intent.effects.get("brace"):
+            raise RuleError("one cannot dodge while braced (seed 002 'BRACING AGAINST KNOCKBACK')")
+        new = core.Declared(slot=10 + slot, kind=kind, target=target, weapon=weapon, mode=mode, sr=0, penalty=-20)
+        replacement = new.text
+    core.abort_events(draft, handle, d, how, replacement)
+    if how == "defensive":
+        draft.emit(core.declared_condition(draft, handle, new))
+    draft.hand_over()
+
