@@ -32,7 +32,8 @@ def _intent(state: State, handle: str) -> str:
         defend = f"parry:{foe}:{w.name}" + (f":{tactic}" if tactic else "")
     else:
         defend = f"dodge:{foe}"
-    if me.stance != "standing":
+    lame = any(x.name in ("useless-limb", "severed") and "leg" in x.location for x in me.conditions)
+    if me.stance != "standing" and not lame:
         return f"intent double {attack}"
     return f"intent single {attack} {defend}"
 
@@ -40,7 +41,10 @@ def _intent(state: State, handle: str) -> str:
 def _move(state: State, handle: str) -> str:
     me = state.combatants[handle]
     if me.stance != "standing":
-        return "move stand" if not me.has("fallen-this-round") else "move stay"
+        lame = any(x.name in ("useless-limb", "severed") and "leg" in x.location for x in me.conditions)
+        intent = core.intent_of(me)
+        can = not lame and not me.has("fallen-this-round") and intent is not None and intent.effects.get("moves", 1) >= 2
+        return "move stand" if can else "move stay"
     foe = _foe(state, handle)
     if not foe:
         return "move stay"

@@ -114,8 +114,10 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=rolled, reduced=reduced,
                               armour=min(armour, passed), final=final, critical=critical, note="; ".join(notes)))
     if special and mode in ("slash", "crush", "impale") and level != "maximum":
+        done = [n.split(": ", 1)[-1] for n in notes[1:] if n.startswith(mode)]
+        detail = "; ".join(done) or f"no effect on the {location}"
         draft.emit(rev.SpecialApplied(exchange=x.id, by=x.attacker, effect=mode,
-                                      detail="; ".join(notes[1:]) or f"{mode} special: no effect on the {location}"))
+                                      detail=detail + ("; armour ignored (critical)" if critical else "")))
     pw = str(step.data.get("parry-weapon", ""))
     if pw:
         _parrying_weapon(draft, t.handle, pw, str(step.data.get("parry-level", "")), tactic, rolled, block)

@@ -196,7 +196,7 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     one line each: not this combatant's turn to declare; an unknown type;
     more melee actions than the type allows; an unknown action, weapon,
     mode or untrained ``@`` tactic; two spells over 10 SR; a dodge while
-    braced; two melee actions while prone."""
+    braced; """
     state = draft.state
     core.expect(state, ("intent",), handle, "state an intent")
     c = state.combatants[handle]
@@ -223,8 +223,6 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError("attacking twice in spirit combat allows no other action (seed 002)")
     if brace and any(a[0] == "dodge" for a in actions):
         raise RuleError("one cannot dodge while braced (seed 002 'BRACING AGAINST KNOCKBACK'); drop the dodge or the brace")
-    if c.stance == "prone" and moves == 1:
-        raise RuleError(f"{c.name} is prone: standing takes two moves, leaving one action; declare double or triple")
     declared = strike_ranks(draft, handle, moves, actions)
     sacrificed = max(0, extra)
     draft.emit(rev.IntentDeclared(handle=handle, round=state.round, moves=moves,

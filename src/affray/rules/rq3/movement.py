@@ -59,6 +59,12 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
             raise RuleError(f"{c.name} is already standing; move stay or another move")
         if c.has("fallen-this-round"):
             raise RuleError(f"{c.name} fell this round and cannot stand until the next Move Phase (seed 002)")
+        intent = core.intent_of(c)
+        if intent is not None and intent.effects.get("moves", 1) < 2:
+            raise RuleError(f"standing takes two moves (prone, kneeling, standing) and {c.name} declared a single move; "
+                            "declare double or triple to stand (seed 002 'FALLEN CHARACTERS')")
+        if any(x.name in ("useless-limb", "severed") and "leg" in x.location for x in c.conditions):
+            raise RuleError(f"{c.name} cannot stand on a useless leg; move stay")
         draft.emit(ev.StanceChanged(handle=handle, stance="standing", reason="stood up: two moves (prone, kneeling, standing)"))
         return _moved(draft, handle, "stood up")
     if verb not in ("engage",) + PURPOSES:
