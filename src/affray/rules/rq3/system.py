@@ -34,10 +34,12 @@ def _act(draft: Draft, command: cmd.TakeAction) -> None:
         words = shlex.split(command.action)
     except ValueError:
         raise RuleError(f"cannot read {command.action!r}: close the quotes") from None
+    if len(words) == 1 and " " in words[0]:  # the whole action typed as one quoted argument
+        words = shlex.split(words[0])
     if not words or words[0].lower() not in ACT_WORDS:
         raise RuleError(f"unknown rq3 action {command.action!r}; use one of: {', '.join(ACT_WORDS)}")
-    draft.then(ACT_WORDS[words[0].lower()], who=who, words=words[1:] if words[0].lower() != "withdraw" and
-               words[0].lower() != "approach" else words)
+    first = words[0].lower()
+    draft.then(ACT_WORDS[first], who=who, words=words if first in ("withdraw", "approach") else words[1:])
 
 
 def _roll(draft: Draft, command: cmd.RollPending) -> None:

@@ -128,7 +128,7 @@ def intent_step(state: State, handle: str) -> ev.PendingStep:
     return ev.PendingStep(
         who=handle, verb="act", kind="intent", options=tuple(core.TYPES),
         prompt=(f"Statement of Intent, {c.name} (INT {ch.INT}): affray act {handle} "
-                f"\"intent single attack:{foe}:{w} parry:{foe}:{w}\" (triple | double ACTION | single ACTION ACTION)"))
+                f"intent single attack:{foe}:{w} parry:{foe}:{w} (triple | double ACTION | single ACTION ACTION)"))
 
 
 def move_step(state: State, handle: str) -> ev.PendingStep:
@@ -140,7 +140,7 @@ def move_step(state: State, handle: str) -> ev.PendingStep:
         options.append("stand")
     return ev.PendingStep(who=handle, verb="act", kind="move", options=tuple(options),
                           prompt=f"Move Phase, {c.name} (DEX {ch.DEX}): affray act {handle} "
-                                 "\"move engage FOE | close FOE | disengage FOE | stay | stand\"")
+                                 "move engage FOE | close FOE | open FOE | disengage FOE | stay | stand")
 
 
 def strike_step(state: State, handle: str, d: core.Declared) -> ev.PendingStep:
@@ -159,7 +159,7 @@ def strike_step(state: State, handle: str, d: core.Declared) -> ev.PendingStep:
 def end_step(state: State) -> ev.PendingStep:
     """The GM's step closing the Post Melee Move."""
     return ev.PendingStep(who="GM", verb="end-round", kind="end-round", dice=tie_dice(state),
-                          prompt="Post Melee Move: affray act WHO \"withdraw FOE\" (no engagement rules), "
+                          prompt="Post Melee Move: affray act WHO withdraw FOE (no engagement rules), "
                                  "then affray end-round")
 
 

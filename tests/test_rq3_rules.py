@@ -1,0 +1,595 @@
+"""rq3 rules through the real command path, with table dice (seed 002,
+``002_321dc991624c8969.txt``; rules-reference.md C). Each test names the
+seed section it checks.
+
+Figures (examples/rq3): Vasana INT 13, DEX 16 (DEX SR 1), SIZ 12 (SIZ SR
+2), Broadsword SR 2 1D8+1 AP 10 attack 70 parry 60 (@glancing), Dagger SR
+3 1D4+2 attack 45, Dodge 40, Maneuver 55, +1D4, move 3. Gorakh INT 11, DEX
+11 (DEX SR 3), SIZ 18 (SIZ SR 1), STR 18, Maul SR 1 2 m 2D8 AP 10 attack 60
+parry 45, Dodge 25, Maneuver 35, +1D6, natural AP 1, move 3.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from affray.commands.demo import examples_dir
+from affray.commands.handler import execute
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.rules.base import RuleError
+from affray.rules.rq3 import core, knockback
+from affray.rules.rq3.sheet import load_sheet
+from affray.store import EventStore
+
+EX = examples_dir() / "rq3"
+ROLL = cmd.RollPending()
+
+
+def sheet(file: str, **changes) -> dict:
+    d = msgspec.to_builtins(load_sheet(EX / f"{file}.toml"))
+    for k, v in changes.items():
+        if k in ("STR", "CON", "SIZ", "INT", "POW", "DEX", "APP"):
+            d["characteristics"][k] = v
+        else:
+            d[k] = v
+    return d
+
+
+class Table:
+    """A manual-dice rq3 encounter driven through ``execute``."""
+
+    def __init__(self, *joins: tuple[str, dict, str]):
+        self.store = EventStore(":memory:")
+        self.out = execute(self.store, cmd.OpenEncounter(name="rules", system="rq3", manual_dice=True),
+                           seed=b"s", actor="gm")
+        self.eid = self.out.encounter_id
+        for handle, data, side in joins or (("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls")):
+            self(cmd.JoinCombatant(sheet=data, side=side, handle=handle))
+
+    def __call__(self, command, dice: str = ""):
+        self.out = execute(self.store, command, encounter_id=self.eid, dice=dice, actor="gm")
+        return self.out
+
+    def act(self, who: str, text: str, dice: str = ""):
+        return self(cmd.TakeAction(who=who, action=text), dice)
+
+    @property
+    def state(self):
+        return self.out.state
+
+    def events(self, kind=None):
+        evs = [r.event for r in self.store.read(self.eid)]
+        return [e for e in evs if kind is None or isinstance(e, kind)]
+
+    def refused(self, command, fragment: str, dice: str = "") -> str:
+        before = self.store.version(self.eid)
+        with pytest.raises(RuleError) as info:
+            self(command, dice)
+        assert self.store.version(self.eid) == before
+        text = str(info.value)
+        assert "\n" not in text and fragment in text, text
+        return text
+
+
+def declared_of(t: Table, who: str) -> list[core.Declared]:
+    return core.declared(t.state.combatants[who])
+
+
+def ready_for_melee(t: Table, gorakh: str, vasana: str) -> None:
+    """Start, declare, and engage at 1 m (Vasana wins a contest 10 vs 30)."""
+    t(cmd.StartRound())
+    t.act("gorakh", gorakh)
+    t.act("vasana", vasana)
+    t.act("vasana", "move engage gorakh")
+    if t.state.pending[0].kind == "maneuver":
+        t(ROLL, "10,30")
+    t.act("gorakh", "move stay")
+
+
+# --------------------------------------------------------------------------- #
+# 1) Statement of Intent
+# --------------------------------------------------------------------------- #
+
+
+def test_intent_order_lowest_int_first():
+    """Seed 002 "1) STATEMENT OF INTENT": from lowest INT to highest."""
+    t = Table()
+    t(cmd.StartRound())
+    assert [e.handle for e in t.state.order] == ["gorakh", "vasana"]
+    assert t.state.pending[0].kind == "intent" and t.state.pending[0].who == "gorakh"
+    t.refused(cmd.TakeAction(who="vasana", action="intent triple"), "cannot state an intent now")
+
+
+def test_intent_ties_by_a_die():
+    """Seed 002: "Resolve ties by a die roll" (ruling tied_initiative_die:
+    1D10 each, the higher states first)."""
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"),
+              ("grak", sheet("gorakh", name="Grak"), "trolls"))
+    assert [n.by for n in t.state.pending[0].dice] == ["gorakh", "grak"]
+    t(cmd.StartRound(), "3,8")
+    assert [e.handle for e in t.state.order] == ["grak", "gorakh", "vasana"]
+
+
+def test_triple_move_has_no_melee_actions():
+    """Seed 002 type 1: TRIPLE MOVE AND NO MELEE ACTIONS."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent triple attack:vasana:Maul"), "allows 0 melee actions, not 1")
+    t.act("gorakh", "intent triple")
+    assert core.intent_of(t.state.combatants["gorakh"]).effects["moves"] == 3
+    assert declared_of(t, "gorakh") == []
+
+
+def test_double_move_one_action_at_plus_3_sr():
+    """Seed 002 type 2: DOUBLE MOVE AND ONE MELEE ACTION, +3 SR."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double attack:vasana:Maul parry:vasana:Maul"),
+              "allows 1 melee action, not 2")
+    t.act("gorakh", "intent double attack:vasana:Maul")
+    (d,) = declared_of(t, "gorakh")
+    assert (d.kind, d.sr) == ("attack", 3 + 1 + 1 + 3)  # DEX SR + SIZ SR + weapon SR + 3
+
+
+def test_single_move_two_actions():
+    """Seed 002 type 3: SINGLE MOVE AND TWO MELEE ACTIONS; no third."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent single attack:vasana:Maul parry:vasana:Maul dodge:vasana"),
+              "allows 2 melee actions, not 3")
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    assert [(d.kind, d.sr) for d in declared_of(t, "gorakh")] == [("attack", 5), ("parry", 0)]
+
+
+def test_a_move_phase_given_up_for_a_draw():
+    """Seed 002: "either move phase [may] be sacrificed for a Draw Weapon or
+    a simple Miscellaneous Action"; a drawn weapon attacks 3 SR later."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double draw:Dagger attack:gorakh:Dagger:impale")
+    draw, attack = declared_of(t, "vasana")
+    assert (draw.kind, attack.sr) == ("draw", 1 + 2 + 3 + 3 + 3)  # double +3, drawn +3
+    assert core.intent_of(t.state.combatants["vasana"]).effects["sacrificed"] == 1
+
+
+def test_undrawn_weapon_refused():
+    """Seed 002 action 1: a weapon not in hand needs a Draw Weapon first."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.refused(cmd.TakeAction(who="vasana", action="intent double attack:gorakh:Dagger"), "declare 'draw:Dagger'")
+
+
+def test_unknown_action_and_mode_refused():
+    """Seed 002: the nine melee actions; the modes of the weapon."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double charge:vasana"), "the seed's nine")
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double attack:vasana:Maul:slash"), "crush mode, not slash")
+    t.refused(cmd.TakeAction(who="gorakh", action="intent quadruple"), "use triple, double or single")
+
+
+def test_untrained_tactic_refused():
+    """Seed 002 "SPECIAL TACTICS": "@" tactics need training (on the sheet)."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent single attack:vasana:Maul:@feint parry:vasana:Maul"),
+              "has not trained @feint with Maul")
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double parry:vasana:Maul:@riposte"), "has not trained @riposte")
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double dodge:vasana:@counter"), "has not trained @counter")
+
+
+def test_glancing_parry_needs_dex_3_over_minimum():
+    """Seed 002 "@Glancing Parry": DEX at least 3 above the weapon's minimum."""
+    v = sheet("vasana")
+    v["weapons"][0]["min_dex"] = 15
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.refused(cmd.TakeAction(who="vasana", action="intent double parry:gorakh:Broadsword:@glancing"), "DEX at least 3")
+
+
+def test_two_attacks_with_one_weapon():
+    """Seed 002 "Selecting two Melee Attack actions": one weapon twice at
+    -10% (ruling: both blows), the second 3 SR after the first."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent single attack:gorakh:Broadsword attack:gorakh:Broadsword")
+    assert [(d.sr, d.penalty) for d in declared_of(t, "vasana")] == [(5, -10), (8, -10)]
+
+
+def test_second_attack_on_sr_10_after_sr_8():
+    """Seed 002: "(or on SR 10 if the first attack occurred on SR 8 or later)"."""
+    t = Table(("vasana", sheet("vasana", DEX=5, SIZ=6), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent single attack:gorakh:Broadsword attack:gorakh:Broadsword")
+    assert [d.sr for d in declared_of(t, "vasana")] == [5 + 3 + 2, 10]
+
+
+def test_two_weapons_at_their_own_srs():
+    """Seed 002: two weapons "at their normal strike ranks", no penalty."""
+    t = Table(("vasana", sheet("vasana", ready=["Broadsword", "Dagger"]), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent single attack:gorakh:Broadsword attack:gorakh:Dagger")
+    assert [(d.sr, d.penalty) for d in declared_of(t, "vasana")] == [(5, 0), (6, 0)]
+
+
+def test_two_parries_two_attackers_one_1h_weapon():
+    """Seed 002 "Selecting two Parry options": -20% to parry two attackers
+    with the same 1H weapon."""
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"),
+              ("grak", sheet("gorakh", name="Grak", INT=12), "trolls"))
+    t(cmd.StartRound(), "3,8")  # the trolls share DEX 11: movement tie-break dice
+    t.act("gorakh", "intent triple")
+    t.act("grak", "intent triple")
+    t.act("vasana", "intent single parry:gorakh:Broadsword parry:grak:Broadsword")
+    assert [d.penalty for d in declared_of(t, "vasana")] == [-20, -20]
+
+
+def test_two_spells_must_fit_10_sr():
+    """Seed 002 "Selecting two Cast Spell actions": the second goes off at the
+    sum of both; only if the total is 10 SR or less. A spell is DEX SR + MP
+    (+3 to ready it); divine magic at DEX SR (+1 per MP)."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent single cast:disruption:4 cast:bladesharp:4"), "10 SR or less")
+    t.act("gorakh", "intent single cast:disruption:1 cast:demoralise:2:ready")
+    assert [d.sr for d in declared_of(t, "gorakh")] == [3 + 1, 3 + 1 + 2 + 3]
+
+
+def test_brace_forbids_the_dodge():
+    """Seed 002 "BRACING AGAINST KNOCKBACK": one cannot dodge while braced."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double dodge:vasana brace"), "cannot dodge while braced")
+    t.act("gorakh", "intent double parry:vasana:Maul brace")
+    assert t.state.combatants["gorakh"].has("braced")
+
+
+# --------------------------------------------------------------------------- #
+# Altering the Statement of Intent
+# --------------------------------------------------------------------------- #
+
+
+def test_defensive_abort_to_dodge():
+    """Seed 002 "DEFENSIVE ABORT": an unused action becomes a Dodge at -20%."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent double attack:vasana:Maul")
+    t.act("gorakh", "abort 1 defensive dodge:vasana")
+    (aborted, dodge) = declared_of(t, "gorakh")
+    assert aborted.abort == "defensive" and (dodge.kind, dodge.penalty) == ("dodge", -20)
+    assert t.events(rev.ActionAborted)[-1].abort == "defensive"
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 movement"), "no unused declared action 1")
+
+
+def test_movement_abort_and_only_one_special_abort():
+    """Seed 002 "MOVEMENT ABORT", and "One unused melee action per melee
+    round ... can be aborted to one of two possible special abort actions"."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("gorakh", "abort 1 movement")
+    intent = core.intent_of(t.state.combatants["gorakh"])
+    assert intent.effects["aborted"] == 1 and intent.effects["post-moves"] == 2
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 2 defensive dodge:vasana"), "used this round's abort")
+    t.act("gorakh", "abort 2")  # a plain abort is always allowed
+    assert [d.abort for d in declared_of(t, "gorakh")] == ["movement", "plain"]
+
+
+def test_defensive_abort_at_the_blow_and_pass():
+    """Seed 002 "DEFENSIVE ABORT" when the blow comes (react abort-dodge),
+    and a plain abort of a due attack (act WHO pass)."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent single attack:gorakh:Broadsword dodge:gorakh")
+    # SR 5 Vasana (DEX 16) before Gorakh's SR 8.
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "50")
+    assert t.state.pending[0].options == ("abort-parry", "abort-dodge", "none")
+    t.refused(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "declared no parry")
+    # Dodge 25 - 20 = 5: 04 is a success (01-05 always succeed).
+    t(cmd.ChooseReaction(defender="gorakh", reaction="abort-dodge"), "4")
+    assert t.events(ev.ReactionResolved)[-1].cell == "dodge:success/success"
+    assert t.state.exchange is None and t.state.pending[0].kind == "end-round"
+
+
+def test_pass_drops_the_due_attack():
+    """Seed 002: "A character can always abort a declared action"."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double attack:gorakh:Broadsword")
+    t.act("vasana", "pass")
+    assert t.events(rev.ActionAborted)[-1].abort == "plain"
+    assert t.state.pending[0].who == "gorakh" and t.state.pending[0].kind == "strike"
+
+
+# --------------------------------------------------------------------------- #
+# 2) Move Phase
+# --------------------------------------------------------------------------- #
+
+
+def test_movement_initiative_by_dex():
+    """Seed 002 "MOVEMENT INITIATIVE": higher DEX moves first."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    assert t.state.pending[0].kind == "move" and t.state.pending[0].who == "vasana"
+
+
+def test_engagement_by_weapon_length_and_closing():
+    """Seed 002 "RULES OF ENGAGEMENT": within 2 m of a foe who declared a
+    weapon of 2 m or more one is engaged there, and only the long weapon
+    reaches; "MANEUVER SKILL": a contest to close. A lost contest leaves
+    her at 2 m, where her Broadsword cannot attack."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("vasana", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
+    t.act("vasana", "move engage gorakh")
+    assert core.reach(t.state.combatants["vasana"], "gorakh") == 2
+    assert t.state.pending[0].kind == "maneuver"
+    t(ROLL, "50,30")  # both successes: the same level, nothing changes
+    assert t.events(rev.ManeuverContested)[-1].winner == ""
+    assert core.reach(t.state.combatants["vasana"], "gorakh") == 2
+    t.act("gorakh", "move stay")
+    t.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "only a weapon of at least 2 m reaches")
+
+
+def test_contest_winner_closes_and_disengages():
+    """Seed 002 "MANEUVER SKILL": the higher level of success wins."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent triple")
+    assert core.reach(t.state.combatants["vasana"], "gorakh") == 1  # 10 special beats 30 success
+    t(cmd.EndRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move disengage gorakh")
+    t(ROLL, "60,20")  # failure against success: Gorakh holds her
+    assert "gorakh" in t.state.combatants["vasana"].engaged
+    t.act("gorakh", "move disengage vasana")
+    t(ROLL, "3,70")  # Gorakh 3 critical, Vasana 70 failure
+    assert t.state.combatants["gorakh"].engaged == ()
+
+
+def test_maneuver_bonus_for_faster_movement():
+    """Seed 002: "Every meter of basic movement rate higher than an opponent
+    adds +5% to Maneuver skill rolls made against that opponent"."""
+    t = Table(("vasana", sheet("vasana", move=5), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move engage gorakh")
+    t(ROLL, "64,30")
+    tested = [e for e in t.events(ev.SkillTested) if e.skill == "Maneuver"]
+    assert (tested[0].target, tested[0].result) == (65, "success")
+    assert tested[1].target == 35
+
+
+def test_fumbled_maneuver_loses_the_facing_shift():
+    """Seed 002: a fumbling character stops and loses the free facing shift."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move engage gorakh")
+    t(ROLL, "100,50")
+    assert t.state.combatants["vasana"].has("no-facing-shift")
+
+
+def test_standing_takes_two_moves():
+    """Seed 002 "FALLEN CHARACTERS": prone to kneeling and kneeling to
+    standing take a move each; a single move cannot stand."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
+    t.refused(cmd.TakeAction(who="vasana", action="move stand"), "already standing")
+
+
+def test_post_melee_withdraw_needs_no_contest():
+    """Seed 002 "4) POST MELEE MOVE PHASE": engagement rules do not apply;
+    a braced character cannot move."""
+    t = Table()
+    ready_for_melee(t, "intent triple brace", "intent triple")
+    assert t.state.pending[0].kind == "end-round"
+    t.refused(cmd.TakeAction(who="gorakh", action="withdraw vasana"), "braced this round")
+    t.act("vasana", "withdraw gorakh")
+    assert t.state.combatants["vasana"].engaged == ()
+
+
+# --------------------------------------------------------------------------- #
+# 3) Melee Phase
+# --------------------------------------------------------------------------- #
+
+
+def test_melee_in_strike_rank_order():
+    """Seed 002 "3) MELEE PHASE": all actions in SR order (C3: DEX SR + SIZ
+    SR + weapon SR); the double move's +3 puts Vasana after Gorakh."""
+    t = Table()
+    ready_for_melee(t, "intent single attack:vasana:Maul parry:vasana:Maul", "intent double attack:gorakh:Broadsword")
+    assert (t.state.pending[0].who, t.state.pending[0].data["sr"]) == ("gorakh", 5)
+    t.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "no declared attack is due")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "99")  # a failure
+    assert (t.state.pending[0].who, t.state.pending[0].data["sr"]) == ("vasana", 8)
+
+
+def test_undeclared_weapon_refused():
+    """Seed 002 "ALTERING STATEMENT OF INTENT": only the declared action."""
+    t = Table(("vasana", sheet("vasana", ready=["Broadsword", "Dagger"]), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword")
+    t.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh", weapon="Dagger"), "declared an attack with Broadsword")
+
+
+def _hit(t: Table, attack: str, react: tuple[str, str] | None, damage: str) -> ev.DamageDealt:
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), attack)
+    if react:
+        t(cmd.ChooseReaction(defender="gorakh", reaction=react[0]), react[1])
+    t(ROLL, damage)
+    return t.events(ev.DamageDealt)[-1]
+
+
+def test_crush_special_max_bonus_and_half_soft_armour():
+    """Seed 002 "Crush": ignores half of soft armour; maximum damage bonus
+    to head, chest or abdomen."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "10")  # special (<= 12)
+    t(ROLL, "12,3,4,2")  # chest; 2D8 3+4; 1D6 2 -> maximum 6
+    d = t.events(ev.DamageDealt)[-1]
+    # ringmail 5 + soft leather 1 (half ignored: 1 - 0 = 1, ceil 1/2 = 1) = 6
+    assert (d.location, d.rolled, d.armour, d.final) == ("chest", 13, 6, 7)
+    assert t.state.combatants["vasana"].location("chest").hp == -1
+
+
+def test_impale_special_doubles_on_vitals_and_no_knockback():
+    """Seed 002 "Impale": double weapon damage to head, chest or abdomen
+    (ruling: a second roll); "Impaling weapons that impale and do damage do
+    no knockback"."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:impale")
+    d = _hit(t, "10", None, "9,8,7,4")  # abdomen; 8+1, second 7+1; 1D4 4
+    assert (d.location, d.rolled, d.armour, d.final) == ("abdomen", 9 + 8 + 4, 5, 16)
+    assert t.events(ev.CombatantMoved) == []
+
+
+def test_slash_special_normal_on_chest():
+    """Seed 002 "Slash": maximum weapon damage to head, limbs or abdomen,
+    normal weapon damage to chest."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:slash")
+    d = _hit(t, "10", None, "12,2,1")
+    assert d.rolled == 3 + 1 and t.events(rev.SpecialApplied)[-1].detail == "no effect on the chest"
+
+
+def test_critical_ignores_armour_but_not_a_critical_parry():
+    """Seed 002 "CRITICAL HITS": a critical ignores all armour; "Standard
+    Parry": a critical parry stops all damage, even a critical attack's."""
+    t = Table()
+    ready_for_melee(t, "intent double parry:vasana:Maul", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
+    d = _hit(t, "3", ("parry", "2"), "12,8,4")  # critical vs critical parry
+    assert (d.rolled, d.reduced, d.final) == (13, 13, 0)
+    assert t.events(ev.ReactionResolved)[-1].cell == "parry:critical/critical"
+
+
+def test_standard_parry_weapon_loses_an_ap():
+    """Seed 002 "Standard Parry": the parrying weapon loses 1 AP from an
+    attack exceeding its AP; the excess strikes the parrier. A special parry
+    spares the weapon."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "50")  # success, not special
+    t(ROLL, "12,8,7,6")  # 21 against AP 10: 11 through
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.rolled, d.reduced, d.armour, d.final) == (21, 10, 6, 5)
+    v = t.state.combatants["vasana"]
+    assert core.weapon_ap(v, core.weapon_of(v, "Broadsword")) == 9
+
+
+def test_dodge_shifts_the_hit_down():
+    """Seed 002 "MELEE DODGING": a normal dodge turns a special hit into a
+    normal hit."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double dodge:gorakh")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "10")  # special
+    t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "30")  # success
+    assert t.events(ev.ReactionResolved)[-1].cell == "dodge:success/special"
+    step = t.state.pending[0]
+    assert step.kind == "damage" and step.data["level"] == "success"
+
+
+def test_fumbled_dodge_makes_a_critical_do_maximum():
+    """Seed 002: a fumbled dodge: "a critical hit does maximum damage"."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double dodge:gorakh")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "2")  # critical
+    t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "100")  # fumble
+    t(ROLL, "1,1,1,1")
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.rolled, d.armour, d.critical) == (16 + 6, 0, True)
+
+
+def test_feint_special_lowers_the_defence():
+    """Seed 002 "@Feint": a special subtracts half the attack skill from the
+    parry or dodge."""
+    v = sheet("vasana")
+    v["weapons"][0]["tactics"] = ["@feint", "@glancing"]
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double parry:vasana:Maul", "intent double attack:gorakh:Broadsword:@feint")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "20")
+    tested = t.events(ev.SkillTested)[-1]
+    assert tested.modifiers == (ev.Modifier(-35, "@Feint"),) and tested.target == 10 and tested.result == "failure"
+
+
+def test_flexible_weapon_parried_by_shield_at_three_quarters():
+    """Seed 002 "FLEXIBLE WEAPONS": a shield larger than a buckler parries a
+    flexible weapon at 3/4."""
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Flail", "damage": "1D6+2", "sr": 2, "flexible": True, "modes": ["crush"], "attack": 50, "parry": 0})
+    v["ready"] = ["Flail"]
+    g = sheet("gorakh")
+    g["weapons"].append({"name": "Shield", "damage": "1D6", "kind": "shield", "shield_size": "small", "sr": 3, "ap": 12, "parry": 40})
+    g["ready"] = ["Maul", "Shield"]
+    t = Table(("vasana", v, "heroes"), ("gorakh", g, "trolls"))
+    ready_for_melee(t, "intent double parry:vasana:Shield", "intent double attack:gorakh:Flail")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "31")
+    tested = t.events(ev.SkillTested)[-1]
+    assert (tested.base, tested.result) == (30, "failure")
+
+
+# --------------------------------------------------------------------------- #
+# Knockback and wounds
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("points, threshold, braced, metres", [
+    (11, 12, False, 0), (12, 12, False, 1), (21, 12, False, 1), (22, 12, False, 2), (34, 12, False, 3),
+    (30, 30, True, 0), (31, 30, True, 1)])
+def test_knockback_metres(points, threshold, braced, metres):
+    """Seed 002 "KNOCKBACK": damage >= SIZ: 1 m, +1 m per 10 over; "BRACING":
+    only damage higher than STR+SIZ."""
+    assert knockback.metres(points, threshold, braced) == metres
+
+
+def test_knockback_dex_roll_falls():
+    """Seed 002 "KNOCKBACK": DEX x5 to stay standing, one multiple less per
+    extra metre; a failure knocks the target down."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,3,3,1")  # chest: 7 crush counts double: 14 >= SIZ 12 -> 1 m; 7 - 6 AP = 1 HP
+    step = t.state.pending[0]
+    assert (step.kind, step.data["multiple"]) == ("knockback", 5)
+    t(ROLL, "90")  # 90 > DEX 16 x5 = 80
+    v = t.state.combatants["vasana"]
+    assert v.stance == "prone" and v.has("fallen-this-round") and v.location("chest").hp == 5
+    assert [(e.distance, e.away_from) for e in t.events(ev.CombatantMoved)] == [(1.0, "gorakh")]
+
+
+def test_small_blow_no_knockback():
+    """Seed 002 "KNOCKBACK": under SIZ, no knockback."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,1,1,1")  # 3 crush -> 6 knockback points: none
+    assert t.state.pending[0].kind == "end-round" and t.events(ev.CombatantMoved) == []
+
+
+def test_wounds_limb_vital_and_total():
+    """RQ3 wounds (ruling 'wounds'; C7-C8): a leg at 0 HP is useless and
+    fells; the abdomen at 0 HP knocks out."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "1,4,3,1")  # right leg: 8 - 1 = 7 -> 5 - 7 = -2
+    v = t.state.combatants["vasana"]
+    assert v.location("right leg").hp == -2 and v.has("useless-limb") and v.stance == "prone"
+    assert t.events(ev.WoundInflicted)[-1].severity == "serious"
