@@ -73,6 +73,9 @@ SCRIPT: list[tuple[cmd.Command, str]] = [
     (ROLL, "12,7,6,4"),
     # 50 > 48: Vasana is knocked down.
     (ROLL, "50"),
+    # Seed 002 "FALLEN CHARACTERS": Acrobatics 35 to stand in the Post
+    # Melee Move; 60 fails: she stays down until the next Move Phase.
+    (ROLL, "60"),
     (cmd.EndRound(), ""),
     # Round 2. Both prone: standing takes two moves, so a double move and
     # one action (+3 SR: SR 8 each). Refusals of "move stand" are tested in

@@ -567,8 +567,11 @@ def test_knockback_dex_roll_falls():
     t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
     t(ROLL, "12,3,3,1")  # chest: 7 crush counts double: 14 >= SIZ 12 -> 1 m; 7 - 6 AP = 1 HP
     step = t.state.pending[0]
-    assert (step.kind, step.data["multiple"]) == ("knockback", 5)
+    assert (step.kind, step.data["metres"], step.dice[0].purpose) == ("knockback", 1, "DEX x5: Vasana stays standing")
     t(ROLL, "90")  # 90 > DEX 16 x5 = 80
+    # Seed 002 "FALLEN CHARACTERS": Acrobatics 35 to stand in the Post Melee Move: 50 fails.
+    assert t.state.pending[0].kind == "breakfall"
+    t(ROLL, "50")
     v = t.state.combatants["vasana"]
     assert v.stance == "prone" and v.has("fallen-this-round") and v.location("chest").hp == 5
     assert [(e.distance, e.away_from) for e in t.events(ev.CombatantMoved)] == [(1.0, "gorakh")]
@@ -593,3 +596,102 @@ def test_wounds_limb_vital_and_total():
     v = t.state.combatants["vasana"]
     assert v.location("right leg").hp == -2 and v.has("useless-limb") and v.stance == "prone"
     assert t.events(ev.WoundInflicted)[-1].severity == "serious"
+
+
+def test_breakfall_lets_her_stand_in_the_post_melee_move():
+    """Seed 002 "FALLEN CHARACTERS": a successful Acrobatics or Breakfall
+    roll allows the character to stand in that round's Post Melee Move."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,3,3,1")
+    t(ROLL, "90")
+    t.refused(cmd.TakeAction(who="vasana", action="stand"), "belongs to the Post Melee Move")
+    t(ROLL, "20")  # Acrobatics 35: a success
+    assert not t.state.combatants["vasana"].has("fallen-this-round")
+    t.act("vasana", "stand")
+    assert t.state.combatants["vasana"].stance == "standing"
+
+
+def test_terrain_tests_and_results():
+    """Seed 002 "COMBAT MOVEMENT IN UNRELIABLE TERRAIN": a test per move
+    in difficult terrain (the better of Maneuver and DEX x5); a special
+    gives +10% to attacks and defences this round; a failure fells."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double attack:gorakh:Broadsword")
+    t.refused(cmd.TakeAction(who="vasana", action="move engage gorakh terrain=swamp"), "unknown terrain")
+    t.act("vasana", "move engage gorakh terrain=difficult")
+    step = t.state.pending[0]
+    assert (step.kind, step.data["left"]) == ("terrain", 2)
+    t(ROLL, "10")  # DEX 16 x5 = 80 beats Maneuver 55: 10 <= 16, a special
+    assert t.state.combatants["vasana"].effect("bonus") == 10
+    t(ROLL, "50")  # the second move's test: a success; then she engages
+    assert "gorakh" in t.state.combatants["vasana"].engaged
+    t.act("gorakh", "move engage vasana terrain=bodies")
+    t(ROLL, "99")  # DEX 11 x3 = 33 (Maneuver 35 better): 99 fails
+    g = t.state.combatants["gorakh"]
+    assert g.stance == "prone" and g.has("fallen-this-round")
+
+
+def test_terrain_fumble_loses_actions_and_hurts():
+    """Seed 002 terrain: "Fumble: The character falls down, loses any
+    remaining actions that round, and takes 1D6 falling damage"."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double attack:gorakh:Broadsword")
+    t.act("vasana", "move stay terrain=very-difficult moves=1")
+    t(ROLL, "100")
+    assert [d.abort for d in declared_of(t, "vasana")] == ["plain"]
+    t(ROLL, "19,5")  # head, 1D6 5: helm 3 + cap ceil(1/2) = 4 AP -> 1
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("head", 5, 4, 1)
+    assert t.state.pending[0].kind == "breakfall"
+
+
+def test_knockback_into_a_wall():
+    """Seed 002 "KNOCKBACK INTO ... SOLID OBJECTS": another DEX x5, 1D6 per
+    two metres (rounded up: ruling knockback_collision), doubled against a
+    solid object."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana", situations=("solid-wall",)), "40")
+    t(ROLL, "12,3,3,1")  # 1 m of knockback
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D100", "1D100", "1D20", "1D6"]
+    t(ROLL, "10,90,1,3")  # stays up, then falls against the wall; right leg 3 x2 = 6 - 1 AP = 5
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("right leg", 6, 1, 5)
+    assert t.state.combatants["vasana"].stance == "prone"
+
+
+def test_mounted_knockback_and_high_ground():
+    """Seed 002 "KNOCKBACK": a mounted target adds its mount's SIZ on a Ride
+    success; "HIT LOCATIONS OF MOUNTED TARGETS"/"HIGH GROUND": a rider has
+    +10% and 1D10+10 locations against a footman (1H weapon)."""
+    horse = sheet("gorakh", name="Horse", SIZ=10, INT=3, DEX=10)
+    t = Table(("vasana", sheet("vasana", skills={"Ride": 60, "Dodge": 40, "Maneuver": 55}), "heroes"),
+              ("horse", horse, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.Mount(rider="vasana", mount="horse"))
+    t(cmd.StartRound())
+    t.act("horse", "intent triple")
+    t.act("gorakh", "intent double attack:vasana:Maul")
+    t.act("vasana", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
+    t.act("vasana", "move engage gorakh")
+    t(ROLL, "10,30")
+    t.act("gorakh", "move stay")
+    t.act("horse", "move stay")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "75")  # 70 + 10 high ground
+    tested = t.events(ev.SkillTested)[-1]
+    assert tested.target == 80 and tested.result == "success"
+    t(cmd.ChooseReaction(defender="gorakh", reaction="none"))
+    assert t.state.pending[0].dice[0].expr == "1D10"
+    t(ROLL, "5,1,1")  # 1D10+10 = 15: right arm
+    assert t.events(ev.DamageDealt)[-1].location == "right arm"
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "50")  # stops 10 of 12
+    t(ROLL, "12,3,3,6")  # 12 crush x2 = 24 against SIZ 12: 2 m; with the horse 12 + 10 = 22: 1 m
+    t(ROLL, "30,10")  # Ride 30 <= 60; DEX x5 10: she keeps the saddle
+    assert [e.distance for e in t.events(ev.CombatantMoved)] == [1.0]
+    assert t.state.combatants["vasana"].has("mounted")

@@ -52,8 +52,42 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
     return tuple(out + ["none"]) if out else ()
 
 
+#: ``affray attack --situation KEY`` (seed 002): ``point-blank`` (missile
+#: at point blank range), ``high-ground`` (standing half again higher: +10%,
+#: 1D10+10 locations with a 1H melee weapon), ``high-ground-locations`` (the
+#: same, choosing the 1D10+10 locations with a 2H weapon too), ``wall`` /
+#: ``solid-wall`` (a creature or free-standing object / a wall behind the
+#: target, for knockback).
+SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall")
+
+
+def flags(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[str, ...]:
+    """The exchange flags the situations and the sheets give (seed 002
+    "HIGH GROUND": 1D10+10 for 1H melee weapons, by choice for 2H; "HIT
+    LOCATIONS OF MOUNTED TARGETS": a rider against a footman has high
+    ground)."""
+    a, t = state.combatants[attacker], state.combatants[target]
+    w = core.weapon_of(a, d.weapon)
+    out = []
+    if "point-blank" in situations or (d.kind == "missile" and _large_target(state, attacker, target)):
+        out.append("point-blank")
+    high = "high-ground" in situations or "high-ground-locations" in situations or (a.has("mounted") and not t.has("mounted"))
+    if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
+        out.append("high-ground")
+    out += [x for x in ("wall", "solid-wall") if x in situations]
+    return tuple(out)
+
+
+def _large_target(state: State, attacker: str, target: str) -> bool:
+    """Seed 002 "DODGING BY LARGE CREATURES": missiles at a creature of at
+    least three times the shooter's SIZ count as point blank for its dodge."""
+    a, t = (core.sheet_of(state.combatants[h]).characteristics.SIZ for h in (attacker, target))
+    return t >= 3 * a
+
+
 def _skill(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[int, list[ev.Modifier], tuple[int, int]]:
     a = state.combatants[attacker]
+    t = state.combatants[target]
     w = core.weapon_of(a, d.weapon)
     sheet = core.sheet_of(a)
     base = w.attack
@@ -65,11 +99,12 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         mods.append(ev.Modifier(d.penalty, "two attacks with one weapon"))
     if d.mode in HALF:
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
-    if d.kind == "missile" and not w.thrown and a.has("engaged-at-start"):
-        factor = (factor[0], factor[1] * 2)
+    if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
+        factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
     if core.bonus(a):
         mods.append(ev.Modifier(core.bonus(a), "terrain used to advantage"))
-    if a.has("high-ground") or "high-ground" in situations:
+    if ("high-ground" in situations or "high-ground-locations" in situations
+            or (a.has("mounted") and not t.has("mounted"))):
         mods.append(ev.Modifier(10, "high ground"))  # seed 002 "HIGH GROUND"
     if a.has("mounted") and w.hands == 2 and "slash" in w.modes:
         factor = (factor[0] * 3, factor[1] * 4)  # seed 002 "PROHIBITED MOUNTED WEAPONS"
@@ -94,6 +129,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         raise RuleError(f"{a.name} declared an attack with {d.weapon}, not {command.weapon}; "
                         "only a declared action can be taken (seed 002 'ALTERING STATEMENT OF INTENT')")
     w = core.weapon_of(a, d.weapon)
+    unknown = [x for x in command.situations if x not in SITUATIONS]
+    if unknown:
+        raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}")
     if d.kind == "attack":
         if target not in a.engaged:
             raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")
@@ -107,7 +145,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     mods += list(command.modifiers)
     n = state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=n, attacker=attacker, target=target, weapon=w.name,
-                                 kind=core.exchange_kind(d.kind, d.mode, d.slot), modifiers=tuple(mods)))
+                                 kind=core.exchange_kind(d.kind, d.mode, d.slot,
+                                                         flags(state, attacker, target, d, command.situations)),
+                                 modifiers=tuple(mods)))
     level = core.test(draft, attacker, f"{w.name} attack", base, tuple(mods),
                       f"{'missile' if d.kind == 'missile' else 'attack'}: {a.name} at SR {d.sr}",
                       flexible=w.flexible, factor=factor)
@@ -155,6 +195,5 @@ def pass_action(draft: Draft, handle: str) -> None:
     step = core.expect(state, ("strike",), handle, "pass (no declared attack is due)")
     c = state.combatants[handle]
     d = next(x for x in core.declared(c) if x.slot == int(step.data["slot"]))
-    draft.emit(rev.ActionAborted(handle=handle, slot=d.slot, abort="plain"))
-    draft.emit(core.declared_condition(draft, handle, core.Declared(**{**d.__dict__, "abort": "plain"})))
+    core.abort_events(draft, handle, d, "plain", "")
     draft.hand_over()

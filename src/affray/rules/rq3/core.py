@@ -317,16 +317,26 @@ def side_of_fight(state: State) -> set[str]:
 # --------------------------------------------------------------------------- #
 
 
-def exchange_kind(kind: str, mode: str, slot: int) -> str:
-    """``Exchange.kind`` for an attack: ``attack:slash:1``."""
-    return f"{kind}:{mode}:{slot}"
+def exchange_kind(kind: str, mode: str, slot: int, flags: tuple[str, ...] = ()) -> str:
+    """``Exchange.kind`` for an attack: ``attack:slash:1``, with flags
+    after a fourth colon (``missile:impale:1:point-blank``): ``point-blank``,
+    ``high-ground`` (1D10+10 locations), ``wall``/``solid-wall`` (what is
+    behind the target)."""
+    return f"{kind}:{mode}:{slot}" + (":" + ",".join(flags) if flags else "")
 
 
 def kind_parts(kind: str) -> tuple[str, str, int]:
     """``(kind, mode, slot)`` of an ``Exchange.kind``."""
     k, _, rest = kind.partition(":")
-    mode, _, slot = rest.partition(":")
+    mode, _, rest = rest.partition(":")
+    slot, _, _ = rest.partition(":")
     return k, mode, int(slot or 0)
+
+
+def kind_flags(kind: str) -> set[str]:
+    """The flags of an ``Exchange.kind`` (see :func:`exchange_kind`)."""
+    parts = kind.split(":", 3)
+    return set(parts[3].split(",")) if len(parts) > 3 and parts[3] else set()
 
 
 def weapon_ap(c: Combatant, w: Weapon) -> int:
@@ -347,7 +357,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     a = state.combatants[x.attacker]
     kind, mode, _ = kind_parts(x.kind)
     w = weapon_of(a, x.weapon)
-    dice = [ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if a.has("high-ground") else "1D20",
+    high = "high-ground" in kind_flags(x.kind)
+    dice = [ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                         by=x.attacker)]
     if mode not in ("slam",):
         dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
@@ -376,3 +387,33 @@ def abort_events(draft: Draft, handle: str, d: Declared, how: str, replacement: 
         if how == "movement":
             effects["post-moves"] = min(3, intent.effects.get("moves", 1) + 1)
         condition(draft, handle, "intent", effects=effects, note=intent.note + f"; {how} abort")
+
+
+def end_exchange(draft: Draft, summary: str = "") -> None:
+    """Close the exchange in progress (if any) and hand the table over."""
+    x = draft.state.exchange
+    if x is not None:
+        draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
+    draft.hand_over()
+
+
+def fall_skill(c: Combatant) -> tuple[str, int]:
+    """The better of Acrobatics and Breakfall (seed 002 "FALLEN
+    CHARACTERS"), as ``(name, percent)``; 0 when neither is on the sheet."""
+    sheet = sheet_of(c)
+    a, b = sheet.skills.get("Acrobatics", 0), sheet.skills.get("Breakfall", 0)
+    return ("Breakfall", b) if b > a else ("Acrobatics", a)
+
+
+def breakfall_step(state: State, handle: str, during: str) -> ev.PendingStep | None:
+    """The Acrobatics or Breakfall roll a character who just fell may make
+    (seed 002 "FALLEN CHARACTERS"), or None without the skill. ``during``
+    is ``melee`` (success: may stand in the Post Melee Move) or ``move``
+    (success: the fall is negated)."""
+    c = state.combatants[handle]
+    name, value = fall_skill(c)
+    if value <= 0 or not c.can_fight:
+        return None
+    return ev.PendingStep(who=handle, verb="roll", kind="breakfall", data={"during": during},
+                          dice=(ev.DiceNeed(f"{name}: {c.name} breaks the fall", "1D100", by=handle),),
+                          prompt=f"{c.name} fell: {name} to {'stand in the Post Melee Move' if during == 'melee' else 'negate the fall'}: affray roll")

@@ -50,9 +50,12 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     d20 = draft.roll(needs[0].expr, needs[0].purpose, by=x.attacker).total
     if needs[0].expr == "1D10":
         d20 += 10  # seed 002 "HIGH GROUND": 1D10+10
+        notes_hg = True
+    else:
+        notes_hg = False
     table = "missile" if kind == "missile" and core.rulings_of(state).missile_locations == "missile-table" else "melee"
     location = tables.hit_location(min(20, d20), table)
-    notes = [f"d20={d20} {location}"]
+    notes = [f"{'1D10+10' if notes_hg else 'd20'}={d20} {location}"]
     weapon_total, db_total, knock = 0, 0, 0
     rest = needs[1:]
     if mode != "slam":
@@ -80,6 +83,9 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
             notes.append(f"crush special: maximum damage modifier {db_total}")
         if db_text.startswith("-"):
             db_total = -db_total
+        if kind == "missile" and w.thrown and core.rulings_of(state).thrown_damage_modifier == "half":
+            db_total = int(db_total / 2)
+            notes.append("thrown: half the damage modifier")
     sheet = core.sheet_of(a)
     if mode == "slam":
         knock = sheet.characteristics.STR + sheet.characteristics.SIZ

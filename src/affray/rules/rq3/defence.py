@@ -96,6 +96,8 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
         mods.append(ev.Modifier(d.penalty, "Defensive Abort" if d.slot > 10 else "two attackers, one 1H weapon"))
     if core.bonus(t):
         mods.append(ev.Modifier(core.bonus(t), "terrain used to advantage"))
+    if "high-ground" in command.situations:
+        mods.append(ev.Modifier(10, "high ground"))  # seed 002 "HIGH GROUND": parries too
     if mode == "@feint" and hit in ("special", "critical"):
         skill = x.skill
         mods.append(ev.Modifier(-(skill if hit == "critical" else skill // 2), "@Feint"))
@@ -116,12 +118,18 @@ def _parry(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
     if before.get("parries") and not twice:
         mods.append(ev.Modifier(-10 * before["parries"], "parrying the same source again"))
     factor = (1, 1)
+    if t.has("mounted") and w.hands == 2 and "slash" in w.modes:
+        factor = (3, 4)  # seed 002 "PROHIBITED MOUNTED WEAPONS": 2H hacking weapons at 3/4
     if aw.flexible and w.kind == "shield" and w.shield_size not in ("", "buckler"):
         factor = (3, 4)  # seed 002 "FLEXIBLE WEAPONS"
+    point_blank = "point-blank" in core.kind_flags(x.kind)
     if core.kind_parts(x.kind)[0] == "missile":
-        factor = _missile_parry(w, aw, factor)
+        factor = _missile_parry(w, aw, factor, point_blank)
     level = core.test(draft, defender, f"{w.name} parry", w.parry, tuple(mods),
                       f"parry: {t.name} against {a.name}", factor=factor)
+    if (core.kind_parts(x.kind)[0] == "missile" and point_blank and not aw.thrown and level in ("success", "special")
+            and not (w.kind == "shield" and w.shield_size in ("hoplite", "large"))):
+        level = "failure"  # only a critical weapon parry stops a projected missile at point blank
     tactic = d.mode if d.mode.startswith("@") else ""
     ap = core.weapon_ap(t, w)
     block, block_all, outcome = 0, False, "the parry fails"
@@ -143,16 +151,17 @@ def _parry(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
                                                        parry_weapon=w.name, parry_level=level, tactic=tactic),)))
 
 
-def _missile_parry(w, aw, factor: tuple[int, int]) -> tuple[int, int]:
+def _missile_parry(w, aw, factor: tuple[int, int], point_blank: bool) -> tuple[int, int]:
     """Parrying missiles (seed 002 "PARRYING AND DODGING MISSILE WEAPONS"):
     small thrown weapons at the normal chance, any shield normally;
     projected missiles at 1/5 with a weapon, normally with a hoplite or
-    larger shield."""
+    larger shield; at point blank, a hoplite or larger shield at 1/5 and a
+    weapon only on a critical."""
     if aw.thrown:
         return factor
     if w.kind == "shield" and w.shield_size in ("hoplite", "large"):
-        return factor
-    return (factor[0], factor[1] * 5)
+        return (factor[0], factor[1] * 5) if point_blank else factor
+    return factor if point_blank else (factor[0], factor[1] * 5)
 
 
 def _dodge(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mods: list[ev.Modifier]) -> None:
@@ -168,8 +177,9 @@ def _dodge(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
     factor = (1, 1)
     if core.kind_parts(x.kind)[0] == "missile":
         aw = core.weapon_of(a, x.weapon)
-        if "point-blank" in x.kind or a.has("point-blank"):
-            factor = (1, 2) if aw.thrown else (1, 5)
+        adjacent = core.reach(t, x.attacker) == 1
+        if "point-blank" in core.kind_flags(x.kind) and not adjacent:
+            factor = (1, 2) if aw.thrown else (1, 5)  # seed 002: at point blank; adjacent: full
     level = core.test(draft, defender, "Dodge", core.skill_of(t, "Dodge"), tuple(mods),
                       f"dodge: {t.name} against {a.name}", factor=factor)
     result = tables.dodged(level, hit)

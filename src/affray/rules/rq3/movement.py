@@ -112,8 +112,9 @@ def _maneuver(draft: Draft, handle: str, against: str) -> str:
     c, o = s.combatants[handle], s.combatants[against]
     mine, theirs = core.sheet_of(c).move, core.sheet_of(o).move
     mods = (ev.Modifier(5 * (mine - theirs), "faster than the opponent"),) if mine > theirs else ()
-    return core.test(draft, handle, "Maneuver", core.skill_of(c, "Maneuver") + core.bonus(c), mods,
-                     f"Maneuver: {c.name} against {o.name}")
+    skill = "Ride" if c.has("mounted") else "Maneuver"  # seed 002: a mounted figure substitutes Ride
+    return core.test(draft, handle, skill, core.skill_of(c, skill) + core.bonus(c), mods,
+                     f"{skill}: {c.name} against {o.name}")
 
 
 def roll_contest(draft: Draft, step: ev.PendingStep) -> None:

@@ -41,6 +41,9 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     wounds: Literal["rq3-locations"] = "rq3-locations"
     knockback_engagement: Literal["kept"] = "kept"
     tied_initiative_die: Literal["1D10"] = "1D10"
+    thrown_damage_modifier: Literal["half", "full"] = "half"
+    knockback_collision: Literal["per-2m-rounded-up"] = "per-2m-rounded-up"
+    terrain_test: Literal["better-of"] = "better-of"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -80,6 +83,13 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                              f"{SEED} 'KNOCKBACK'; DESIGN.md positions optional; our ruling"),
     "tied_initiative_die": ("1D10", "ties of INT (Statement of Intent) and DEX (movement) are broken by 1D10 each, highest first",
                             f"{SEED} 'Resolve ties by a die roll'; our ruling on the die"),
+    "thrown_damage_modifier": ("half", "a thrown weapon adds half the thrower's damage modifier (rounded down), or all of it; "
+                               "projected missiles none", "RQ3 missile rules (the seed is silent); our ruling"),
+    "knockback_collision": ("per-2m-rounded-up", "knocked into something: 1D6 per two metres of knockback, rounded up "
+                            "(1 m gives 1D6)", f"{SEED} 'KNOCKBACK INTO ... OBJECTS'; our ruling on odd metres"),
+    "terrain_test": ("better-of", "a terrain test uses the better of Maneuver and DEX xN; a fumble's 1D6 falling damage "
+                     "goes to a random location, armour counting; a fall ends the move",
+                     f"{SEED} 'COMBAT MOVEMENT IN UNRELIABLE TERRAIN'; our ruling"),
 }
 
 

@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules.router import Router
-from affray.rules.rq3 import attack, damage, defence, intent, knockback, movement, turns, wounds
+from affray.rules.rq3 import attack, damage, defence, fallen, intent, knockback, mounted, movement, terrain, turns, wounds
 from affray.rules.rq3.conditions import CATALOGUE
 from affray.rules.rq3.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.rq3.sheet import SheetError, load_sheet
@@ -24,7 +24,7 @@ from affray.rules.rq3.sheet import SheetError, load_sheet
 #: ``affray act WHO "WORD ..."``: the first word -> the step kind it queues.
 ACT_WORDS = {
     "intent": "act:intent", "declare": "act:intent", "abort": "act:abort", "move": "act:move",
-    "withdraw": "act:post-move", "approach": "act:post-move", "pass": "act:pass",
+    "withdraw": "act:post-move", "approach": "act:post-move", "pass": "act:pass", "stand": "act:stand",
 }
 
 
@@ -39,7 +39,10 @@ def _act(draft: Draft, command: cmd.TakeAction) -> None:
     if not words or words[0].lower() not in ACT_WORDS:
         raise RuleError(f"unknown rq3 action {command.action!r}; use one of: {', '.join(ACT_WORDS)}")
     first = words[0].lower()
-    draft.then(ACT_WORDS[first], who=who, words=words if first in ("withdraw", "approach") else words[1:])
+    kind = ACT_WORDS[first]
+    if first == "move" and any(w.lower().startswith(("terrain=", "moves=")) for w in words):
+        kind = "act:terrain"
+    draft.then(kind, who=who, words=words if first in ("withdraw", "approach") else words[1:])
 
 
 def _roll(draft: Draft, command: cmd.RollPending) -> None:
@@ -66,6 +69,7 @@ ROUTER = Router(
         cmd.DeclareAttack: attack.declare,
         cmd.ChooseReaction: defence.react,
         cmd.RollPending: _roll,
+        cmd.Mount: mounted.mount,
     },
     steps={
         "act:intent": lambda draft, who, words: intent.declare(draft, who, words),
@@ -73,6 +77,12 @@ ROUTER = Router(
         "act:move": lambda draft, who, words: movement.move(draft, who, words),
         "act:post-move": lambda draft, who, words: movement.post_move(draft, who, words),
         "act:pass": _pass,
+        "act:terrain": lambda draft, who, words: terrain.start(draft, who, words),
+        "act:stand": lambda draft, who, words: fallen.stand(draft, who, words),
+        "roll:terrain": terrain.roll,
+        "roll:fall": terrain.roll_fall,
+        "terrain:after-fall": terrain.after_fall,
+        "roll:breakfall": fallen.roll,
         "roll:maneuver": movement.roll_contest,
         "roll:damage": damage.roll,
         "roll:knockback": knockback.roll,
