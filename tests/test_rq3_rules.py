@@ -695,3 +695,48 @@ def test_mounted_knockback_and_high_ground():
     t(ROLL, "30,10")  # Ride 30 <= 60; DEX x5 10: she keeps the saddle
     assert [e.distance for e in t.events(ev.CombatantMoved)] == [1.0]
     assert t.state.combatants["vasana"].has("mounted")
+
+
+def _archer() -> dict:
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Javelin", "damage": "1D8", "kind": "missile", "thrown": True, "modes": ["impale"],
+                         "attack": 50, "range": 20})
+    v["weapons"].append({"name": "Bow", "damage": "1D6+1", "kind": "missile", "modes": ["impale"], "attack": 60,
+                         "range": 90, "hands": 2})
+    v["ready"] = ["Javelin", "Bow"]
+    return v
+
+
+def test_missile_at_dex_sr_and_dodged_at_point_blank():
+    """Seed 002 action 2: a missile attack at DEX SR (+3 on a double move);
+    "PARRYING AND DODGING MISSILE WEAPONS": at point blank a thrown weapon is
+    dodged at half; a javelin does 1D10 (table correction); a thrown weapon
+    adds half the damage modifier (ruling thrown_damage_modifier)."""
+    t = Table(("vasana", _archer(), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent double dodge:vasana")
+    t.act("vasana", "intent double missile:gorakh:Javelin")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].data["sr"] == 1 + 3
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("point-blank",)), "30")
+    t(cmd.ChooseReaction(defender="gorakh", reaction="dodge"), "13")  # Dodge 25 / 2 = 12: 13 fails
+    assert t.events(ev.SkillTested)[-1].base == 12
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D20", "1D10", "1D4"]
+    t(ROLL, "12,10,3")  # chest: 10 + half of 3 = 1 -> 11; AP 3 + ceil(2/2) + 1 = 5 -> 6
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.rolled, d.armour, d.final) == (11, 5, 6)
+
+
+def test_projected_missile_parried_at_one_fifth_and_fired_while_engaged():
+    """Seed 002: projected missiles "are parried by a weapon at 1/5 normal
+    percentage"; "If a character with a missile weapon starts the melee round
+    adjacent to an opponent, missile attacks are at half percentage"; no
+    damage modifier for a bow."""
+    t = Table(("vasana", _archer(), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double parry:vasana:Maul", "intent double missile:gorakh:Bow")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "25")
+    assert t.events(ev.SkillTested)[-1].base == 30 and t.events(ev.SkillTested)[-1].result == "success"
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "9")  # Maul parry 45 / 5 = 9
+    assert t.events(ev.SkillTested)[-1].base == 9 and t.events(ev.SkillTested)[-1].result == "success"
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D20", "1D6+1"]

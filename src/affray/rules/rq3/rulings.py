@@ -40,7 +40,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     parry_damage: Literal["weapon-ap"] = "weapon-ap"
     wounds: Literal["rq3-locations"] = "rq3-locations"
     knockback_engagement: Literal["kept"] = "kept"
-    tied_initiative_die: Literal["1D10"] = "1D10"
+    tied_initiative_die: Literal["1d10"] = "1d10"
     thrown_damage_modifier: Literal["half", "full"] = "half"
     knockback_collision: Literal["per-2m-rounded-up"] = "per-2m-rounded-up"
     terrain_test: Literal["better-of"] = "better-of"
@@ -81,7 +81,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                f"{REF}7-8 (figures only); RQ3 wound rules, our ruling"),
     "knockback_engagement": ("kept", "knockback moves the target but leaves engagement as it was (no map)",
                              f"{SEED} 'KNOCKBACK'; DESIGN.md positions optional; our ruling"),
-    "tied_initiative_die": ("1D10", "ties of INT (Statement of Intent) and DEX (movement) are broken by 1D10 each, highest first",
+    "tied_initiative_die": ("1d10", "ties of INT (Statement of Intent) and DEX (movement) are broken by 1D10 each, highest first",
                             f"{SEED} 'Resolve ties by a die roll'; our ruling on the die"),
     "thrown_damage_modifier": ("half", "a thrown weapon adds half the thrower's damage modifier (rounded down), or all of it; "
                                "projected missiles none", "RQ3 missile rules (the seed is silent); our ruling"),
