@@ -740,3 +740,79 @@ def test_projected_missile_parried_at_one_fifth_and_fired_while_engaged():
     t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "9")  # Maul parry 45 / 5 = 9
     assert t.events(ev.SkillTested)[-1].base == 9 and t.events(ev.SkillTested)[-1].result == "success"
     assert [n.expr for n in t.state.pending[0].dice] == ["1D20", "1D6+1"]
+
+
+# --------------------------------------------------------------------------- #
+# Grappling
+# --------------------------------------------------------------------------- #
+
+
+def _grappled(t: Table, parry: str = "") -> None:
+    """Round 1: Gorakh (Grapple 40) grapples Vasana (a double move)."""
+    ready_for_melee(t, "intent double attack:vasana:Grapple",
+                    "intent triple" if not parry else f"intent double parry:gorakh:{parry}")
+
+
+def test_grapple_grasps_a_random_location():
+    """Seed 002 "GRAPPLING": "A successful Grapple attack grasps a random hit
+    location of an opponent"."""
+    t = Table()
+    _grappled(t)
+    assert t.state.pending[0].data["sr"] == 3 + 1 + 3 + 3  # DEX SR + SIZ SR + 3, double move +3
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
+    assert t.state.pending[0].kind == "grapple-hold"
+    t(ROLL, "14")
+    g, v = t.state.combatants["gorakh"], t.state.combatants["vasana"]
+    assert g.has("grappling") and v.has("grappled")
+    assert next(x for x in v.conditions if x.name == "grappled").location == "right arm"
+
+
+def test_grapple_parried_catches_the_weapon_or_the_arm():
+    """Seed 002 "GRAPPLING": a successful weapon parry means the weapon was
+    caught; a special grapple catches the parrying arm instead."""
+    t = Table()
+    _grappled(t, "Broadsword")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "8")  # special (<= 8)
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "30")
+    t(ROLL, "2")
+    held = next(x for x in t.state.combatants["gorakh"].conditions if x.name == "grappling")
+    assert held.note == "holds Vasana's right arm"
+
+
+def test_grapple_follow_ups_immobilise_throw_damage_and_release():
+    """Seed 002 "GRAPPLING": next round at DEX SR: immobilise (STR vs
+    STR/2), throw (+10%, STR+DEX vs SIZ/2+DEX, 1D6 + damage modifier,
+    armour at half), damage (-10%, 1D4 + damage modifier, no armour); a
+    failed roll releases."""
+    t = Table()
+    _grappled(t)
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
+    t(ROLL, "12")  # chest held
+    t(cmd.EndRound())
+    t.act("gorakh", "intent single attack:vasana:Grapple:damage attack:vasana:Grapple:immobilise")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].data["sr"] == 3
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "15")  # 40 - 10 (damage) - 10 (two attacks) = 20
+    t(ROLL, "3,4")  # 1D4 3 + 1D6 4 = 7, armour ignored: chest 6 -> -1
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("chest", 7, 0, 7)
+    assert t.state.combatants["vasana"].status == "unconscious"
+
+
+def test_grapple_failed_follow_up_releases():
+    """Seed 002 "GRAPPLING": "If the second roll fails, the opponent is released"."""
+    t = Table()
+    _grappled(t)
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
+    t(ROLL, "12")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double attack:vasana:Grapple:throw")
+    t.refused(cmd.TakeAction(who="vasana", action="intent double attack:gorakh:Grapple:throw"), "holds no location")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "80")  # 40 + 10 = 50: failure
+    assert not t.state.combatants["gorakh"].has("grappling")
+    assert not t.state.combatants["vasana"].has("grappled")

@@ -141,7 +141,13 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
         raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
+    if d.mode == "break-free":
+        core.mark_used(draft, attacker, d)
+        draft.then("grapple:break-free", handle=attacker, holder=target)
+        return
     base, mods, factor = _skill(state, attacker, target, d, command.situations)
+    if d.mode in ("throw", "damage"):
+        mods.append(ev.Modifier(10 if d.mode == "throw" else -10, f"grapple: {d.mode}"))  # seed 002 "GRAPPLING"
     mods += list(command.modifiers)
     n = state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=n, attacker=attacker, target=target, weapon=w.name,
@@ -156,6 +162,12 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                                  fumble=level == "fumble", roll=tested.roll, skill=tested.target))
     core.mark_used(draft, attacker, d)
     s = draft.state
+    if d.mode in ("immobilise", "throw", "damage"):
+        if core.succeeded(level):
+            draft.then("grapple:follow-step", mode=d.mode)
+        else:
+            draft.then("grapple:failed", holder=attacker, target=target)
+        return
     if not core.succeeded(level):
         summary = f"{a.name} misses {t.name}" + (" (a fumble: the GM rules its effect)" if level == "fumble" else "")
         draft.emit(ev.ExchangeEnded(exchange=n, summary=summary))

@@ -85,11 +85,28 @@ def sheet_of(c: Combatant) -> Sheet:
     return msgspec.convert(c.sheet, Sheet)
 
 
+#: Grapple "weapon" modes (seed 002 "GRAPPLING"): the grab, then the
+#: follow-ups of the next round, and an immobilised character's attempt to
+#: break free.
+GRAPPLE_MODES = ("grapple", "immobilise", "throw", "damage", "break-free")
+
+
+def grapple_weapon(c: Combatant) -> Weapon:
+    """Grappling as a weapon (seed 002 "GRAPPLING", "1. Melee Attack":
+    "including grapple ... attacks"): the Grapple skill, weapon SR 3 (ruling
+    ``grapple_sr``), no weapon damage; every combatant has it."""
+    return Weapon(name="Grapple", damage="1D4", sr=3, length=1.0, ap=0, modes=list(GRAPPLE_MODES),
+                  attack=skill_of(c, "Grapple"), parry=skill_of(c, "Grapple"), kind="unarmed")
+
+
 def weapon_of(c: Combatant, name: str) -> Weapon:
-    """The sheet weapon called ``name`` (case-insensitive prefix allowed).
+    """The sheet weapon called ``name`` (case-insensitive prefix allowed;
+    ``Grapple`` is every combatant's grappling, :func:`grapple_weapon`).
     Raises :class:`RuleError` naming the weapons."""
     weapons = sheet_of(c).weapons
     wanted = name.strip().lower()
+    if wanted == "grapple" and not any(w.name.lower() == "grapple" for w in weapons):
+        return grapple_weapon(c)
     exact = [w for w in weapons if w.name.lower() == wanted]
     hits = exact or [w for w in weapons if w.name.lower().startswith(wanted)]
     if len(hits) == 1:
@@ -357,6 +374,12 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     a = state.combatants[x.attacker]
     kind, mode, _ = kind_parts(x.kind)
     w = weapon_of(a, x.weapon)
+    if mode == "grapple":
+        parried = {"parry-weapon": parry_weapon, "parry-level": parry_level} if parry_weapon else {}
+        return ev.PendingStep(
+            who=x.attacker, verb="roll", kind="grapple-hold", exchange=x.id, data={"level": level, **parried},
+            dice=(ev.DiceNeed(f"location grasped: {state.combatants[x.target].name}", "1D20", by=x.attacker),),
+            prompt=f"{a.name}'s grapple holds: roll the location grasped: affray roll")
     high = "high-ground" in kind_flags(x.kind)
     dice = [ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                         by=x.attacker)]

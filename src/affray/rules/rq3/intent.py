@@ -79,6 +79,17 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         w = core.weapon_of(c, wname)
         _weapon_ok(c, w, ("missile",) if kind == "missile" else ("melee", "shield", "unarmed"), drawn, kind)
         mode = (rest[2].lower() if len(rest) > 2 and rest[2] else (w.modes[0] if w.modes else "crush"))
+        if w.name == "Grapple" and kind == "attack":
+            if mode not in core.GRAPPLE_MODES:
+                raise RuleError(f"a grapple is one of {', '.join(core.GRAPPLE_MODES)}, not {mode!r}")
+            holding = any(x.name == "grappling" and x.id.endswith(f":{tgt}") for x in c.conditions) if tgt else False
+            if mode in ("immobilise", "throw", "damage") and not holding:
+                raise RuleError(f"{c.name} holds no location of {tgt or 'that foe'}: grapple first (seed 002 'GRAPPLING')")
+            if mode == "break-free" and not c.has("immobilised"):
+                raise RuleError(f"{c.name} is not immobilised; nothing to break free from")
+            return kind, tgt, w.name, mode
+        if mode in core.GRAPPLE_MODES:
+            raise RuleError(f"{mode} is a grapple: attack:TARGET:Grapple:{mode}")
         if mode.startswith("@"):
             _tactic_ok(c, w, mode, "attack")
         elif mode not in MODES + ATTACK_TACTICS:
@@ -92,7 +103,7 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         if not wname:
             raise RuleError(f"{c.name} holds nothing to parry with; name a weapon: parry:SOURCE:WEAPON")
         w = core.weapon_of(c, wname)
-        _weapon_ok(c, w, ("melee", "shield"), drawn, "parry")
+        _weapon_ok(c, w, ("melee", "shield", "unarmed") if w.name == "Grapple" else ("melee", "shield"), drawn, "parry")
         tactic = rest[2].lower() if len(rest) > 2 and rest[2] else "standard"
         if tactic != "standard":
             _tactic_ok(c, w, tactic, "parry")
@@ -161,6 +172,8 @@ def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str,
             sr = d.dex_sr + d.siz_sr + w.sr + extra + (3 if weapon in drawn else 0)
             if mode == "slam":
                 sr = d.dex_sr + d.siz_sr + 3 + extra  # "as if ... Weapon SR 3" (seed 002 "Slam")
+            if mode in ("immobilise", "throw", "damage", "break-free"):
+                sr = d.dex_sr + extra  # seed 002 "GRAPPLING": the follow-ups at DEX SR
             if same_weapon:
                 penalty = -10
                 first = next((o for o in out if o.kind == "attack"), None)

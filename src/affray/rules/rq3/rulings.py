@@ -44,6 +44,9 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     thrown_damage_modifier: Literal["half", "full"] = "half"
     knockback_collision: Literal["per-2m-rounded-up"] = "per-2m-rounded-up"
     terrain_test: Literal["better-of"] = "better-of"
+    grapple_sr: Literal["weapon-sr-3"] = "weapon-sr-3"
+    grapple_follow_ups: Literal["undefended"] = "undefended"
+    grapple_arm: Literal["shield-left-weapon-right"] = "shield-left-weapon-right"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -90,6 +93,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "terrain_test": ("better-of", "a terrain test uses the better of Maneuver and DEX xN; a fumble's 1D6 falling damage "
                      "goes to a random location, armour counting; a fall ends the move",
                      f"{SEED} 'COMBAT MOVEMENT IN UNRELIABLE TERRAIN'; our ruling"),
+    "grapple_sr": ("weapon-sr-3", "a grapple attack strikes as a weapon of SR 3 (DEX SR + SIZ SR + 3); the follow-ups at DEX SR",
+                   f"{SEED} 'GRAPPLING' (the grab's SR not given); our ruling"),
+    "grapple_follow_ups": ("undefended", "immobilise, throw and damage follow-ups are not parried or dodged; the grab is",
+                           f"{SEED} 'GRAPPLING'; our ruling"),
+    "grapple_arm": ("shield-left-weapon-right", "a special grapple against a parry catches the left arm behind a shield, "
+                    "else the right arm", f"{SEED} 'GRAPPLING' ('the parrying weapon or shield arm'); our ruling"),
 }
 
 

@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules.router import Router
-from affray.rules.rq3 import attack, damage, defence, fallen, intent, knockback, mounted, movement, terrain, turns, wounds
+from affray.rules.rq3 import attack, damage, defence, fallen, grapple, intent, knockback, mounted, movement, terrain, turns, wounds
 from affray.rules.rq3.conditions import CATALOGUE
 from affray.rules.rq3.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.rq3.sheet import SheetError, load_sheet
@@ -83,6 +83,13 @@ ROUTER = Router(
         "roll:fall": terrain.roll_fall,
         "terrain:after-fall": terrain.after_fall,
         "roll:breakfall": fallen.roll,
+        "roll:grapple-hold": grapple.hold,
+        "roll:grapple-follow": grapple.follow,
+        "roll:thrown": grapple.thrown,
+        "grapple:follow-step": grapple.follow_step,
+        "grapple:failed": grapple.failed,
+        "grapple:break-free": grapple.break_free,
+        "grapple:end": grapple.end,
         "roll:maneuver": movement.roll_contest,
         "roll:damage": damage.roll,
         "roll:knockback": knockback.roll,
