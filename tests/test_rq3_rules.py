@@ -816,3 +816,122 @@ def test_grapple_failed_follow_up_releases():
     t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "80")  # 40 + 10 = 50: failure
     assert not t.state.combatants["gorakh"].has("grappling")
     assert not t.state.combatants["vasana"].has("grappled")
+
+
+# --------------------------------------------------------------------------- #
+# Special tactics
+# --------------------------------------------------------------------------- #
+
+
+def _trained(*tactics: str) -> dict:
+    v = sheet("vasana")
+    v["weapons"][0]["tactics"] = list(tactics)
+    return v
+
+
+def test_aimed_shot_half_chance_chosen_location():
+    """Seed 002 "Aimed Shot": at half the normal chance, at a location."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:aimed:head")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "30")
+    assert t.events(ev.SkillTested)[-1].base == 35
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D8+1", "1D4"]
+    t(ROLL, "5,2")
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("head", 8, 4, 4)
+
+
+def test_slam_knockback_only():
+    """Seed 002 "Slam": at DEXx3 or Grapple, weapon SR 3, STR+SIZ points of
+    knockback and no damage."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:slam")
+    step = t.state.pending[0]
+    assert step.data["sr"] == 1 + 2 + 3 + 3
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    assert t.events(ev.SkillTested)[-1].base == 48  # DEX 16 x3 beats Grapple 30
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D20"]
+    t(ROLL, "12")
+    d = t.events(ev.DamageDealt)[-1]
+    assert d.final == 0 and t.state.pending[0].kind == "knockback"  # 13 + 12 = 25 against SIZ 18: 1 m
+
+
+def test_bash_knockback_from_weapon_and_half_str_siz():
+    """Seed 002 "Bash": weapon damage + (STR+SIZ)/2 of knockback, no damage."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:bash")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t(ROLL, "12,5")  # 5+1 + 25//2 = 18 against SIZ 18: 1 m (no damage modifier)
+    assert t.events(ev.DamageDealt)[-1].final == 0
+    assert t.state.pending[0].kind == "knockback"
+
+
+def test_disarm_needs_a_special_and_a_resistance_roll():
+    """Seed 002 "Disarm": a special hit, then STR vs STR (x1.5 for a weapon
+    in two hands); the weapon lands 1D6-1 m away."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:disarm")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(ROLL, "3,4")  # STR 13 against 18 x1.5 = 27: 5% (clamped); 03 succeeds
+    drop = t.events(ev.WeaponDropped)[-1]
+    assert (drop.handle, drop.weapon) == ("gorakh", "Maul") and "3 m" in drop.reason
+
+
+def test_break_weapon_excess_over_ap():
+    """Seed 002 "Break Weapon": not parried, all damage over the weapon's AP
+    is suffered by the weapon; no default special."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:break")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t(ROLL, "8,4")  # 9 + 4 = 13 against the Maul's AP 10
+    g = t.state.combatants["gorakh"]
+    assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 7
+
+
+def test_flurry_second_blow():
+    """Seed 002 "@Flurry": a special allows a second free attack in the
+    default mode, DEX SR after the first."""
+    t = Table(("vasana", _trained("@flurry"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:@flurry")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(ROLL, "12,2,1")
+    step = t.state.pending[0]
+    assert (step.kind, step.who, step.data["sr"]) == ("strike", "vasana", 8 + 1)
+    assert "slash" in step.prompt
+
+
+def test_riposte_after_a_special_parry():
+    """Seed 002 "@Riposte": a special parry sets up a free attack on the SR
+    after the parried attack."""
+    t = Table(("vasana", _trained("@riposte"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword:@riposte")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "10")
+    t(ROLL, "12,1,1,1")
+    step = t.state.pending[0]
+    assert (step.kind, step.who, step.data["sr"]) == ("strike", "vasana", 9)
+
+
+def test_counter_dodge_counts_one_level_lower():
+    """Seed 002 "@Counter": a special dodge is treated as a normal dodge and
+    sets up a free attack."""
+    t = Table(("vasana", _trained("@counter"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double dodge:gorakh:@counter")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "10")  # special hit
+    t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "5")  # special dodge -> counts as a success
+    assert t.state.pending[0].data["level"] == "success"
+    assert t.events(rev.SpecialApplied)[-1].effect == "counter"
+
+
+def test_weave_free_dodge_and_active_parry_disarm():
+    """Seed 002 "@Weave": on a special parry a free dodge evades what blows
+    through; "@Active Parry": a critical disarms the attacker."""
+    t = Table(("vasana", _trained("@weave", "@active"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent single attack:vasana:Maul attack:vasana:Maul",
+                    "intent single parry:gorakh:Broadsword:@weave dodge:gorakh")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "10")  # special
+    assert t.state.pending[0].dice[0].purpose == "@Weave: Vasana's free dodge"
+    t(ROLL, "20,12,8,8,6")  # dodge 20 <= 40; 22 - 10 = 12 through, evaded
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.rolled, d.final) == (22, 0) and "@Weave" in d.note

@@ -97,7 +97,7 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         base = max(3 * sheet.characteristics.DEX, core.skill_of(a, "Grapple"))  # seed 002 "Slam"
     if d.penalty:
         mods.append(ev.Modifier(d.penalty, "two attacks with one weapon"))
-    if d.mode in HALF:
+    if core.base_mode(d.mode)[0] in HALF:
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
     if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
         factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
@@ -158,6 +158,10 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                       f"{'missile' if d.kind == 'missile' else 'attack'}: {a.name} at SR {d.sr}",
                       flexible=w.flexible, factor=factor)
     tested = draft.events[-1]
+    mode, auto, _ = core.base_mode(d.mode)
+    if auto == "auto" and level == "failure" or auto == "sure" and level in ("failure", "fumble"):
+        level = "success"  # seed 002 "@Riposte"/"@Counter" critical, "@Flurry" critical: the blow hits anyway
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="sure blow", detail="the free blow hits even on a miss"))
     draft.emit(ev.AttackResolved(exchange=n, hit=core.succeeded(level), critical=level == "critical",
                                  fumble=level == "fumble", roll=tested.roll, skill=tested.target))
     core.mark_used(draft, attacker, d)
@@ -173,9 +177,14 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         draft.emit(ev.ExchangeEnded(exchange=n, summary=summary))
         draft.hand_over()
         return
-    if d.mode.startswith("@") and level in ("special", "critical"):
-        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect=d.mode.lstrip("@"),
-                                      detail=_tactic_note(d.mode, level, base)))
+    if mode.startswith("@") and level in ("special", "critical"):
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect=mode.lstrip("@"),
+                                      detail=_tactic_note(mode, level, base)))
+        if mode == "@flurry":  # seed 002 "@Flurry": a second blow DEX SR later, in the default mode
+            dex_sr = core.derived(a).dex_sr
+            core.free_attack(draft, attacker, target, w.name, d.sr + dex_sr, "flurry",
+                             auto="sure" if level == "critical" else "")
+        s = draft.state
     options = defence_options(s, target, attacker)
     if options:
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
@@ -192,9 +201,9 @@ def _tactic_note(mode: str, level: str, skill: int) -> str:
         cut = skill if level == "critical" else skill // 2
         return f"the defender's parry or dodge is at -{cut}%" + ("; armour ignored" if level == "critical" else "")
     if mode == "@aimed-blow":
-        return "the attacker chooses the location struck (recorded: the d20 is rolled; the GM may amend it)"
+        return "the attacker strikes the location chosen"
     if mode == "@flurry":
-        return "a second free blow in the weapon's default mode follows (the GM resolves it; not yet played)"
+        return "normal damage" + ("; armour ignored" if level == "critical" else "")
     if mode == "@entangle":
         return "the location or weapon struck is entangled; half weapon damage"
     return level
@@ -209,3 +218,32 @@ def pass_action(draft: Draft, handle: str) -> None:
     d = next(x for x in core.declared(c) if x.slot == int(step.data["slot"]))
     core.abort_events(draft, handle, d, "plain", "")
     draft.hand_over()
+
+
+def disarm(draft: Draft, step: ev.PendingStep) -> None:
+    """Disarm (seed 002 "Disarm"): only a special hit has a chance; then STR
+    vs STR (``disarm``) or DEX vs DEX (``disarm-dex``), the defender's
+    characteristic x1.5 when its weapon is held in two hands, the attacker's
+    halved with a dagger; on a success the weapon lands 1D6-1 m away. The
+    weapon aimed at is the defender's first ready weapon (ruling
+    ``disarm_target``)."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    if str(step.data["level"]) not in ("special", "critical", "maximum") or not t.ready:
+        return core.end_exchange(draft, "a disarm needs a special hit: no effect")
+    target_weapon = core.weapon_of(t, t.ready[0])
+    key = "DEX" if step.data.get("mode") == "disarm-dex" else "STR"
+    mine = getattr(core.sheet_of(a).characteristics, key)
+    theirs = getattr(core.sheet_of(t).characteristics, key)
+    w = core.weapon_of(a, x.weapon)
+    if "dagger" in (w.type or w.name).lower():
+        mine //= 2
+    if target_weapon.hands == 2:
+        theirs = theirs * 3 // 2
+    ok = core.resist(draft, a.handle, mine, theirs, f"disarm: {a.name} {key} against {t.name} {key}")
+    metres = draft.roll("1D6", "where the weapon lands (1D6-1 m)", by=a.handle).total - 1
+    if ok:
+        draft.emit(ev.WeaponDropped(handle=t.handle, weapon=target_weapon.name,
+                                    reason=f"disarmed by {a.name}: lands {metres} m away"))
+    core.end_exchange(draft, f"{a.name} {'disarms' if ok else 'fails to disarm'} {t.name}")

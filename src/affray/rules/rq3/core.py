@@ -363,7 +363,7 @@ def weapon_ap(c: Combatant, w: Weapon) -> int:
 
 
 def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = False, parry_weapon: str = "",
-                parry_level: str = "", tactic: str = "") -> ev.PendingStep:
+                parry_level: str = "", tactic: str = "", free_dodge: bool = False) -> ev.PendingStep:
     """The attacker's damage roll after a hit of ``level`` (success,
     special, critical or maximum), with what a parry stopped: ``block``
     points (the parrying weapon's AP), ``block_all`` (a critical parry),
@@ -374,6 +374,15 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     a = state.combatants[x.attacker]
     kind, mode, _ = kind_parts(x.kind)
     w = weapon_of(a, x.weapon)
+    mode, _, aimed_at = base_mode(mode)
+    if mode in ("disarm", "disarm-dex"):
+        t = state.combatants[x.target]
+        needs = (ev.DiceNeed(f"disarm: {a.name} against {t.name}", "1D100", by=x.attacker),
+                 ev.DiceNeed("where the weapon lands (1D6-1 m)", "1D6", by=x.attacker))
+        return ev.PendingStep(
+            who=x.attacker, verb="roll", kind="disarm", exchange=x.id, data={"level": level, "mode": mode},
+            dice=needs if level in ("special", "critical", "maximum") else (),
+            prompt=f"{a.name}'s disarm: the resistance roll: affray roll")
     if mode == "grapple":
         parried = {"parry-weapon": parry_weapon, "parry-level": parry_level} if parry_weapon else {}
         return ev.PendingStep(
@@ -381,8 +390,13 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
             dice=(ev.DiceNeed(f"location grasped: {state.combatants[x.target].name}", "1D20", by=x.attacker),),
             prompt=f"{a.name}'s grapple holds: roll the location grasped: affray roll")
     high = "high-ground" in kind_flags(x.kind)
-    dice = [ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
-                        by=x.attacker)]
+    dice = []
+    if free_dodge:
+        dice.append(ev.DiceNeed(f"@Weave: {state.combatants[x.target].name}'s free dodge", "1D100", by=x.target))
+    chosen = mode == "aimed" or (mode == "@aimed-blow" and level in ("special", "critical"))
+    if mode != "break" and not (chosen and aimed_at):
+        dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
+                                by=x.attacker))
     if mode not in ("slam",):
         dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
     if mode == "impale" and level in ("special", "critical"):
@@ -390,7 +404,9 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     db = derived(a).damage_modifier.lstrip("+-")
     if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
         dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
-    data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all)}
+    data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all), "free-dodge": int(free_dodge)}
+    if chosen and aimed_at:
+        data["location"] = aimed_at
     if parry_weapon:
         data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
     return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
@@ -440,3 +456,31 @@ def breakfall_step(state: State, handle: str, during: str) -> ev.PendingStep | N
     return ev.PendingStep(who=handle, verb="roll", kind="breakfall", data={"during": during},
                           dice=(ev.DiceNeed(f"{name}: {c.name} breaks the fall", "1D100", by=handle),),
                           prompt=f"{c.name} fell: {name} to {'stand in the Post Melee Move' if during == 'melee' else 'negate the fall'}: affray roll")
+
+
+def free_attack(draft: Draft, handle: str, target: str, weapon: str, sr: int, why: str, *, auto: str = "") -> None:
+    """A free attack that "does not count as an action" (seed 002 "@Riposte",
+    "@Counter", "@Flurry"): a declared attack on a spare slot (20 and up)
+    at ``sr`` in the weapon's default mode; ``auto`` is ``auto`` (the blow
+    hits even on a miss; a fumble is a simple miss) or ``sure`` (a miss or
+    fumble is a normal hit)."""
+    c = draft.state.combatants[handle]
+    w = weapon_of(c, weapon)
+    slot = max([d.slot for d in declared(c)] + [19]) + 1
+    mode = (f"{auto}-" if auto else "") + (w.modes[0] if w.modes else "crush")
+    draft.emit(declared_condition(draft, handle, Declared(slot=slot, kind="attack", target=target, weapon=w.name,
+                                                          mode=mode, sr=min(10, sr))))
+    draft.emit(rev.SpecialApplied(exchange=draft.state.exchange.id if draft.state.exchange else 0, by=handle,
+                                  effect=why, detail=f"a free attack with {w.name} at SR {min(10, sr)}"
+                                  + (" that hits even on a miss" if auto else "")))
+
+
+def base_mode(mode: str) -> tuple[str, str, str]:
+    """``(mode, auto, location)`` of a declared mode: ``auto-slash`` ->
+    ("slash", "auto", ""), ``aimed/head`` -> ("aimed", "", "head")."""
+    auto = ""
+    for prefix in ("auto-", "sure-"):
+        if mode.startswith(prefix):
+            auto, mode = prefix[:-1], mode[len(prefix):]
+    mode, _, where = mode.partition("/")
+    return mode, auto, where

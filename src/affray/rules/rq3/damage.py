@@ -42,20 +42,33 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     kind, mode, _ = core.kind_parts(x.kind)
+    mode, _, _ = core.base_mode(mode)
     w = core.weapon_of(a, x.weapon)
     level = str(step.data["level"])
     special = level in ("special", "critical", "maximum")
     critical = level in ("critical", "maximum")
     needs = list(step.dice)
-    d20 = draft.roll(needs[0].expr, needs[0].purpose, by=x.attacker).total
-    if needs[0].expr == "1D10":
-        d20 += 10  # seed 002 "HIGH GROUND": 1D10+10
-        notes_hg = True
+    dodged_through = False
+    if int(step.data.get("free-dodge", 0)):
+        need = needs.pop(0)
+        dodged_through = core.succeeded(core.test(draft, t.handle, "Dodge", core.skill_of(t, "Dodge"),
+                                                  purpose=need.purpose))
+    notes: list[str] = []
+    if "location" in step.data:
+        location = str(step.data["location"])
+        notes.append(f"{location} chosen ({'Aimed Shot' if mode == 'aimed' else '@Aimed Blow'})")
+    elif mode == "break":
+        location = ""
     else:
-        notes_hg = False
-    table = "missile" if kind == "missile" and core.rulings_of(state).missile_locations == "missile-table" else "melee"
-    location = tables.hit_location(min(20, d20), table)
-    notes = [f"{'1D10+10' if notes_hg else 'd20'}={d20} {location}"]
+        need = needs.pop(0)
+        d20 = draft.roll(need.expr, need.purpose, by=x.attacker).total
+        high = need.expr == "1D10"
+        if high:
+            d20 += 10  # seed 002 "HIGH GROUND": 1D10+10
+        table = "missile" if kind == "missile" and core.rulings_of(state).missile_locations == "missile-table" else "melee"
+        location = tables.hit_location(min(20, d20), table)
+        notes.append(f"{'1D10+10' if high else 'd20'}={d20} {location}")
+    needs.insert(0, ev.DiceNeed("", ""))  # keeps the positions below
     weapon_total, db_total, knock = 0, 0, 0
     rest = needs[1:]
     if mode != "slam":
@@ -105,6 +118,11 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     block_all = bool(step.data.get("block-all", 0))
     tactic = str(step.data.get("tactic", ""))
     passed = 0 if block_all else max(0, rolled - block)
+    if dodged_through and passed:
+        notes.append(f"@Weave: the free dodge evades the {passed} points through the parry")
+        passed = 0
+    if mode == "break":
+        return _break_weapon(draft, step, rolled, notes)
     reduced = rolled - passed
     crush_special = special and mode == "crush"
     ignore = critical or (mode in ("@feint", "@flurry") and level == "critical")
@@ -151,3 +169,37 @@ def _parrying_weapon(draft: Draft, handle: str, weapon: str, level: str, tactic:
     lost = (old.effects.get("ap-lost", 0) if old else 0) + 1
     core.condition(draft, handle, "weapon-damaged", ends="never", key=weapon, effects={"ap-lost": lost},
                    note=f"{weapon} -{lost} AP")
+
+
+def _break_weapon(draft: Draft, step: ev.PendingStep, rolled: int, notes: list[str]) -> None:
+    """Break Weapon (seed 002): the blow strikes the weapon parrying it, or
+    the target's first ready weapon (ruling ``break_target``). An equal
+    level of parry costs it 1 AP if the damage exceeds its AP; a higher
+    attack level, or no parry with it, costs it all damage over its AP. No
+    default special applies. At 0 AP it breaks."""
+    state = draft.state
+    x = state.exchange
+    t = state.combatants[x.target]
+    pw = str(step.data.get("parry-weapon", ""))
+    name = pw or (t.ready[0] if t.ready else "")
+    if not name:
+        return core.end_exchange(draft, f"{t.name} holds no weapon to break")
+    w = core.weapon_of(t, name)
+    ap = core.weapon_ap(t, w)
+    hit = str(step.data["level"])
+    parried = str(step.data.get("parry-level", "")) if pw else ""
+    from_rank = {"success": 2, "special": 3, "critical": 4, "maximum": 4}
+    if parried and core.succeeded(parried) and from_rank.get(hit, 2) <= from_rank.get(parried, 2):
+        lost = 1 if rolled > ap and from_rank.get(hit, 2) == from_rank.get(parried, 2) else 0
+    else:
+        lost = max(0, rolled - ap)
+    old = next((c for c in t.conditions if c.id == f"weapon-damaged:{w.name}"), None)
+    total = (old.effects.get("ap-lost", 0) if old else 0) + lost
+    draft.emit(rev.SpecialApplied(exchange=x.id, by=x.attacker, effect="break weapon",
+                                  detail=f"{rolled} points against {t.name}'s {w.name} (AP {ap}): it loses {lost} AP"))
+    if lost:
+        core.condition(draft, t.handle, "weapon-damaged", ends="never", key=w.name, effects={"ap-lost": total},
+                       note=f"{w.name} -{total} AP")
+    if lost and w.ap - total <= 0:
+        draft.emit(ev.WeaponDropped(handle=t.handle, weapon=w.name, reason="broken"))
+    core.end_exchange(draft)

@@ -143,12 +143,22 @@ def _parry(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
             outcome = f"@Glancing Parry: {w.name}'s AP counts {block} for this blow"
     if tactic == "@glancing" and level == "critical":
         outcome = "@Glancing Parry, critical: no damage to the defender or the parrying weapon"
+    free_dodge = tactic == "@weave" and level == "special"
+    if free_dodge:
+        outcome += "; @Weave: a free dodge against what blows through"
+    if tactic == "@active" and level == "critical":
+        outcome += f"; @Active Parry: {a.name} is disarmed (the {x.weapon} lands 0-5 m away)"
     if tactic and core.succeeded(level) and level in ("special", "critical"):
         draft.emit(rev.SpecialApplied(exchange=x.id, by=defender, effect=tactic.lstrip("@"), detail=outcome))
+    if tactic == "@active" and level == "critical":
+        draft.emit(ev.WeaponDropped(handle=x.attacker, weapon=x.weapon, reason=f"disarmed by {t.name}'s @Active Parry"))
+    if tactic == "@riposte" and level in ("special", "critical") and w.attack:
+        core.free_attack(draft, defender, x.attacker, w.name, sr + 1, "riposte", auto="auto" if level == "critical" else "")
     draft.emit(ev.ReactionResolved(exchange=x.id, cell=f"parry:{level}/{hit}", outcome=outcome,
                                    effects={"hit": 1, "block": block, "block-all": int(block_all)}))
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(draft.state, hit, block=block, block_all=block_all,
-                                                       parry_weapon=w.name, parry_level=level, tactic=tactic),)))
+                                                       parry_weapon=w.name, parry_level=level, tactic=tactic,
+                                                       free_dodge=free_dodge),)))
 
 
 def _missile_parry(w, aw, factor: tuple[int, int], point_blank: bool) -> tuple[int, int]:
@@ -182,12 +192,16 @@ def _dodge(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
             factor = (1, 2) if aw.thrown else (1, 5)  # seed 002: at point blank; adjacent: full
     level = core.test(draft, defender, "Dodge", core.skill_of(t, "Dodge"), tuple(mods),
                       f"dodge: {t.name} against {a.name}", factor=factor)
-    result = tables.dodged(level, hit)
+    counts_as = level
+    if d.mode == "@counter" and level in ("special", "critical"):
+        # seed 002 "@Counter": a special counts as a normal dodge, a critical as a special
+        counts_as = {"special": "success", "critical": "special"}[level]
+        held = [r for r in t.ready if core.weapon_of(t, r).attack]
+        if held:
+            core.free_attack(draft, defender, x.attacker, held[0], sr + 1, "counter", auto="auto" if level == "critical" else "")
+    result = tables.dodged(counts_as, hit)
     outcome = {"miss": "the blow misses", "maximum": "a fumbled dodge: the critical does maximum damage"}.get(
         result, f"the hit becomes a {result} hit" if result != hit else "the hit stands")
-    if d.mode == "@counter" and level in ("special", "critical"):
-        draft.emit(rev.SpecialApplied(exchange=x.id, by=defender, effect="counter",
-                                      detail="a free attack at the next SR (the GM resolves it; not yet played)"))
     draft.emit(ev.ReactionResolved(exchange=x.id, cell=f"dodge:{level}/{hit}", outcome=outcome,
                                    effects={"hit": int(result != "miss"), "level": level_rank(result) if result in tables.LEVELS else 5}))
     if result == "miss":

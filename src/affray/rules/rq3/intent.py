@@ -92,10 +92,18 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             raise RuleError(f"{mode} is a grapple: attack:TARGET:Grapple:{mode}")
         if mode.startswith("@"):
             _tactic_ok(c, w, mode, "attack")
-        elif mode not in MODES + ATTACK_TACTICS:
+        elif mode not in MODES + ATTACK_TACTICS + ("disarm-dex",):
             raise RuleError(f"unknown mode {mode!r}; modes: {', '.join(w.modes)}; tactics: {', '.join(ATTACK_TACTICS)}")
         elif mode in MODES and mode not in w.modes:
             raise RuleError(f"{w.name} attacks in {', '.join(w.modes)} mode, not {mode}")
+        if mode == "break" and not {"slash", "crush"} & set(w.modes):
+            raise RuleError(f"an impaling weapon cannot break weapons unless it cuts or crushes (seed 002 'Break Weapon')")
+        if mode in ("aimed", "@aimed-blow"):
+            where = rest[3].lower().replace("-", " ") if len(rest) > 3 and rest[3] else ""
+            names = [loc.name for loc in c.locations]
+            if where not in names:
+                raise RuleError(f"name the location aimed at: {kind}:TARGET:{w.name}:{mode}:LOCATION ({', '.join(n.replace(' ', '-') for n in names)})")
+            mode = f"{mode}/{where}"
         return kind, tgt, w.name, mode
     if kind == "parry":
         tgt = target(0)

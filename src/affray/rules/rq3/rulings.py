@@ -47,6 +47,8 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     grapple_sr: Literal["weapon-sr-3"] = "weapon-sr-3"
     grapple_follow_ups: Literal["undefended"] = "undefended"
     grapple_arm: Literal["shield-left-weapon-right"] = "shield-left-weapon-right"
+    disarm_target: Literal["first-ready"] = "first-ready"
+    break_target: Literal["parrying-or-first-ready"] = "parrying-or-first-ready"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -99,6 +101,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                            f"{SEED} 'GRAPPLING'; our ruling"),
     "grapple_arm": ("shield-left-weapon-right", "a special grapple against a parry catches the left arm behind a shield, "
                     "else the right arm", f"{SEED} 'GRAPPLING' ('the parrying weapon or shield arm'); our ruling"),
+    "disarm_target": ("first-ready", "a Disarm aims at the defender's first ready weapon; the landing die is rolled with the "
+                      "resistance roll", f"{SEED} 'Disarm'; our ruling"),
+    "break_target": ("parrying-or-first-ready", "Break Weapon strikes the weapon that parries it, else the first ready one",
+                     f"{SEED} 'Break Weapon'; our ruling"),
 }
 
 

@@ -84,6 +84,7 @@ ROUTER = Router(
         "terrain:after-fall": terrain.after_fall,
         "roll:breakfall": fallen.roll,
         "roll:grapple-hold": grapple.hold,
+        "roll:disarm": attack.disarm,
         "roll:grapple-follow": grapple.follow,
         "roll:thrown": grapple.thrown,
         "grapple:follow-step": grapple.follow_step,
