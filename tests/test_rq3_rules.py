@@ -935,3 +935,225 @@ def test_weave_free_dodge_and_active_parry_disarm():
     t(ROLL, "20,12,8,8,6")  # dodge 20 <= 40; 22 - 10 = 12 through, evaded
     d = t.events(ev.DamageDealt)[-1]
     assert (d.rolled, d.final) == (22, 0) and "@Weave" in d.note
+
+
+def test_spell_over_10_sr_carries_over():
+    """Seed 002 "3. Cast Spell": "If a spell takes more than 10 SR to cast,
+    the excess SRs carry over to the next melee round. The character must
+    select another Cast Spell action to complete the spell"."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent double cast:summon:6:ready")  # 3 + 6 + 3 + 3 = 15
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    done = t.events(rev.ActionResolved)[-1]
+    assert (done.kind, done.sr) == ("cast", 10) and "5 SR carry over" in done.detail
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double cast:summon:0")
+    assert [d.sr for d in declared_of(t, "gorakh")] == [5]
+    assert not t.state.combatants["gorakh"].has("spell-carried")
+
+
+# --------------------------------------------------------------------------- #
+# More of the seed, one claim each
+# --------------------------------------------------------------------------- #
+
+
+def test_two_spirit_attacks_allow_nothing_else_and_divine_spells():
+    """Seed 002: "A character in spirit combat can choose to attack twice, in
+    which case he or she can take no other actions"; "Divine magic ... goes
+    off on DEX SR ... (add 1 SR per MP)"."""
+    t = Table()
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent single spirit-attack:vasana spirit-attack:vasana draw:Maul"),
+              "attacking twice in spirit combat allows no other action")
+    t.act("gorakh", "intent double cast:shield:2:divine")
+    assert [d.sr for d in declared_of(t, "gorakh")] == [3 + 2 + 3]
+
+
+def test_two_dodges_against_two_opponents():
+    """Seed 002 "Selecting two Dodge options": -10% cumulative for each
+    opponent after the first."""
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"),
+              ("grak", sheet("gorakh", name="Grak", INT=12, DEX=10), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent double attack:vasana:Maul")
+    t.act("grak", "intent double attack:vasana:Maul")
+    t.act("vasana", "intent single dodge dodge")
+    t.act("vasana", "move engage gorakh")
+    t(ROLL, "10,30")
+    t.act("gorakh", "move stay")
+    t.act("grak", "move engage vasana")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "30")
+    assert t.events(ev.SkillTested)[-1].target == 40
+    t(cmd.DeclareAttack(attacker="grak", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "29")
+    tested = t.events(ev.SkillTested)[-1]
+    assert tested.modifiers == (ev.Modifier(-10, "dodging another opponent"),) and tested.target == 30
+
+
+def test_draw_readies_the_weapon_at_its_sr():
+    """Seed 002 action 6, "Draw weapon": the weapon is ready for the attack."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double draw:Dagger attack:gorakh:Dagger:impale")
+    t.act("vasana", "move engage gorakh")
+    t.act("gorakh", "move stay")
+    assert "Dagger" in t.state.combatants["vasana"].ready
+    assert (t.state.pending[0].kind, t.state.pending[0].data["sr"]) == ("strike", 12)
+
+
+def test_approach_in_the_post_melee_move():
+    """Seed 002 "4) POST MELEE MOVE PHASE": move again, no engagement rules."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t.act("gorakh", "approach vasana")
+    assert core.reach(t.state.combatants["gorakh"], "vasana") == 1
+
+
+def test_breakfall_negates_a_fall_in_the_move_phase_and_no_standing_on_a_useless_leg():
+    """Seed 002 "FALLEN CHARACTERS": "A successful Acrobatics or Breakfall
+    skill roll will negate the effects of the fall"; ruling 'wounds': a
+    useless leg cannot stand."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double attack:gorakh:Broadsword")
+    t.act("vasana", "move stay terrain=difficult moves=1")
+    t(ROLL, "90")  # DEX x5 80: fails, she falls
+    t(ROLL, "20")  # Acrobatics 35: negated
+    assert t.state.combatants["vasana"].stance == "standing"
+    t.act("gorakh", "move stay")
+    t2 = Table()
+    ready_for_melee(t2, "intent double attack:vasana:Maul", "intent triple")
+    t2(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t2(ROLL, "1,4,3,1")  # right leg useless, she falls
+    t2(cmd.EndRound())
+    t2.act("gorakh", "intent triple")
+    t2.act("vasana", "intent triple")
+    t2.refused(cmd.TakeAction(who="vasana", action="move stand"), "cannot stand on a useless leg")
+
+
+def test_glancing_parry_critical_and_shield_special():
+    """Seed 002 "@Glancing Parry": on a critical no damage is done to the
+    defender or the parrying weapon; with a shield a special adds only half
+    again the shield's AP."""
+    g = sheet("gorakh")
+    g["weapons"].append({"name": "Shield", "damage": "1D6", "kind": "shield", "shield_size": "hoplite", "sr": 3, "ap": 12,
+                         "parry": 50, "tactics": ["@glancing"]})
+    g["ready"] = ["Shield"]
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("gorakh", g, "trolls"))
+    ready_for_melee(t, "intent double parry:vasana:Shield:@glancing", "intent single attack:gorakh:Broadsword attack:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "8")  # special (<= 10)
+    assert t.events(ev.ReactionResolved)[-1].effects["block"] == 18
+    t(ROLL, "12,8,4")  # 13 stopped; not penetrating: 26 points of knockback against SIZ 18
+    t(ROLL, "10")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "2")  # critical
+    t(ROLL, "12,8,4")
+    assert t.events(ev.DamageDealt)[-1].final == 0 and t.events(ev.ReactionResolved)[-1].effects["block-all"] == 1
+
+
+def test_active_parry_critical_disarms_and_aimed_blow_location():
+    """Seed 002 "@Active Parry": "A critical Active Parry automatically
+    disarms the opponent"; "@Aimed Blow": a special strikes the chosen
+    location."""
+    t = Table(("vasana", _trained("@active", "@aimed-blow"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent single attack:vasana:Maul attack:vasana:Maul",
+                    "intent single attack:gorakh:Broadsword:@aimed-blow:head parry:gorakh:Broadsword:@active")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")  # special
+    assert [n.expr for n in t.state.pending[0].dice][0] != "1D20"
+    t(cmd.ChooseReaction(defender="gorakh", reaction="none"))
+    t(ROLL, "5,2")
+    assert t.events(ev.DamageDealt)[-1].location == "head"
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "2")  # critical @Active Parry
+    drop = t.events(ev.WeaponDropped)[-1]
+    assert (drop.handle, drop.weapon) == ("gorakh", "Maul")
+
+
+def test_entangle_half_damage():
+    """Seed 002 "@Entangle": a special entangles the location struck, doing
+    only half the normal weapon damage."""
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Whip", "damage": "1D3", "sr": 2, "length": 2.0, "flexible": True, "modes": ["slash"],
+                         "attack": 60, "tactics": ["@entangle"]})
+    v["ready"] = ["Whip"]
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Whip:@entangle")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(ROLL, "14,3,4")  # right arm: 3 // 2 + 4 = 5 - 1 AP = 4
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.rolled, d.final) == (5, 4)
+    assert t.state.combatants["gorakh"].has("entangled")
+
+
+def test_high_ground_parry_and_large_creature_missiles():
+    """Seed 002 "HIGH GROUND": +10% to parries against a lower character;
+    "DODGING BY LARGE CREATURES": missiles at a creature three times the
+    shooter's SIZ count as point blank for its dodge."""
+    giant = sheet("gorakh", name="Giant", SIZ=40)
+    t = Table(("vasana", _archer(), "heroes"), ("giant", giant, "trolls"))
+    t(cmd.StartRound())
+    t.act("giant", "intent double dodge:vasana")
+    t.act("vasana", "intent double missile:giant:Bow")
+    t.act("vasana", "move stay")
+    t.act("giant", "move stay")
+    t(cmd.DeclareAttack(attacker="vasana", target="giant"), "30")
+    t(cmd.ChooseReaction(defender="giant", reaction="dodge"), "6")
+    assert t.events(ev.SkillTested)[-1].base == 5  # Dodge 25 / 5
+    t2 = Table()
+    ready_for_melee(t2, "intent double parry:vasana:Maul", "intent double attack:gorakh:Broadsword")
+    t2(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t2(cmd.ChooseReaction(defender="gorakh", reaction="parry", situations=("high-ground",)), "50")
+    assert t2.events(ev.SkillTested)[-1].target == 55
+
+
+def test_grapple_parry_blocks_immobilise_throw_and_break_free():
+    """Seed 002 "GRAPPLING": a Grapple parry blocks the attack; immobilise
+    (STR vs STR/2); throw (+10%, STR+DEX vs SIZ/2+DEX, 1D6 + damage
+    modifier, armour at half, the foe falls); an immobilised character
+    breaks free on STR/2 vs STR."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Grapple", "intent double parry:gorakh:Grapple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "10")  # Grapple 30: success
+    t(ROLL, "5")
+    assert not t.state.combatants["gorakh"].has("grappling")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double attack:vasana:Grapple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
+    t(ROLL, "12")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double attack:vasana:Grapple:immobilise")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
+    t(ROLL, "50")  # STR 18 against 13 // 2 = 6: 95%
+    assert t.state.combatants["vasana"].has("immobilised")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double attack:vasana:Grapple:throw")
+    t.act("vasana", "intent double attack:gorakh:Grapple:break-free")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "96")  # SR 1 + 3: STR 6 against 18: 5%, fails
+    assert t.state.combatants["vasana"].has("immobilised")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "45")  # 40 + 10 = 50
+    t(ROLL, "10")  # STR+DEX 29 against 6 + 16 = 22: 85%
+    t(ROLL, "12,4,3")  # chest: 4 + 3 = 7, armour 6 // 2 = 3 -> 4
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("chest", 7, 3, 4)
+    v = t.state.combatants["vasana"]
+    assert v.stance == "prone" and not v.has("grappled") and not v.has("immobilised")

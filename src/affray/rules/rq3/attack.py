@@ -123,6 +123,10 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     target = find_combatant(state, command.target) if command.target else d.target
     if not target:
         raise RuleError(f"name the target: affray attack {attacker} TARGET")
+    if d.mode == "break-free":  # seed 002 "GRAPPLING": no attack roll, a STR/2 vs STR resistance roll
+        core.mark_used(draft, attacker, d)
+        draft.then("grapple:break-free", handle=attacker, holder=target)
+        return
     check_target(state, attacker, target, hint="; affray act WHO pass")
     t = state.combatants[target]
     if command.weapon and core.weapon_of(a, command.weapon).name != d.weapon:
@@ -141,10 +145,6 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
         raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
-    if d.mode == "break-free":
-        core.mark_used(draft, attacker, d)
-        draft.then("grapple:break-free", handle=attacker, holder=target)
-        return
     base, mods, factor = _skill(state, attacker, target, d, command.situations)
     if d.mode in ("throw", "damage"):
         mods.append(ev.Modifier(10 if d.mode == "throw" else -10, f"grapple: {d.mode}"))  # seed 002 "GRAPPLING"

@@ -245,6 +245,15 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     if brace and any(a[0] == "dodge" for a in actions):
         raise RuleError("one cannot dodge while braced (seed 002 'BRACING AGAINST KNOCKBACK'); drop the dodge or the brace")
     declared = strike_ranks(draft, handle, moves, actions)
+    carried = next((x for x in c.conditions if x.name == "spell-carried"), None)
+    if carried is not None:
+        # seed 002 "3. Cast Spell": the carried spell needs another Cast Spell action, else it is aborted
+        cast = next((d for d in declared if d.kind == "cast"), None)
+        if cast is not None:
+            declared = [core.Declared(**{**d.__dict__, "sr": carried.effects.get("sr", 0), "weapon": carried.note})
+                        if d is cast else d for d in declared]
+        draft.emit(ev.ConditionExpired(handle=handle, condition_id=carried.id,
+                                       reason="completed this round" if cast else "aborted: no Cast Spell declared"))
     sacrificed = max(0, extra)
     draft.emit(rev.IntentDeclared(handle=handle, round=state.round, moves=moves,
                                   actions=tuple(d.text for d in declared), brace=brace))

@@ -218,7 +218,11 @@ def _resolve_other(draft: Draft, handle: str, d: core.Declared) -> None:
     """A draw, spell, spirit combat or miscellaneous action at its SR (seed
     002 actions 3, 6-9): recorded; a draw readies the weapon."""
     detail = d.weapon + (f" ({d.mode} MP)" if d.kind == "cast" and d.mode else "")
-    draft.emit(rev.ActionResolved(handle=handle, kind=d.kind, sr=d.sr, detail=detail))
+    if d.kind == "cast" and d.sr > 10:
+        # seed 002 "3. Cast Spell": the excess SRs carry over to the next round
+        detail += f"; {d.sr - 10} SR carry over: declare another Cast Spell next round or it is aborted"
+        core.condition(draft, handle, "spell-carried", ends="event", effects={"sr": d.sr - 10}, note=d.weapon)
+    draft.emit(rev.ActionResolved(handle=handle, kind=d.kind, sr=min(d.sr, 10), detail=detail))
     if d.kind == "draw":
         draft.emit(ev.WeaponReadied(handle=handle, weapon=d.weapon))
     core.mark_used(draft, handle, d)
