@@ -1090,7 +1090,7 @@ def test_entangle_half_damage():
     t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     ready_for_melee(t, "intent triple", "intent double attack:gorakh:Whip:@entangle")
     t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
-    t(ROLL, "14,3,4")  # right arm: 3 // 2 + 4 = 5 - 1 AP = 4
+    t(ROLL, "14,3,4,90")  # right arm: 3 // 2 + 4 = 5 - 1 AP = 4; STR vs STR 90 fails
     d = t.events(ev.DamageDealt)[-1]
     assert (d.rolled, d.final) == (5, 4)
     assert t.state.combatants["gorakh"].has("entangled")
@@ -1152,8 +1152,49 @@ def test_grapple_parry_blocks_immobilise_throw_and_break_free():
     assert t.state.combatants["vasana"].has("immobilised")
     t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "45")  # 40 + 10 = 50
     t(ROLL, "10")  # STR+DEX 29 against 6 + 16 = 22: 85%
-    t(ROLL, "12,4,3")  # chest: 4 + 3 = 7, armour 6 // 2 = 3 -> 4
+    t(ROLL, "12,4,3,90")  # chest: 4 + 3 = 7, armour 6 // 2 = 3 -> 4; Acrobatics/2 = 17 (DEX x1 16): 90 fails
     d = t.events(ev.DamageDealt)[-1]
     assert (d.location, d.rolled, d.armour, d.final) == ("chest", 7, 3, 4)
+    assert t.events(ev.SkillTested)[-1].skill == "Acrobatics/2"
     v = t.state.combatants["vasana"]
     assert v.stance == "prone" and not v.has("grappled") and not v.has("immobilised")
+
+
+def test_swordbreaking_special_parry_disarms():
+    """Seed 002 "@Swordbreaking": a special parry catches the attacking
+    weapon; STR vs STR (x1.5 for a two-handed weapon) disarms it."""
+    t = Table(("vasana", _trained("@swordbreaking"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword:@swordbreaking")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "10")  # special
+    assert [n.expr for n in t.state.pending[0].dice][-2:] == ["1D100", "1D3"]
+    t(ROLL, "12,1,1,1,5,3")  # STR 13 against 18 x1.5 = 27: 5%; 05 succeeds; lands 2 m away
+    drop = t.events(ev.WeaponDropped)[-1]
+    assert (drop.handle, drop.weapon) == ("gorakh", "Maul") and "2 m" in drop.reason
+
+
+def test_entangle_strength_immobilises_the_location():
+    """Seed 002 "@Entangle": "An entangled hit location is immobilized on a
+    successful STR vs. STR roll"."""
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Whip", "damage": "1D3", "sr": 2, "length": 2.0, "flexible": True, "modes": ["slash"],
+                         "attack": 60, "tactics": ["@entangle"]})
+    v["ready"] = ["Whip"]
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Whip:@entangle")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(ROLL, "14,3,4,20")  # STR 13 against 18: 25%; 20 succeeds
+    cond = next(x for x in t.state.combatants["gorakh"].conditions if x.name == "entangled")
+    assert cond.effects == {"useless": 1} and cond.location == "right arm"
+
+
+def test_critical_slam_dex_x1_rolls():
+    """Seed 002 "Slam": "A critical success on a Slam attempt additionally
+    forces the defender to make a DEXx1 roll to remain standing, and another
+    DEXx1 roll to retain a grip on any held ... items"."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword:slam")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "2")  # critical (<= rhu(48/20) = 2)
+    t(ROLL, "12,50,50")  # both DEX x1 (11) fail
+    g = t.state.combatants["gorakh"]
+    assert g.stance == "prone" and "Maul" not in g.ready

@@ -270,6 +270,15 @@ def register(app: typer.Typer) -> None:
 
         Example: affray act gorp aim vasana; affray act vasana move 6 to=broo1;
         affray act gm area 3D6 on=vasana,gorp name=Fireball
+
+        rq3 (see the README, "RuneQuest III rules"):
+
+        \b
+          intent triple|double|single KIND:TARGET:WEAPON:MODE... [brace]   Statement of Intent
+          abort N [defensive parry:FOE:WEAPON | defensive dodge:FOE | movement]
+          move engage|close|open|disengage FOE [terrain=KIND] [moves=N] | move stay | move stand
+          withdraw FOE | approach FOE | stand    (Post Melee Move)
+          pass                                   (drop the declared attack due now)
         """
         from affray.events.commands import TakeAction
 

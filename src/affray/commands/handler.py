@@ -56,6 +56,11 @@ _STEP_VERBS = {
 }
 
 
+# rq3 (rules/rq3): the declared attack at its SR, and its roll steps
+_STEP_VERBS[cmd.DeclareAttack] += ("strike",)
+_STEP_VERBS[cmd.RollPending] += ("maneuver", "terrain", "fall", "breakfall", "grapple-hold", "grapple-follow", "thrown", "disarm")
+
+
 def slug(name: str) -> str:
     """A short, URL- and shell-safe id from a display name."""
     s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")

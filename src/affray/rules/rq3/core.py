@@ -404,6 +404,16 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     db = derived(a).damage_modifier.lstrip("+-")
     if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
         dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
+    t = state.combatants[x.target]
+    if tactic == "@swordbreaking" and parry_level == "special":
+        dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
+    if tactic == "@swordbreaking" and parry_level in ("special", "critical"):
+        dice.append(ev.DiceNeed("where the caught weapon lands (1D3-1 m)", "1D3", by=x.target))
+    if mode == "@entangle" and level in ("special", "critical"):
+        dice.append(ev.DiceNeed(f"@Entangle: {a.name} STR against {t.name} STR", "1D100", by=x.attacker))
+    if mode == "slam" and level == "critical":
+        dice.append(ev.DiceNeed(f"DEX x1: {t.name} stays standing", "1D100", by=x.target))
+        dice.append(ev.DiceNeed(f"DEX x1: {t.name} keeps hold of what it holds", "1D100", by=x.target))
     data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all), "free-dodge": int(free_dodge)}
     if chosen and aimed_at:
         data["location"] = aimed_at

@@ -87,8 +87,9 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
                 notes.append(f"impale special: weapon damage doubled (+{second})")
             else:
                 notes.append("impale special: the second roll counts only on head, chest or abdomen")
-    if rest:
+    if rest and rest[0].purpose == "damage modifier":
         r = draft.roll(rest[0].expr, rest[0].purpose, by=x.attacker)
+        rest = rest[1:]
         db_total = r.total
         db_text = core.derived(a).damage_modifier
         if (level == "maximum" or (special and mode == "crush" and location in VITALS)) and not db_text.startswith("-"):
@@ -147,6 +148,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         _parrying_weapon(draft, t.handle, pw, str(step.data.get("parry-level", "")), tactic, rolled, block)
     if mode == "@entangle" and special:
         core.condition(draft, t.handle, "entangled", ends="event", location=location, note=f"by {a.name}'s {w.name}")
+    _extras(draft, step, rest, location)
     penetrated = final > 0
     draft.then("wounds", target=t.handle, location=location, final=final)
     draft.then("knockback", target=t.handle, rolled=rolled if mode not in ("slam", "bash") else knock,
@@ -203,3 +205,37 @@ def _break_weapon(draft: Draft, step: ev.PendingStep, rolled: int, notes: list[s
     if lost and w.ap - total <= 0:
         draft.emit(ev.WeaponDropped(handle=t.handle, weapon=w.name, reason="broken"))
     core.end_exchange(draft)
+
+
+def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> None:
+    """The rolls a tactic adds after the damage (seed 002): @Swordbreaking
+    (a special parry: STR vs STR to disarm, ruling ``swordbreaking_option``;
+    a critical disarms at once; the weapon lands 1D3-1 m away), @Entangle
+    (STR vs STR: the entangled location is immobilised), a critical Slam
+    (DEX x1 to stay standing, DEX x1 to keep hold of held items)."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    sa, st = core.sheet_of(a).characteristics, core.sheet_of(t).characteristics
+    caught = True  # a critical swordbreaking parry disarms without a roll
+    for need in rest:
+        if need.purpose.startswith("@Swordbreaking"):
+            aw = core.weapon_of(a, x.weapon)
+            theirs = sa.STR * 3 // 2 if aw.hands == 2 else sa.STR
+            caught = core.resist(draft, t.handle, st.STR, theirs, need.purpose)
+        elif need.purpose.startswith("where the caught weapon"):
+            metres = draft.roll(need.expr, need.purpose, by=t.handle).total - 1
+            if caught:
+                draft.emit(ev.WeaponDropped(handle=a.handle, weapon=x.weapon,
+                                            reason=f"caught by {t.name}'s swordbreaker: lands {metres} m away"))
+        elif need.purpose.startswith("@Entangle"):
+            if core.resist(draft, a.handle, sa.STR, st.STR, need.purpose):
+                core.condition(draft, t.handle, "entangled", ends="event", location=location,
+                               effects={"useless": 1}, note=f"{location} immobilised by {a.name}")
+        elif need.purpose.startswith("DEX x1"):
+            ok = core.succeeded(core.test(draft, t.handle, "DEX x1", st.DEX, purpose=need.purpose))
+            if not ok and "standing" in need.purpose and state.combatants[t.handle].stance == "standing":
+                draft.emit(ev.StanceChanged(handle=t.handle, stance="prone", reason="a critical Slam"))
+            if not ok and "hold" in need.purpose:
+                for held in state.combatants[t.handle].ready:
+                    draft.emit(ev.WeaponDropped(handle=t.handle, weapon=held, reason="a critical Slam"))

@@ -105,6 +105,7 @@ def follow(draft: Draft, step: ev.PendingStep) -> None:
             dice = [ev.DiceNeed(f"hit location: {t.name} thrown", "1D20", by=a.handle), ev.DiceNeed("throw damage", "1D6", by=a.handle)]
             if db:
                 dice.append(ev.DiceNeed("damage modifier", db, by=a.handle))
+            dice.append(ev.DiceNeed(f"{_break_skill(t)[0]}: {t.name} lands well", "1D100", by=t.handle))
             draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
                 who=a.handle, verb="roll", kind="thrown", exchange=x.id, dice=tuple(dice),
                 prompt=f"{t.name} is thrown: affray roll"),)))
@@ -137,9 +138,14 @@ def thrown(draft: Draft, step: ev.PendingStep) -> None:
     d20 = draft.roll("1D20", step.dice[0].purpose, by=a.handle).total
     location = tables.hit_location(d20)
     amount = max(0, draft.roll("1D6", "throw damage", by=a.handle).total + _db(draft, a, step))
+    name, value = _break_skill(t)
+    note = f"thrown; armour at half; d20={d20}"
+    if core.succeeded(core.test(draft, t.handle, name, value, purpose=f"{name}: {t.name} lands well")):
+        amount //= 2  # seed 002: "If the opponent succeeds in a DEXx1, Acrobatics/2, or Breakfall roll, the damage is halved"
+        note += f"; halved ({name})"
     armour = min(amount, t.location(location).ap // 2)
     draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=armour,
-                              final=amount - armour, note=f"thrown; armour at half; d20={d20}"))
+                              final=amount - armour, note=note))
     if t.stance != "prone":
         draft.emit(ev.StanceChanged(handle=t.handle, stance="prone", reason=f"thrown by {a.name}"))
     release(draft, a.handle, t.handle, "thrown")
@@ -166,3 +172,11 @@ def break_free(draft: Draft, handle: str, holder: str) -> None:
         release(draft, holder, handle, "broke free")
     core.end_exchange(draft)
 
+
+
+def _break_skill(t) -> tuple[str, int]:
+    """The best of DEX x1, Acrobatics/2 and Breakfall (seed 002 "GRAPPLING": a throw's damage halved)."""
+    sheet = core.sheet_of(t)
+    options = [("DEX x1", sheet.characteristics.DEX), ("Acrobatics/2", sheet.skills.get("Acrobatics", 0) // 2),
+               ("Breakfall", sheet.skills.get("Breakfall", 0))]
+    return max(options, key=lambda o: o[1])

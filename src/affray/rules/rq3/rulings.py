@@ -49,6 +49,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     grapple_arm: Literal["shield-left-weapon-right"] = "shield-left-weapon-right"
     disarm_target: Literal["first-ready"] = "first-ready"
     break_target: Literal["parrying-or-first-ready"] = "parrying-or-first-ready"
+    swordbreaking_option: Literal["disarm"] = "disarm"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -105,6 +106,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                       "resistance roll", f"{SEED} 'Disarm'; our ruling"),
     "break_target": ("parrying-or-first-ready", "Break Weapon strikes the weapon that parries it, else the first ready one",
                      f"{SEED} 'Break Weapon'; our ruling"),
+    "swordbreaking_option": ("disarm", "a special @Swordbreaking parry always tries the disarm (STR vs STR, x1.5 for a 2H "
+                             "weapon); damaging the caught weapon is not offered yet", f"{SEED} '@Swordbreaking'; our ruling"),
 }
 
 
