@@ -81,3 +81,27 @@ def test_rulings_listed():
     assert result.exit_code == 0
     for name in ("missile_locations", "location_hp_above_21", "skills_over_100", "resistance_limits", "wounds"):
         assert name in result.output
+
+
+def test_undo_rewind_and_amend(db):
+    """DESIGN.md time travel on an rq3 log: undo/redo, rewind to a round,
+    amend an attack with new dice and replay the later commands."""
+    for args in (("act", "gorakh", "intent", "double", "attack:vasana:Maul"),
+                 ("act", "vasana", "intent", "double", "attack:gorakh:Broadsword"),
+                 ("act", "vasana", "move", "engage", "gorakh"), ("roll", "--dice", "10,30"),
+                 ("act", "gorakh", "move", "stay"), ("attack", "vasana", "gorakh", "--dice", "90")):
+        assert run(db, *args).exit_code == 0, args
+    before = version(db)
+    assert run(db, "undo").exit_code == 0 and run(db, "redo").exit_code == 0
+    store = EventStore(db, must_exist=True)
+    eid = store.encounter_ids()[-1]
+    attack_cmd = next(r.command_id for r in store.read(eid) if type(r.event).__name__ == "AttackDeclared")
+    store.close()
+    result = run(db, "amend", attack_cmd, "--dice", "20", "--reroll", "typed the wrong die")
+    assert result.exit_code == 0, result.output
+    assert version(db) > before
+    out = run(db, "pending", "--json").output
+    # the amended attack (20 <= 70) hits: Gorakh may make a Defensive Abort of his unused attack
+    assert '"kind":"react"' in out and '"abort-parry"' in out
+    assert run(db, "rewind", "--to", "1.0").exit_code == 0
+    assert '"kind":"intent"' in run(db, "pending", "--json").output
