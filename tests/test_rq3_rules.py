@@ -1198,3 +1198,44 @@ def test_critical_slam_dex_x1_rolls():
     t(ROLL, "12,50,50")  # both DEX x1 (11) fail
     g = t.state.combatants["gorakh"]
     assert g.stance == "prone" and "Maul" not in g.ready
+
+
+def test_higher_dex_may_wait_to_move():
+    """Seed 002 "MOVEMENT INITIATIVE": "Higher DEX characters can decide to
+    move first, or delay their movement up to and until all characters with
+    a lower DEX have moved"."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move wait")
+    assert t.state.pending[0].who == "gorakh"
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].who == "vasana"
+    t.refused(cmd.TakeAction(who="vasana", action="move wait"), "no one left to wait for")
+
+
+def test_lance_charge():
+    """Seed 002 "Lance charge": the charger moves adjacent whatever the
+    foe's weapon, its lance strikes before shorter weapons, with the riding
+    animal's damage bonus."""
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Lance", "damage": "1D10+1", "sr": 1, "length": 3.0, "modes": ["impale"], "attack": 50,
+                         "hands": 1, "type": "lance"})
+    v["ready"] = ["Lance"]
+    horse = sheet("gorakh", name="Horse", STR=30, SIZ=30, INT=3, DEX=10)  # STR+SIZ 60: +3D6
+    t = Table(("vasana", v, "heroes"), ("horse", horse, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.Mount(rider="vasana", mount="horse"))
+    t(cmd.StartRound())
+    t.act("horse", "intent triple")
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("vasana", "intent double attack:gorakh:Lance")  # SR 1 + 2 + 1 + 3 = 7, after the maul's 5
+    t.act("vasana", "move charge gorakh")
+    assert core.reach(t.state.combatants["vasana"], "gorakh") == 1
+    t.act("gorakh", "move stay")
+    t.act("horse", "move stay")
+    step = t.state.pending[0]
+    assert (step.who, step.data["sr"]) == ("vasana", 7)  # the lance first, though the maul is on SR 5
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "90")
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D10", "1D10+1", "3D6"]  # high ground; the horse's +3D6

@@ -276,7 +276,7 @@ def register(app: typer.Typer) -> None:
         \b
           intent triple|double|single KIND:TARGET:WEAPON:MODE... [brace]   Statement of Intent
           abort N [defensive parry:FOE:WEAPON | defensive dodge:FOE | movement]
-          move engage|close|open|disengage FOE [terrain=KIND] [moves=N] | move stay | move stand
+          move engage|close|open|disengage|charge FOE [terrain=KIND] [moves=N] | move stay|wait|stand
           withdraw FOE | approach FOE | stand    (Post Melee Move)
           pass                                   (drop the declared attack due now)
         """

@@ -22,6 +22,7 @@ CATALOGUE: dict[str, str] = {
     "intent": "the Statement of Intent for this round: type (moves), aborts used (seed 002 'STATEMENT OF INTENT')",
     "declared": "a melee action declared in the Statement of Intent: its SR, whether used or aborted (seed 002)",
     "moved": "has taken its Move Phase this round (seed 002 'MOVE PHASE')",
+    "move-waiting": "delays its move until those with a lower DEX have moved (seed 002 'MOVEMENT INITIATIVE')",
     "reach": "fighting distance in metres to an engaged foe (seed 002 'RULES OF ENGAGEMENT')",
     "no-facing-shift": "fumbled Maneuver: stops, no free facing shift this phase (seed 002 'MANEUVER SKILL')",
     "terrain-advantage": "used the terrain to advantage: bonus to attacks and defences this round (seed 002 terrain, special/critical)",
@@ -38,6 +39,7 @@ CATALOGUE: dict[str, str] = {
     "feinted": "a feint lowers this defender's parry and dodge against the feinter (seed 002 '@Feint')",
     "free-attack": "a riposte or counter: a free attack at the next SR (seed 002 '@Riposte', '@Counter')",
     "high-ground": "stands half again higher than its foe: 1D10+10 locations, +10% (seed 002 'HIGH GROUND')",
+    "lance-charge": "an all-out lance charge this round: the mount's damage bonus, the lance before shorter weapons (seed 002 'Lance charge')",
     "mounted": "on a mount: high ground against footmen, 2H hacking weapons at 3/4 (seed 002 'MOUNTED')",
     "spell-carried": "a spell longer than 10 SR carried over to the next round (seed 002 'Cast Spell')",
 }

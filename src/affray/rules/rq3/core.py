@@ -194,9 +194,9 @@ def intent_order(state: State) -> list[str]:
 
 
 def movement_order(state: State) -> list[str]:
-    """Movement initiative: highest DEX first, ties by the die (seed 002
-    "MOVEMENT INITIATIVE")."""
-    rows = [(-sheet_of(c).characteristics.DEX, -tiebreak(state, c.handle), i, c.handle)
+    """Movement initiative: highest DEX first, ties by the die; those who
+    chose to wait move after the rest (seed 002 "MOVEMENT INITIATIVE")."""
+    rows = [(int(c.has("move-waiting")), -sheet_of(c).characteristics.DEX, -tiebreak(state, c.handle), i, c.handle)
             for i, c in enumerate(state.combatants.values())]
     return [r[-1] for r in sorted(rows)]
 
@@ -401,7 +401,7 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
     if mode == "impale" and level in ("special", "critical"):
         dice.append(ev.DiceNeed(f"impale (second roll): {w.name}", w.damage, by=x.attacker))
-    db = derived(a).damage_modifier.lstrip("+-")
+    db = blow_damage_modifier(state, a).lstrip("+-")
     if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
         dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
     t = state.combatants[x.target]
@@ -494,3 +494,19 @@ def base_mode(mode: str) -> tuple[str, str, str]:
             auto, mode = prefix[:-1], mode[len(prefix):]
     mode, _, where = mode.partition("/")
     return mode, auto, where
+
+
+def is_lance(w: Weapon) -> bool:
+    """A lance, by its weapon-table entry or name."""
+    return "lance" in (w.type or w.name).lower()
+
+
+def blow_damage_modifier(state: State, a: Combatant) -> str:
+    """The damage modifier a blow of ``a`` adds: its own, or its mount's in
+    an all-out lance charge (seed 002 "Lance charge": "the riding animal's
+    damage bonus is used instead of that of the rider")."""
+    charge = next((x for x in a.conditions if x.name == "lance-charge"), None)
+    mount = next((x.id.split(":", 1)[1] for x in a.conditions if x.name == "mounted"), "")
+    if charge is not None and mount in state.combatants:
+        return derived(state.combatants[mount]).damage_modifier
+    return derived(a).damage_modifier

@@ -91,7 +91,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         r = draft.roll(rest[0].expr, rest[0].purpose, by=x.attacker)
         rest = rest[1:]
         db_total = r.total
-        db_text = core.derived(a).damage_modifier
+        db_text = core.blow_damage_modifier(state, a)
         if (level == "maximum" or (special and mode == "crush" and location in VITALS)) and not db_text.startswith("-"):
             db_total = dicelib.parse(db_text.lstrip("+")).maximum()
             notes.append(f"crush special: maximum damage modifier {db_total}")

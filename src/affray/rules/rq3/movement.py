@@ -15,7 +15,10 @@ movement initiative order (DEX) each fighter takes one step:
 - ``move disengage FOE``: leave the engagement on winning the contest;
 - ``move stand``: a fallen character gets up (prone to kneeling and to
   standing take a move each);
-- ``move stay``.
+- ``move charge FOE``: an all-out lance charge (mounted, a lance attack
+  declared on FOE): adjacent whatever FOE's weapon;
+- ``move stay``; ``move wait``: delay the move until the others have
+  moved (seed 002 "MOVEMENT INITIATIVE").
 
 In the Post Melee Move engagement rules do not apply: ``withdraw FOE`` and
 ``approach FOE`` need no contest (a braced character cannot move).
@@ -54,6 +57,13 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     verb = words[0].lower() if words else "stay"
     if verb == "stay":
         return _moved(draft, handle, "stayed")
+    if verb == "wait":
+        waiting = [h for h, x in state.combatants.items() if x.can_fight and not x.has("moved") and h != handle]
+        if c.has("move-waiting") or not waiting:
+            raise RuleError(f"{c.name} has no one left to wait for; move now (seed 002 'MOVEMENT INITIATIVE')")
+        core.condition(draft, handle, "move-waiting", note="moves after the lower DEX")
+        draft.hand_over()
+        return
     if verb == "stand":
         if c.stance == "standing":
             raise RuleError(f"{c.name} is already standing; move stay or another move")
@@ -67,6 +77,8 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
             raise RuleError(f"{c.name} cannot stand on a useless leg; move stay")
         draft.emit(ev.StanceChanged(handle=handle, stance="standing", reason="stood up: two moves (prone, kneeling, standing)"))
         return _moved(draft, handle, "stood up")
+    if verb == "charge":
+        return _lance_charge(draft, handle, words)
     if verb not in ("engage",) + PURPOSES:
         raise RuleError(f"unknown move {verb!r}; use engage, close, open, disengage, stand or stay")
     if c.stance != "standing":
@@ -174,3 +186,24 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
             raise RuleError(f"{c.name} is already engaged with {o.name}")
         draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
         draft.emit(*core.reach_events(draft, handle, other, 1))
+
+
+def _lance_charge(draft: Draft, handle: str, words: list[str]) -> None:
+    """``move charge FOE``: an all-out lance charge (seed 002 "Lance
+    charge"): a mounted rider who declared a lance attack on FOE moves
+    adjacent whatever FOE's weapon; this round the lance strikes before
+    shorter weapons (a pike still first) with the mount's damage bonus."""
+    state = draft.state
+    c = state.combatants[handle]
+    other = _foe(draft, handle, words, "charge")
+    if not c.has("mounted"):
+        raise RuleError(f"{c.name} is not mounted; a lance charge is made on a mount (affray mount)")
+    lance = next((d for d in core.declared(c) if d.kind == "attack" and d.target in ("", other) and not d.used
+                  and core.is_lance(core.weapon_of(c, d.weapon))), None)
+    if lance is None:
+        raise RuleError(f"{c.name} declared no lance attack on {state.combatants[other].name}; a charge needs one")
+    if other not in c.engaged:
+        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
+    draft.emit(*core.reach_events(draft, handle, other, 1))
+    core.condition(draft, handle, "lance-charge", note=f"charges {state.combatants[other].name}")
+    _moved(draft, handle, f"lance charge at {state.combatants[other].name}")

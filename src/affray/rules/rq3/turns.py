@@ -135,12 +135,12 @@ def move_step(state: State, handle: str) -> ev.PendingStep:
     """The Move Phase step of ``handle`` (movement initiative by DEX)."""
     c = state.combatants[handle]
     ch = core.sheet_of(c).characteristics
-    options = ["stay", "engage", "close", "disengage"]
+    options = ["stay", "engage", "close", "open", "disengage", "wait"]
     if c.stance != "standing":
         options.append("stand")
     return ev.PendingStep(who=handle, verb="act", kind="move", options=tuple(options),
                           prompt=f"Move Phase, {c.name} (DEX {ch.DEX}): affray act {handle} "
-                                 "move engage FOE | close FOE | open FOE | disengage FOE | stay | stand")
+                                 "move engage FOE | close FOE | open FOE | disengage FOE | stay | wait | stand")
 
 
 def strike_step(state: State, handle: str, d: core.Declared) -> ev.PendingStep:
@@ -165,14 +165,22 @@ def end_step(state: State) -> ev.PendingStep:
 
 def next_action(state: State) -> tuple[str, core.Declared] | None:
     """The next unused timed action of a fighter, in SR order; ties to the
-    higher DEX, then the higher tie-break die (ruling ``sr_ties``)."""
+    higher DEX, then the higher tie-break die (ruling ``sr_ties``). In a
+    round with a lance charge, pikes strike first, then the charging lance,
+    then the rest (seed 002 "Lance charge")."""
     best = None
+    charging = any(c.has("lance-charge") for c in core.fighters(state))
     for i, c in enumerate(core.fighters(state)):
         dex = core.sheet_of(c).characteristics.DEX
         for d in core.declared(c):
             if d.used or d.abort or d.kind not in core.TIMED:
                 continue
-            key = (d.sr, -dex, -core.tiebreak(state, c.handle), i, d.slot)
+            group = 2
+            if charging and d.kind == "attack":
+                w = core.weapon_of(c, d.weapon)
+                # seed 002 "Lance charge": a pike before the lance, the lance before shorter weapons
+                group = 0 if w.length >= 3 and not core.is_lance(w) else 1 if core.is_lance(w) and c.has("lance-charge") else 2
+            key = (group, d.sr, -dex, -core.tiebreak(state, c.handle), i, d.slot)
             if best is None or key < best[0]:
                 best = (key, c.handle, d)
     return None if best is None else (best[1], best[2])
