@@ -1239,3 +1239,15 @@ def test_lance_charge():
     t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")
     t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "90")
     assert [n.expr for n in t.state.pending[0].dice] == ["1D10", "1D10+1", "3D6"]  # high ground; the horse's +3D6
+
+
+def test_spell_enhanced_attack_waits_for_the_spell():
+    """Seed 002: "If the character wants to take advantage of the spell
+    enhancement (for example, a Speedart), the attack must take place at its
+    normal SR or the SR the spell went off on, whichever occurs later"."""
+    t = Table(("vasana", _archer(), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent single cast:speedart:1:ready+enhance missile:gorakh:Bow")
+    assert [(d.kind, d.sr) for d in declared_of(t, "vasana")] == [("cast", 1 + 1 + 3), ("missile", 5)]
+    t.refused(cmd.TakeAction(who="vasana", action="abort 9"), "no unused declared action 9")

@@ -9,7 +9,8 @@
 - ``attack:TARGET:WEAPON:MODE`` (MODE slash, crush, impale, or a tactic:
   aimed, slam, bash, disarm, break, @entangle, @feint, @flurry, @aimed-blow)
 - ``missile:TARGET:WEAPON[:aimed]``
-- ``cast:SPELL:MP[:ready|divine]``
+- ``cast:SPELL:MP[:ready|divine][+enhance]`` (``enhance``: the spell
+  enhances the declared attack, which then comes at the later SR)
 - ``parry:SOURCE:WEAPON[:@TACTIC]``, ``dodge:SOURCE[:@counter]``
 - ``draw:WEAPON``, ``spirit-attack:TARGET``, ``spirit-defend``, ``misc:TEXT``
 
@@ -140,8 +141,10 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         if not mp.isdigit():
             raise RuleError(f"magic points must be a whole number, not {mp!r}: cast:SPELL:MP")
         how = rest[2].lower() if len(rest) > 2 and rest[2] else ""
-        if how not in ("", "ready", "divine"):
-            raise RuleError(f"a spell is 'ready' (needs readying, +3 SR) or 'divine', not {how!r}")
+        words = set(how.split("+")) - {""}
+        if not words <= {"ready", "divine", "enhance"} or {"ready", "divine"} <= words:
+            raise RuleError(f"a spell is 'ready' (needs readying, +3 SR) or 'divine', and may 'enhance' the attack "
+                            f"(ready+enhance), not {how!r}")
         return kind, "", rest[0], mp + (f"/{how}" if how else "")
     if kind == "misc":
         return kind, "", ":".join(rest).strip() or "miscellaneous action", ""
@@ -153,9 +156,10 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
 def _spell_sr(dex_sr: int, mode: str) -> int:
     mp, _, how = mode.partition("/")
     mp = int(mp or 0)
-    if how == "divine":
+    words = set(how.split("+"))
+    if "divine" in words:
         return dex_sr + mp
-    return dex_sr + mp + (3 if how == "ready" else 0)
+    return dex_sr + mp + (3 if "ready" in words else 0)
 
 
 def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str, str, str, str]]) -> list[core.Declared]:
@@ -208,6 +212,11 @@ def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str,
         if kind == "draw":
             drawn.add(weapon)
         out.append(core.Declared(slot=slot, kind=kind, target=target, weapon=weapon, mode=mode, sr=sr, penalty=penalty))
+    enhance = max((d.sr for d in out if d.kind == "cast" and "enhance" in d.mode), default=0)
+    if enhance:
+        # seed 002: an attack the spell enhances comes at its own SR or the spell's, whichever is later
+        out = [core.Declared(**{**d.__dict__, "sr": max(d.sr, enhance)}) if d.kind in ("attack", "missile") else d
+               for d in out]
     return out
 
 
