@@ -1251,3 +1251,32 @@ def test_spell_enhanced_attack_waits_for_the_spell():
     t.act("vasana", "intent single cast:speedart:1:ready+enhance missile:gorakh:Bow")
     assert [(d.kind, d.sr) for d in declared_of(t, "vasana")] == [("cast", 1 + 1 + 3), ("missile", 5)]
     t.refused(cmd.TakeAction(who="vasana", action="abort 9"), "no unused declared action 9")
+
+
+def test_bladed_parry_damages_the_weapon_of_a_failed_attack():
+    """Seed 002 "Standard Parry": "If used with a bladed weapon, it will
+    damage an attacking weapon if the attackers attack roll was a failure"
+    (ruling parry_damages_weapon: the damage over the weapon's AP)."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "80")  # a failure
+    step = t.state.pending[0]
+    assert (step.kind, step.options) == ("parry-miss", ("parry", "none"))
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "30")
+    t(ROLL, "8")  # 1D8+1 = 9 against the Maul's AP 10: no loss
+    g = t.state.combatants["gorakh"]
+    assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 10 and t.state.exchange is None
+    assert t.events(rev.SpecialApplied)[-1].detail.endswith("it loses 0 AP")
+
+
+def test_hafted_blade_needs_a_special_against_a_miss():
+    """Seed 002 "Standard Parry": hafted bladed weapons (axes) damage
+    attacking weapons only on a special parry."""
+    v = sheet("vasana")
+    v["weapons"][0]["blade"] = "hafted"
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "80")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "30")  # a success, not a special
+    assert t.events(ev.ReactionResolved)[-1].outcome == "the parry does not harm the weapon"
+    assert t.state.pending[0].kind == "end-round"

@@ -80,6 +80,8 @@ def next_command(state: State) -> cmd.Command | None:
         if targets:
             return cmd.DeclareAttack(attacker=step.who, target=targets[0])
         return cmd.TakeAction(who=step.who, action="pass")
+    if step.kind == "parry-miss":
+        return cmd.ChooseReaction(defender=step.who, reaction="parry")
     if step.kind == "react":
         choice = next((r for r in ("parry", "dodge", "abort-parry", "abort-dodge") if r in step.options), "none")
         return cmd.ChooseReaction(defender=step.who, reaction=choice)

@@ -173,6 +173,14 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
             draft.then("grapple:failed", holder=attacker, target=target)
         return
     if not core.succeeded(level):
+        blade = _bladed_parry(s, target, attacker, w)
+        if blade is not None:
+            draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+                who=target, verb="react", kind="parry-miss", options=("parry", "none"), exchange=n,
+                dice=(ev.DiceNeed(f"parry: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
+                prompt=f"{a.name} missed; {t.name}'s {blade.weapon} may still parry to damage the {w.name}: "
+                       f"affray react {target} parry|none"),)))
+            return
         summary = f"{a.name} misses {t.name}" + (" (a fumble: the GM rules its effect)" if level == "fumble" else "")
         draft.emit(ev.ExchangeEnded(exchange=n, summary=summary))
         draft.hand_over()
@@ -247,3 +255,17 @@ def disarm(draft: Draft, step: ev.PendingStep) -> None:
         draft.emit(ev.WeaponDropped(handle=t.handle, weapon=target_weapon.name,
                                     reason=f"disarmed by {a.name}: lands {metres} m away"))
     core.end_exchange(draft, f"{a.name} {'disarms' if ok else 'fails to disarm'} {t.name}")
+
+
+def _bladed_parry(state: State, defender: str, attacker: str, attacking) -> core.Declared | None:
+    """The defender's declared parry against ``attacker`` with a bladed
+    weapon, which may damage the weapon of a failed attack (seed 002
+    "Standard Parry"); None without one (or against grapples and missiles)."""
+    t = state.combatants[defender]
+    if not t.can_fight or attacking.kind in ("unarmed", "missile"):
+        return None
+    for d in core.declared(t):
+        if d.kind == "parry" and not d.abort and d.target in ("", attacker):
+            if core.weapon_of(t, d.weapon).blade != "none":
+                return d
+    return None

@@ -60,7 +60,7 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
     """Resolve the defender's choice against the pending hit."""
     state = draft.state
     defender = find_combatant(state, command.defender)
-    step = core.expect(state, ("react",), defender, "react")
+    step = core.expect(state, ("react", "parry-miss"), defender, "react")
     reaction = command.reaction.strip().lower()
     t = state.combatants[defender]
     x = state.exchange
@@ -71,6 +71,8 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
     sr = int(step.data["sr"])
     kind, mode, _ = core.kind_parts(x.kind)
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=command.with_item))
+    if step.kind == "parry-miss":
+        return _parry_miss(draft, defender, reaction, sr, list(command.modifiers))
     if reaction == "none":
         draft.emit(ev.StepsAwaited(steps=(core.damage_step(draft.state, hit),)))
         return
@@ -209,3 +211,61 @@ def _dodge(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
         draft.hand_over()
         return
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(draft.state, result),)))
+
+
+#: The parry level a blade needs to damage the weapon of a failed attack
+#: (seed 002 "Standard Parry": hafted blades on a special, long-hafted on a critical).
+BLADE_NEEDS = {"bladed": "success", "hafted": "special", "long-hafted": "critical"}
+
+
+def _parry_miss(draft: Draft, defender: str, reaction: str, sr: int, mods: list[ev.Modifier]) -> None:
+    """Standard Parry against a failed attack (seed 002): a bladed weapon's
+    successful parry damages the attacking weapon (a hafted blade needs a
+    special, a long-hafted one a critical): the parrying weapon's damage
+    over the attacking weapon's AP comes off it (ruling
+    ``parry_damages_weapon``)."""
+    state = draft.state
+    t, x = state.combatants[defender], state.exchange
+    a = state.combatants[x.attacker]
+    if reaction == "none":
+        return core.end_exchange(draft, f"{a.name} misses {t.name}")
+    d = next(p for p in core.declared(t) if p.kind == "parry" and not p.abort and p.target in ("", x.attacker)
+             and core.weapon_of(t, p.weapon).blade != "none")
+    w = core.weapon_of(t, d.weapon)
+    before = _record(draft, defender, x.attacker, "parries", sr)
+    if before.get("parries"):
+        mods.append(ev.Modifier(-10 * before["parries"], "parrying the same source again"))
+    if d.penalty:
+        mods.append(ev.Modifier(d.penalty, "two attackers, one 1H weapon"))
+    level = core.test(draft, defender, f"{w.name} parry", w.parry, tuple(mods), f"parry: {t.name} against {a.name}'s miss")
+    needed = BLADE_NEEDS[w.blade]
+    ok = core.succeeded(level) and level_rank(level) >= level_rank(needed)
+    draft.emit(ev.ReactionResolved(exchange=x.id, cell=f"parry:{level}/miss", effects={"hit": 0},
+                                   outcome=f"{w.name} strikes the {x.weapon}" if ok else "the parry does not harm the weapon"))
+    if not ok:
+        return core.end_exchange(draft, f"{a.name} misses {t.name}")
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=defender, verb="roll", kind="weapon-hit", exchange=x.id, data={"weapon": w.name},
+        dice=(ev.DiceNeed(f"damage to the {x.weapon}: {w.name}", w.damage, by=defender),),
+        prompt=f"{t.name}'s {w.name} strikes {a.name}'s {x.weapon}: affray roll"),)))
+
+
+def weapon_hit(draft: Draft, step: ev.PendingStep) -> None:
+    """The parrying weapon's damage against the attacking weapon."""
+    state = draft.state
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    rolled = draft.roll(step.dice[0].expr, step.dice[0].purpose, by=step.who).total
+    aw = core.weapon_of(a, x.weapon)
+    ap = core.weapon_ap(a, aw)
+    lost = max(0, rolled - ap)
+    old = next((c for c in a.conditions if c.id == f"weapon-damaged:{aw.name}"), None)
+    total = (old.effects.get("ap-lost", 0) if old else 0) + lost
+    draft.emit(rev.SpecialApplied(exchange=x.id, by=step.who, effect="standard parry",
+                                  detail=f"{rolled} points against the {aw.name} (AP {ap}): it loses {lost} AP"))
+    if lost:
+        core.condition(draft, a.handle, "weapon-damaged", ends="never", key=aw.name, effects={"ap-lost": total},
+                       note=f"{aw.name} -{total} AP")
+        if aw.ap - total <= 0:
+            draft.emit(ev.WeaponDropped(handle=a.handle, weapon=aw.name, reason="broken"))
+    core.end_exchange(draft)

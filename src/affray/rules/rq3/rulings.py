@@ -50,6 +50,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     disarm_target: Literal["first-ready"] = "first-ready"
     break_target: Literal["parrying-or-first-ready"] = "parrying-or-first-ready"
     swordbreaking_option: Literal["disarm"] = "disarm"
+    parry_damages_weapon: Literal["excess-over-ap"] = "excess-over-ap"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -108,6 +109,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                      f"{SEED} 'Break Weapon'; our ruling"),
     "swordbreaking_option": ("disarm", "a special @Swordbreaking parry always tries the disarm (STR vs STR, x1.5 for a 2H "
                              "weapon); damaging the caught weapon is not offered yet", f"{SEED} '@Swordbreaking'; our ruling"),
+    "parry_damages_weapon": ("excess-over-ap", "a bladed parry against a failed attack rolls the parrying weapon's damage; "
+                             "what exceeds the attacking weapon's AP comes off it", f"{SEED} 'Standard Parry' (no amount given); our ruling"),
 }
 
 

@@ -85,6 +85,7 @@ ROUTER = Router(
         "roll:breakfall": fallen.roll,
         "roll:grapple-hold": grapple.hold,
         "roll:disarm": attack.disarm,
+        "roll:weapon-hit": defence.weapon_hit,
         "roll:grapple-follow": grapple.follow,
         "roll:thrown": grapple.thrown,
         "grapple:follow-step": grapple.follow_step,
