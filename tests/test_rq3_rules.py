@@ -1280,3 +1280,19 @@ def test_hafted_blade_needs_a_special_against_a_miss():
     t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "30")  # a success, not a special
     assert t.events(ev.ReactionResolved)[-1].outcome == "the parry does not harm the weapon"
     assert t.state.pending[0].kind == "end-round"
+
+
+def test_active_parry_special_damages_the_attacking_weapon():
+    """Seed 002 "@Active Parry": "special parries with a bladed weapon do
+    their normal damage against the parried weapon, even on a successful
+    attack. However, the parrying weapon will take damage from normal and
+    special attacks"."""
+    t = Table(("vasana", _trained("@active"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword:@active")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "10")  # special
+    assert t.state.pending[0].dice[-1].purpose == "@Active Parry: Broadsword strikes the Maul"
+    t(ROLL, "12,8,8,6,8")  # 22 against AP 10: 12 through; the Broadsword's 8+1 = 9 against the Maul's AP 10
+    g, v = t.state.combatants["gorakh"], t.state.combatants["vasana"]
+    assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 10
+    assert core.weapon_ap(v, core.weapon_of(v, "Broadsword")) == 9  # exposed: it loses 1 AP

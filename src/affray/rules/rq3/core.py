@@ -409,6 +409,10 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
     if tactic == "@swordbreaking" and parry_level in ("special", "critical"):
         dice.append(ev.DiceNeed("where the caught weapon lands (1D3-1 m)", "1D3", by=x.target))
+    if tactic == "@active" and parry_level == "special" and parry_weapon:
+        pw = weapon_of(t, parry_weapon)
+        if pw.blade != "none":
+            dice.append(ev.DiceNeed(f"@Active Parry: {pw.name} strikes the {x.weapon}", pw.damage, by=x.target))
     if mode == "@entangle" and level in ("special", "critical"):
         dice.append(ev.DiceNeed(f"@Entangle: {a.name} STR against {t.name} STR", "1D100", by=x.attacker))
     if mode == "slam" and level == "critical":

@@ -208,7 +208,9 @@ def _break_weapon(draft: Draft, step: ev.PendingStep, rolled: int, notes: list[s
 
 
 def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> None:
-    """The rolls a tactic adds after the damage (seed 002): @Swordbreaking
+    """The rolls a tactic adds after the damage (seed 002): @Active Parry
+    (a special bladed parry does its damage to the attacking weapon: what
+    exceeds its AP), @Swordbreaking
     (a special parry: STR vs STR to disarm, ruling ``swordbreaking_option``;
     a critical disarms at once; the weapon lands 1D3-1 m away), @Entangle
     (STR vs STR: the entangled location is immobilised), a critical Slam
@@ -228,6 +230,20 @@ def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> No
             if caught:
                 draft.emit(ev.WeaponDropped(handle=a.handle, weapon=x.weapon,
                                             reason=f"caught by {t.name}'s swordbreaker: lands {metres} m away"))
+        elif need.purpose.startswith("@Active Parry"):
+            rolled = draft.roll(need.expr, need.purpose, by=t.handle).total
+            aw = core.weapon_of(a, x.weapon)
+            ap = core.weapon_ap(state.combatants[a.handle], aw)
+            lost = max(0, rolled - ap)
+            if lost:
+                old = next((c for c in state.combatants[a.handle].conditions if c.id == f"weapon-damaged:{aw.name}"), None)
+                total = (old.effects.get("ap-lost", 0) if old else 0) + lost
+                core.condition(draft, a.handle, "weapon-damaged", ends="never", key=aw.name, effects={"ap-lost": total},
+                               note=f"{aw.name} -{total} AP")
+                if aw.ap - total <= 0:
+                    draft.emit(ev.WeaponDropped(handle=a.handle, weapon=aw.name, reason="broken by an @Active Parry"))
+            draft.emit(rev.SpecialApplied(exchange=x.id, by=t.handle, effect="active",
+                                          detail=f"{rolled} points against the {aw.name} (AP {ap}): it loses {lost} AP"))
         elif need.purpose.startswith("@Entangle"):
             if core.resist(draft, a.handle, sa.STR, st.STR, need.purpose):
                 core.condition(draft, t.handle, "entangled", ends="event", location=location,
