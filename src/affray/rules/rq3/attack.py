@@ -198,8 +198,8 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=target, verb="react", kind="react", options=options, exchange=n,
             dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
-            prompt=f"{t.name}: {level} {'hit' if level != 'critical' else ''} from {a.name}'s {w.name} at SR {d.sr}; "
-                   f"affray react {target} {'|'.join(options)}"),)))
+            prompt=f"{t.name}, reaction to {a.name}'s {level} hit with {w.name} at SR {d.sr}: "
+                   f"{' | '.join(_describe(s, target, attacker, o) for o in options)} (affray react {target} OPTION)"),)))
         return
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
 
@@ -269,3 +269,18 @@ def _bladed_parry(state: State, defender: str, attacker: str, attacking) -> core
             if core.weapon_of(t, d.weapon).blade != "none":
                 return d
     return None
+
+
+def _describe(state: State, defender: str, attacker: str, option: str) -> str:
+    """``parry (Maul 45%)``, ``dodge (25%)``, ``abort-parry (-20%)``: a
+    reaction with its chance before situational modifiers."""
+    t = state.combatants[defender]
+    if option == "parry":
+        d = next((d for d in core.declared(t) if d.kind == "parry" and not d.abort and d.target in ("", attacker)), None)
+        if d is not None:
+            return f"parry ({d.weapon} {core.weapon_of(t, d.weapon).parry + d.penalty}%)"
+    if option == "dodge":
+        return f"dodge ({core.skill_of(t, 'Dodge')}%)"
+    if option.startswith("abort-"):
+        return f"{option} (-20%)"
+    return option
