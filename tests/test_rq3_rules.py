@@ -1296,3 +1296,37 @@ def test_active_parry_special_damages_the_attacking_weapon():
     g, v = t.state.combatants["gorakh"], t.state.combatants["vasana"]
     assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 10
     assert core.weapon_ap(v, core.weapon_of(v, "Broadsword")) == 9  # exposed: it loses 1 AP
+
+
+def test_creatures_with_more_than_two_sources():
+    """Seed 002 "1. Melee Attack": "Creatures with more than two possible
+    sources of attacks ... can attack with up to half of them if they select a
+    single attack option", all of them with two (ruling multi_arm: three or
+    more)."""
+    beast = sheet("gorakh", name="Beast")
+    beast["weapons"] = [
+        {"name": "Claw", "damage": "1D6", "sr": 2, "kind": "unarmed", "attack": 50, "modes": ["slash"]},
+        {"name": "Talon", "damage": "1D6", "sr": 2, "kind": "unarmed", "attack": 50, "modes": ["slash"]},
+        {"name": "Bite", "damage": "1D8", "sr": 3, "kind": "unarmed", "attack": 40, "modes": ["impale"]},
+        {"name": "Tail", "damage": "1D6", "sr": 1, "kind": "unarmed", "attack": 40, "modes": ["crush"]},
+    ]
+    beast["ready"] = []
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("beast", beast, "monsters"))
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="beast", action="intent double attack:vasana:Claw+Talon+Bite"), "up to 2 of its 4 sources")
+    t.act("beast", "intent double attack:vasana:Claw+Bite")
+    assert [(d.slot, d.weapon, d.sr) for d in declared_of(t, "beast")] == [(1, "Claw", 3 + 1 + 2 + 3), (41, "Bite", 3 + 1 + 3 + 3)]
+    t.refused(cmd.TakeAction(who="vasana", action="intent double attack:beast:Broadsword+Broadsword"), "more than two sources")
+
+
+def test_four_sources_all_with_two_options():
+    """Seed 002: "... can attack with all of them if they select two attack options"."""
+    beast = sheet("gorakh", name="Beast")
+    beast["weapons"] = [
+        {"name": n, "damage": "1D6", "sr": 2, "kind": "unarmed", "attack": 50, "modes": ["slash"]}
+        for n in ("Claw", "Talon", "Bite", "Tail")]
+    beast["ready"] = []
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("beast", beast, "monsters"))
+    t(cmd.StartRound())
+    t.act("beast", "intent single attack:vasana:Claw+Talon attack:vasana:Bite+Tail")
+    assert len(declared_of(t, "beast")) == 4

@@ -14,7 +14,9 @@
 - ``parry:SOURCE:WEAPON[:@TACTIC]``, ``dodge:SOURCE[:@counter]``
 - ``draw:WEAPON``, ``spirit-attack:TARGET``, ``spirit-defend``, ``misc:TEXT``
 
-Empty fields (``attack::Broadsword``) are chosen later (the target at the
+A creature with more than two sources of attack or parry may join
+weapons with ``+`` (``attack:vasana:Claw+Bite``). Empty fields
+(``attack::Broadsword``) are chosen later (the target at the
 SR, the source at or before the attack). A Draw Weapon or Miscellaneous
 Action beyond the type's allowance gives up a move phase (seed 002: "either
 move phase [may] be sacrificed"). ``brace`` braces against knockback.
@@ -162,7 +164,44 @@ def _spell_sr(dex_sr: int, mode: str) -> int:
     return dex_sr + mp + (3 if "ready" in words else 0)
 
 
-def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str, str, str, str]]) -> list[core.Declared]:
+def sources(c, use: str) -> int:
+    """How many sources of attack (or means of parrying) a creature has: its
+    weapons able to attack (parry) (seed 002 "1. Melee Attack", "4. Parry")."""
+    kinds = ("melee", "unarmed", "shield")
+    return sum(1 for w in core.sheet_of(c).weapons if w.kind in kinds and (w.attack if use == "attack" else w.parry) > 0)
+
+
+def parse_group(draft: Draft, handle: str, token: str, drawn: set[str]) -> list[tuple[str, str, str, str]]:
+    """One declared action, which for a creature with more than two sources
+    of attack or parry may name several weapons joined by ``+``
+    (``attack:vasana:Claw+Bite``): one entry per weapon."""
+    fields = token.split(":")
+    if fields[0].strip().lower() in ("attack", "parry") and len(fields) > 2 and "+" in fields[2]:
+        return [parse_action(draft, handle, ":".join(fields[:2] + [name] + fields[3:]), drawn)
+                for name in fields[2].split("+")]
+    return [parse_action(draft, handle, token, drawn)]
+
+
+def check_sources(c, groups: list[list[tuple[str, str, str, str]]]) -> None:
+    """Seed 002: creatures with more than two sources of attack (means of
+    parrying; ruling ``multi_arm``: three or more) use up to half of them
+    with one attack (parry) option, all of them with two."""
+    for use in ("attack", "parry"):
+        mine = [g for g in groups if g[0][0] == use]
+        blows = sum(len(g) for g in mine)
+        if all(len(g) == 1 for g in mine):
+            continue
+        n = sources(c, use)
+        if n < 3:
+            raise RuleError(f"only a creature with more than two sources of {use} may {use} with several at once")
+        limit = n if len(mine) >= 2 else n // 2
+        if blows > limit:
+            raise RuleError(f"{c.name} may {use} with up to {limit} of its {n} sources "
+                            f"({'half with one option' if len(mine) < 2 else 'all with two options'}), not {blows}")
+
+
+def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str, str, str, str]],
+                 slots: list[int] | None = None) -> list[core.Declared]:
     """Each declared action with its SR and penalty (seed 002 actions 1-9,
     two attacks, two parries, two spells; rules-reference.md C3):
     melee SR = DEX SR + SIZ SR + weapon SR, missile and other actions at
@@ -177,7 +216,7 @@ def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str,
     same_weapon = len(attacks) == 2 and attacks[0][2] == attacks[1][2]
     parries = [a for a in actions if a[0] == "parry"]
     spells_sr = 0
-    for slot, (kind, target, weapon, mode) in enumerate(actions, start=1):
+    for slot, (kind, target, weapon, mode) in zip(slots or range(1, len(actions) + 1), actions):
         penalty = 0
         if kind == "attack":
             w = core.weapon_of(c, weapon)
@@ -239,7 +278,9 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     rest = [w for w in words[1:] if w.lower() != "brace"]
     brace = len(rest) != len(words) - 1
     drawn: set[str] = set()
-    actions = [parse_action(draft, handle, w, drawn) for w in rest]
+    groups = [parse_group(draft, handle, w, drawn) for w in rest]
+    check_sources(c, groups)
+    actions = [g[0] for g in groups]
     allowed = ALLOWED[moves]
     extra = len(actions) - allowed
     if extra > 0:
@@ -253,7 +294,12 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError("attacking twice in spirit combat allows no other action (seed 002)")
     if brace and any(a[0] == "dodge" for a in actions):
         raise RuleError("one cannot dodge while braced (seed 002 'BRACING AGAINST KNOCKBACK'); drop the dodge or the brace")
-    declared = strike_ranks(draft, handle, moves, actions)
+    slots, flat = [], []
+    for i, g in enumerate(groups, start=1):
+        for j, one in enumerate(g):
+            slots.append(i if j == 0 else 40 + len(flat))
+            flat.append(one)
+    declared = strike_ranks(draft, handle, moves, flat, slots)
     carried = next((x for x in c.conditions if x.name == "spell-carried"), None)
     if carried is not None:
         # seed 002 "3. Cast Spell": the carried spell needs another Cast Spell action, else it is aborted
