@@ -1330,3 +1330,25 @@ def test_four_sources_all_with_two_options():
     t(cmd.StartRound())
     t.act("beast", "intent single attack:vasana:Claw+Talon attack:vasana:Bite+Tail")
     assert len(declared_of(t, "beast")) == 4
+
+
+def test_shield_covers_locations_against_missiles():
+    """Seed 002 "PARRYING AND DODGING MISSILE WEAPONS": "Instead of parrying,
+    shields can be used to cover locations": a missile hit there meets the
+    shield's AP too."""
+    g = sheet("gorakh")
+    g["weapons"].append({"name": "Shield", "damage": "1D6", "kind": "shield", "shield_size": "large", "sr": 3, "ap": 16,
+                         "parry": 40})
+    g["ready"] = ["Shield", "Maul"]
+    t = Table(("vasana", _archer(), "heroes"), ("gorakh", g, "trolls"))
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double parry:vasana:Maul:cover:chest"), "only a shield covers")
+    t.act("gorakh", "intent double parry:vasana:Shield:cover:chest+head")
+    t.act("vasana", "intent double missile:gorakh:Bow")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "30")
+    assert t.state.pending[0].kind == "damage"  # covering is not parrying: no reaction
+    t(ROLL, "12,6")  # chest: 6+1 = 7 against 5 AP + the shield's 16
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.rolled, d.armour, d.final) == (7, 7, 0) and "Shield covers the chest" in d.note

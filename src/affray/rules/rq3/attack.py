@@ -36,7 +36,7 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
         return ()
     out = []
     ds = [d for d in core.declared(t) if not d.abort]
-    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker)]
+    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker) and not d.mode.startswith("cover/")]
     dodges = [d for d in ds if d.kind == "dodge" and (d.target in ("", attacker) or len([x for x in ds if x.kind == "dodge"]) == 2)]
     if parries:
         out.append("parry")

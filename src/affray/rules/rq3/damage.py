@@ -128,6 +128,11 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     crush_special = special and mode == "crush"
     ignore = critical or (mode in ("@feint", "@flurry") and level == "critical")
     armour = 0 if ignore else _armour(t, location, crush_special=crush_special)
+    if kind == "missile" and not ignore:
+        cover = _cover(t, x.attacker, location)
+        if cover:
+            armour += cover[1]
+            notes.append(f"{cover[0]} covers the {location} (+{cover[1]} AP)")
     if ignore:
         notes.append("critical: armour ignored")
     elif crush_special:
@@ -255,3 +260,15 @@ def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> No
             if not ok and "hold" in need.purpose:
                 for held in state.combatants[t.handle].ready:
                     draft.emit(ev.WeaponDropped(handle=t.handle, weapon=held, reason="a critical Slam"))
+
+
+def _cover(t, attacker: str, location: str) -> tuple[str, int] | None:
+    """A shield declared to cover ``location`` against ``attacker``'s
+    missiles (seed 002: "Instead of parrying, shields can be used to cover
+    locations"): ``(shield, its AP now)``, or None."""
+    for d in core.declared(t):
+        if d.kind == "parry" and not d.abort and d.target in ("", attacker) and d.mode.startswith("cover/"):
+            if location in d.mode.split("/", 1)[1].split("+"):
+                w = core.weapon_of(t, d.weapon)
+                return w.name, core.weapon_ap(t, w)
+    return None

@@ -11,7 +11,9 @@
 - ``missile:TARGET:WEAPON[:aimed]``
 - ``cast:SPELL:MP[:ready|divine][+enhance]`` (``enhance``: the spell
   enhances the declared attack, which then comes at the later SR)
-- ``parry:SOURCE:WEAPON[:@TACTIC]``, ``dodge:SOURCE[:@counter]``
+- ``parry:SOURCE:WEAPON[:@TACTIC]`` (or a shield covering locations
+  against missiles: ``parry:SOURCE:SHIELD:cover:head+chest``),
+  ``dodge:SOURCE[:@counter]``
 - ``draw:WEAPON``, ``spirit-attack:TARGET``, ``spirit-defend``, ``misc:TEXT``
 
 A creature with more than two sources of attack or parry may join
@@ -116,6 +118,16 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         w = core.weapon_of(c, wname)
         _weapon_ok(c, w, ("melee", "shield", "unarmed") if w.name == "Grapple" else ("melee", "shield"), drawn, "parry")
         tactic = rest[2].lower() if len(rest) > 2 and rest[2] else "standard"
+        if tactic == "cover":
+            # seed 002: "Instead of parrying, shields can be used to cover locations" (against missiles)
+            if w.kind != "shield":
+                raise RuleError(f"only a shield covers locations; {w.name} is a {w.kind} weapon")
+            names = [loc.name for loc in c.locations]
+            where = [x.lower().replace("-", " ") for x in (rest[3].split("+") if len(rest) > 3 and rest[3] else [])]
+            if not where or any(x not in names for x in where):
+                raise RuleError(f"name the locations covered: parry:SOURCE:{w.name}:cover:head+chest "
+                                f"({', '.join(n.replace(' ', '-') for n in names)})")
+            return kind, tgt, w.name, "cover/" + "+".join(where)
         if tactic != "standard":
             _tactic_ok(c, w, tactic, "parry")
         return kind, tgt, w.name, tactic
