@@ -105,3 +105,9 @@ def test_undo_rewind_and_amend(db):
     assert '"kind":"react"' in out and '"abort-parry"' in out
     assert run(db, "rewind", "--to", "1.0").exit_code == 0
     assert '"kind":"intent"' in run(db, "pending", "--json").output
+
+
+def test_join_after_start_refused(db):
+    """The Statement of Intent order is set for the fight: joining after
+    'affray start' is refused with one line."""
+    refused(db, "join before 'affray start'", "join", str(EX / "vasana.toml"), "--side", "heroes", "--handle", "v2")

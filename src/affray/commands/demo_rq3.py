@@ -73,8 +73,12 @@ def next_command(state: State) -> cmd.Command | None:
         me = state.combatants[step.who]
         d = next(x for x in core.declared(me) if x.slot == int(step.data["slot"]))
         w = core.weapon_of(me, d.weapon)
+        if me.effect("cannot-attack") or (w.name not in me.ready and w.kind != "unarmed"):
+            return cmd.TakeAction(who=step.who, action="pass")  # held fast, or the weapon was lost
         targets = [h for h in me.engaged if state.combatants[h].can_fight
                    and core.reach(me, h) <= core.engagement_range(w.length)]
+        if d.kind == "missile":
+            targets = [x.handle for x in core.fighters(state) if x.side != me.side]
         if d.target in targets:
             return cmd.DeclareAttack(attacker=step.who, target=d.target)
         if targets:

@@ -28,10 +28,11 @@ from affray.rules.rq3.sheet import SheetError, derive, parse_sheet
 
 def join(draft: Draft, command: cmd.JoinCombatant) -> None:
     """``affray join``: a combatant from an rq3 sheet, with total and
-    location HP (C7-C8) and armour; joins only before the first round."""
+    location HP (C7-C8) and armour; joins only before the first round
+    (refused later with one line)."""
     state = draft.state
-    if state.phase not in ("setup", "between"):
-        raise RuleError("combatants join before 'affray start' or between rounds (after 'affray end-round')")
+    if state.phase != "setup":
+        raise RuleError("rq3 combatants join before 'affray start' (the Statement of Intent order is set for the fight)")
     try:
         sheet = parse_sheet(command.sheet)
     except SheetError as exc:
@@ -43,9 +44,8 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
                                   locations=d.locations, combat_actions=2, reactions=0, movement=sheet.move,
                                   weapons_ready=d.ready, surprised=command.surprised))
     s = draft.state
-    if s.phase == "setup":
-        steps = (start_step(s),) if len({c.side for c in s.combatants.values()}) >= 2 else ()
-        draft.emit(ev.StepsAwaited(steps=steps))
+    steps = (start_step(s),) if len({c.side for c in s.combatants.values()}) >= 2 else ()
+    draft.emit(ev.StepsAwaited(steps=steps))
 
 
 def tie_dice(state: State) -> tuple[ev.DiceNeed, ...]:
