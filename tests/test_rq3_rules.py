@@ -1352,3 +1352,22 @@ def test_shield_covers_locations_against_missiles():
     t(ROLL, "12,6")  # chest: 6+1 = 7 against 5 AP + the shield's 16
     d = t.events(ev.DamageDealt)[-1]
     assert (d.rolled, d.armour, d.final) == (7, 7, 0) and "Shield covers the chest" in d.note
+
+
+def test_special_parry_spares_the_weapon_except_from_a_critical():
+    """Seed 002 "Standard Parry": "A special parry will cause the parrying
+    weapon to take no damage from normal or special attacks that exceed its
+    armor points" (a critical attack still costs it 1 AP)."""
+    t = Table()
+    ready_for_melee(t, "intent single attack:vasana:Maul attack:vasana:Maul", "intent double parry:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "10")  # 60 - 10 = 50: special (<= 10)
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "12")  # special; the next parry is at -10
+    t(ROLL, "12,5,5,2")  # 12 against AP 10; crush x2 = 24: knocked back
+    t(ROLL, "10")  # DEX x4: she stays up
+    v = t.state.combatants["vasana"]
+    assert core.weapon_ap(v, core.weapon_of(v, "Broadsword")) == 10
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "2")  # critical
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "10")  # 60 - 10 = 50: special
+    t(ROLL, "12,5,5,2")
+    v = t.state.combatants["vasana"]
+    assert core.weapon_ap(v, core.weapon_of(v, "Broadsword")) == 9

@@ -150,7 +150,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
                                       detail=detail + ("; armour ignored (critical)" if critical else "")))
     pw = str(step.data.get("parry-weapon", ""))
     if pw:
-        _parrying_weapon(draft, t.handle, pw, str(step.data.get("parry-level", "")), tactic, rolled, block)
+        _parrying_weapon(draft, t.handle, pw, str(step.data.get("parry-level", "")), tactic, rolled, block, level)
     if mode == "@entangle" and special:
         core.condition(draft, t.handle, "entangled", ends="event", location=location, note=f"by {a.name}'s {w.name}")
     _extras(draft, step, rest, location)
@@ -160,16 +160,18 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
                penetrated=int(penetrated or mode in ("slam", "bash")), mode=mode, special=int(special))
 
 
-def _parrying_weapon(draft: Draft, handle: str, weapon: str, level: str, tactic: str, rolled: int, block: int) -> None:
+def _parrying_weapon(draft: Draft, handle: str, weapon: str, level: str, tactic: str, rolled: int, block: int,
+                     hit: str = "success") -> None:
     """Standard Parry: the parrying weapon loses 1 AP from an attack that
-    exceeds its AP; a special parry spares it, unless the tactic exposes
-    it (@Weave, @Riposte, @Active); a critical parry and a critical
-    @Glancing Parry always spare it (seed 002 "MELEE PARRIES")."""
+    exceeds its AP; a special parry spares it from normal and special
+    attacks (not from a critical one), unless the tactic exposes it
+    (@Weave, @Riposte, @Active); a critical parry and a critical @Glancing
+    Parry always spare it (seed 002 "MELEE PARRIES")."""
     if not core.succeeded(level) or rolled <= block:
         return
     if level == "critical" and tactic not in ("@weave", "@riposte", "@active"):
         return
-    if level == "special" and tactic not in ("@weave", "@riposte", "@active"):
+    if level == "special" and tactic not in ("@weave", "@riposte", "@active") and hit not in ("critical", "maximum"):
         return
     c = draft.state.combatants[handle]
     old = next((x for x in c.conditions if x.id == f"weapon-damaged:{weapon}"), None)

@@ -51,6 +51,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     break_target: Literal["parrying-or-first-ready"] = "parrying-or-first-ready"
     swordbreaking_option: Literal["disarm"] = "disarm"
     parry_damages_weapon: Literal["excess-over-ap"] = "excess-over-ap"
+    parry_source: Literal["opponent"] = "opponent"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -111,6 +112,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                              "weapon); damaging the caught weapon is not offered yet", f"{SEED} '@Swordbreaking'; our ruling"),
     "parry_damages_weapon": ("excess-over-ap", "a bladed parry against a failed attack rolls the parrying weapon's damage; "
                              "what exceeds the attacking weapon's AP comes off it", f"{SEED} 'Standard Parry' (no amount given); our ruling"),
+    "parry_source": ("opponent", "a Parry declared against a source covers every weapon of that opponent (a creature with "
+                     "several sources declares several parries)", f"{SEED} '4. Parry' (a source is 'a single weapon used by a "
+                     "single opponent'); our simplification"),
 }
 
 
