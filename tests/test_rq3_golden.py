@@ -194,3 +194,21 @@ def test_golden_markdown_export(golden):
         GOLDEN.write_text(text, encoding="utf-8")
     assert GOLDEN.exists(), "no golden file yet: run once with AFFRAY_UPDATE_GOLDEN=1 and review it"
     assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_the_sample_fight_shows_what_it_is_for():
+    """The rq3 demo (``affray demo --system rq3``, its default seed) uses a
+    Statement of Intent with two actions, an engagement contest, a special
+    by mode, a trained parry tactic and knockback (issue 12, "Also")."""
+    from affray.commands.demo import DEFAULT_SEEDS, autoplay, setup
+
+    store = EventStore(":memory:")
+    eid = setup(store, "rq3-duel", seed=bytes.fromhex(DEFAULT_SEEDS["rq3-duel"]), actor="demo")
+    state = autoplay(store, eid, actor="demo")
+    events = [r.event for r in store.read(eid)]
+    assert state.phase == "over"
+    assert any(isinstance(e, rev.IntentDeclared) and len(e.actions) == 2 for e in events)
+    assert any(isinstance(e, rev.ManeuverContested) for e in events)
+    effects = {e.effect for e in events if isinstance(e, rev.SpecialApplied)}
+    assert effects & {"slash", "crush", "impale"} and "glancing" in effects
+    assert any(isinstance(e, ev.CombatantMoved) and e.reason.startswith("knockback") for e in events)

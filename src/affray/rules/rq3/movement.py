@@ -12,7 +12,8 @@ movement initiative order (DEX) each fighter takes one step:
   (a contest of Maneuver) to close to 1 m;
 - ``move close FOE`` / ``move open FOE``: from a long weapon's range to
   1 m, or back out to it, on winning a contest of Maneuver;
-- ``move disengage FOE``: leave the engagement on winning the contest;
+- ``move disengage FOE`` (or ``move pass FOE``, to go on past it): leave
+  the engagement on winning the contest;
 - ``move stand``: a fallen character gets up (prone to kneeling and to
   standing take a move each);
 - ``move charge FOE``: an all-out lance charge (mounted, a lance attack
@@ -32,7 +33,7 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import level_rank
 from affray.rules.rq3 import core
 
-PURPOSES = ("close", "open", "disengage")
+PURPOSES = ("close", "open", "disengage", "pass")
 
 
 def _moved(draft: Draft, handle: str, note: str) -> None:
@@ -80,7 +81,7 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     if verb == "charge":
         return _lance_charge(draft, handle, words)
     if verb not in ("engage",) + PURPOSES:
-        raise RuleError(f"unknown move {verb!r}; use engage, close, open, disengage, stand or stay")
+        raise RuleError(f"unknown move {verb!r}; use engage, close, open, disengage, pass, charge, wait, stand or stay")
     if c.stance != "standing":
         raise RuleError(f"{c.name} is {c.stance}; a fallen character cannot force engagement; move stand first")
     other = _foe(draft, handle, words, verb)
@@ -151,7 +152,7 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
         elif purpose == "open":
             longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
             draft.emit(*core.reach_events(draft, mover, against, longer))
-        elif purpose == "disengage":
+        elif purpose in ("disengage", "pass"):
             draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
             core.expire(draft, mover, f"reach:{against}", "disengaged")
             core.expire(draft, against, f"reach:{mover}", "disengaged")
