@@ -66,7 +66,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                                f"{SEED} 'Selecting two Melee Attack actions'; {REF} 'NOT FOUND'"),
     "impale_double": ("roll-twice", "an impaling special rolls the weapon dice twice (both recorded); the damage bonus once",
                       f"{SEED} 'Impale'; {REF} 'NOT FOUND'"),
-    "knockback_damage": ("rolled-before-armour", "knockback compares the rolled damage, damage bonus included, before armour, with SIZ",
+    "knockback_damage": ("rolled-before-armour", "knockback compares the rolled damage, damage bonus included, before parry and armour, with SIZ",
                          f"{SEED} 'KNOCKBACK'; {REF} 'NOT FOUND'"),
     "overlapping_armour": ("any-under", "any piece worn under another adds half its AP, rounded up",
                            f"{SEED} 'POINTS FOR OVERLAPPING ARMOR'; {REF} 'NOT FOUND'"),
