@@ -1371,3 +1371,19 @@ def test_special_parry_spares_the_weapon_except_from_a_critical():
     t(ROLL, "12,5,5,2")
     v = t.state.combatants["vasana"]
     assert core.weapon_ap(v, core.weapon_of(v, "Broadsword")) == 9
+
+
+def test_shorter_weapon_may_attack_the_longer_weapon():
+    """Seed 002 "RULES OF ENGAGEMENT": "Characters with shorter weapons can
+    still parry and dodge, but could only attack the longer weapon, not its
+    wielder" (Break Weapon or Disarm)."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("vasana", "intent double attack:gorakh:Broadsword:break")
+    t.act("vasana", "move engage gorakh")
+    t(ROLL, "50,30")  # the same level: she stays at 2 m
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "99")  # SR 5: a miss
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")  # SR 8: at the Maul
+    assert t.state.pending[0].kind in ("react", "damage")

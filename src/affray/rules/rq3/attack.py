@@ -140,7 +140,8 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         if target not in a.engaged:
             raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")
         dist = core.reach(a, target)
-        if core.engagement_range(w.length) < dist:
+        at_weapon = d.mode in ("break", "disarm", "disarm-dex")  # seed 002: "could only attack the longer weapon"
+        if core.engagement_range(w.length) < dist and not at_weapon:
             raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
