@@ -1387,3 +1387,20 @@ def test_shorter_weapon_may_attack_the_longer_weapon():
     t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "99")  # SR 5: a miss
     t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")  # SR 8: at the Maul
     assert t.state.pending[0].kind in ("react", "damage")
+
+
+def test_wounds_vital_location_knocks_out_and_total_hp_kills():
+    """RQ3 wounds (ruling 'wounds'; rules-reference.md C7-C8): the abdomen at
+    0 HP knocks out and fells; total HP at 0 or below is death."""
+    t = Table()
+    ready_for_melee(t, "intent single attack:vasana:Maul attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "30")  # 60 - 10 = 50
+    t(ROLL, "10,4,4,3")  # abdomen: 11 - 6 AP = 5: abdomen 5 -> 0
+    v = t.state.combatants["vasana"]
+    assert v.status == "unconscious" and v.stance == "prone" and v.has("unconscious")
+    assert t.state.phase == "over" and t.state.winner == "trolls"
+    t2 = Table()
+    ready_for_melee(t2, "intent double attack:vasana:Maul", "intent triple")
+    t2(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "2")  # critical: armour ignored
+    t2(ROLL, "12,8,8,6")  # chest: 22 -> total HP 13 - 22 < 0
+    assert t2.state.combatants["vasana"].status == "dead"
