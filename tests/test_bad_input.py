@@ -82,7 +82,6 @@ AT_VASANAS_TURN = [
     pytest.param(["export", "--out", "/nonexistent-dir/fight.md"], ["cannot write /nonexistent-dir/fight.md"], id="export-unwritable"),
     # opening encounters
     pytest.param(["new", "Bridge", "--system", "dnd5e"], ["unknown system 'dnd5e'"], id="new-unknown-system"),
-    pytest.param(["new", "Bridge", "--system", "rq3"], ["not implemented yet"], id="new-planned-system"),
     pytest.param(["new", ""], ["needs a name"], id="new-no-name"),
     pytest.param(["new", "Bridge", "--id", "ford"], ["'ford' is taken"], id="new-id-taken"),
     pytest.param(["new", "Bridge", "--seed", "zz"], ["--seed takes hex digits"], id="new-bad-seed"),

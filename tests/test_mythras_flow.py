@@ -599,8 +599,8 @@ def test_cli_demo_system_mythras(tmp_path):
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "winner:" in result.stdout
-    bad = CliRunner().invoke(app, ["--db", str(db), "demo", "--system", "rq3"])
-    assert bad.exit_code == 2 and "not implemented yet" in bad.output
+    bad = CliRunner().invoke(app, ["--db", str(db), "demo", "--system", "dnd5e"])
+    assert bad.exit_code == 2 and "unknown system 'dnd5e'" in bad.output
 
 
 def test_golden_fight_two_rounds_to_unconsciousness():

@@ -277,6 +277,15 @@ def register(app: typer.Typer) -> None:
 
         rolemaster actions: pass | parry N [against=FOE] [with=W] | stand | draw W |
         orientation [diff=D] | perception [diff=D]   (attack: --situation parry=N, ap=N)
+
+        rq3 (see the README, "RuneQuest III rules"):
+
+        \b
+          intent triple|double|single KIND:TARGET:WEAPON:MODE... [brace]   Statement of Intent
+          abort N [defensive parry:FOE:WEAPON | defensive dodge:FOE | movement]
+          move engage|close|open|disengage|charge FOE [terrain=KIND] [moves=N] | move stay|wait|stand
+          withdraw FOE | approach FOE | stand    (Post Melee Move)
+          pass                                   (drop the declared attack due now)
         """
         from affray.events.commands import TakeAction
 

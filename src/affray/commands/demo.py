@@ -18,6 +18,7 @@ from affray import dice as dicelib
 from affray.events import commands as cmd
 from affray.commands import demo_uesrpg
 from affray.commands import demo_rolemaster
+from affray.commands import demo_rq3
 from affray.commands.handler import Outcome, execute
 from affray.projections.snapshots import load_state
 from affray.projections.state import State
@@ -36,6 +37,8 @@ SCENARIOS: dict[str, list[tuple[str, str, str]]] = {
     "mrq1-grapple": [("mrq1/ulfrik.toml", "heroes", ""), ("mrq1/broo.toml", "broo", "Broo 1")],
     # uesrpg: a Nord with axe and shield against a Dunmer sellsword with a buckler
     "uesrpg-duel": [("uesrpg/hrolfdar.toml", "heroes", ""), ("uesrpg/vethis.toml", "sellswords", "")],
+    # rq3: a sword-dancer against a troll's longer maul (Statement of Intent, an engagement contest, knockback)
+    "rq3-duel": [("rq3/vasana.toml", "heroes", ""), ("rq3/gorakh.toml", "trolls", "")],
 }
 #: Scenarios played with the mrq1 tactics of :func:`tactic` (shoot, reload,
 #: charge, draw a close weapon when engaged) instead of plain attacks.
@@ -45,10 +48,14 @@ TACTICAL: frozenset[str] = frozenset({"skirmish"})
 OPENING_RANGE = 12
 #: Scenario -> the dice seed (hex) used when none is given: one whose fight
 #: shows what the scenario is for (mrq1-grapple: grapples, every manoeuvre).
-DEFAULT_SEEDS: dict[str, str] = {"mrq1-grapple": "02", "uesrpg-duel": "19"}  # uesrpg: a wound, a held block, a counter-attack
+DEFAULT_SEEDS: dict[str, str] = {
+    "mrq1-grapple": "02",
+    "uesrpg-duel": "19",  # uesrpg: a wound, a held block, a counter-attack
+    "rq3-duel": b"rq3-27".hex(),
+}
 #: System key -> its default scenario (``affray demo --system KEY``).
 SYSTEM_SCENARIOS: dict[str, str] = {
-    "mrq1": "duel", "mythras": "mythras-duel", "uesrpg": "uesrpg-duel", "rolemaster": "rolemaster-duel",
+    "mrq1": "duel", "mythras": "mythras-duel", "uesrpg": "uesrpg-duel", "rolemaster": "rolemaster-duel", "rq3": "rq3-duel",
 }
 #: System key -> that system's own autopilot, ``next_command(state) ->
 #: Command | None``, for a system whose steps the generic answers below do
@@ -57,6 +64,7 @@ SYSTEM_SCENARIOS: dict[str, str] = {
 AUTOPILOTS: dict[str, Callable[[State], "cmd.Command | None"]] = {
     "uesrpg": demo_uesrpg.next_command,
     "rolemaster": demo_rolemaster.next_command,
+    "rq3": demo_rq3.next_command,
 }
 
 

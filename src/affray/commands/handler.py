@@ -46,6 +46,13 @@ _STEP_VERBS = {
 }
 
 
+# rq3 (rules/rq3): the declared attack at its SR, and its roll steps
+_STEP_VERBS[cmd.DeclareAttack] += ("strike",)
+_STEP_VERBS[cmd.RollPending] += ("maneuver", "terrain", "fall", "breakfall", "grapple-hold", "grapple-follow", "thrown",
+                                  "disarm", "weapon-hit")
+_STEP_VERBS[cmd.ChooseReaction] += ("parry-miss",)
+
+
 def execute(
     store,
     command: cmd.Command,

@@ -19,6 +19,7 @@ import msgspec
 from affray.events import core, mrq1, mythras  # noqa: F401
 from affray.events import uesrpg  # noqa: F401
 from affray.events import rolemaster  # noqa: F401
+from affray.events import rq3  # noqa: F401
 from affray.events.core import Event
 from affray.events.upcasters import UPCASTERS
 

@@ -72,9 +72,9 @@ _REGISTRY: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
     "uesrpg": ("affray.rules.uesrpg", ("ues", "uesrpg3e"), "UESRPG 3e"),
     "rolemaster": ("affray.rules.rolemaster", ("rm", "rmss"), "Rolemaster-style sheet"),
+    "rq3": ("affray.rules.rq3", ("rq", "runequest3"), "RuneQuest III house rules"),
 }
-_PLANNED = {
-    "rq3": "RuneQuest III house rules",
+_PLANNED: dict[str, str] = {
 }
 
 

@@ -23,6 +23,7 @@ from affray.events import mrq1 as ev_mrq1
 from affray.events import mythras as ev_mythras
 from affray.events import uesrpg as ev_ues
 from affray.events import rolemaster as ev_rm
+from affray.events import rq3 as ev_rq3
 from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
@@ -63,6 +64,8 @@ SILENT = frozenset({ev.CommandIssued, ev.TurnBegan, ev.StepsAwaited, ev.AttackRe
 #: (mrq1 ``acting``: an action waiting for free attacks, which the
 #: ``mrq1-action-taken`` lines tell).
 QUIET_CONDITIONS = frozenset({"acting", "moving", "attacked"})  # uesrpg "moving": a mover waiting for attacks of opportunity; rolemaster "attacked": the attack line tells it
+#: rq3: the Statement of Intent's bookkeeping (its own events narrate it)
+QUIET_CONDITIONS = QUIET_CONDITIONS | {"declared", "intent", "moved", "defended"}
 
 
 def narrate(e: ev.Event, names: dict[str, str]) -> str:
@@ -236,6 +239,22 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             outcome = e.outcome.replace("-", " ") if e.where == "band" else (e.outcome or "the column's number")
             return (f"{n(e.handle)}: {e.maneuver} {dice}={e.roll}{_mods(e.parts)} = {e.total} on {e.table}"
                     f" ({e.column}): {outcome}{value}{extra}")
+        case ev_rq3.IntentDeclared():
+            kinds = {3: "triple move, no melee actions", 2: "double move and one melee action", 1: "single move and two melee actions"}
+            acts = f": {'; '.join(e.actions)}" if e.actions else ""
+            return f"{n(e.handle)} states their intent: {kinds.get(e.moves, e.moves)}{acts}" + ("; braced" if e.brace else "")
+        case ev_rq3.ActionAborted():
+            instead = f": {e.replacement} instead" if e.replacement else ""
+            what = {"plain": "drops", "defensive": "makes a Defensive Abort of", "movement": "makes a Movement Abort of"}
+            return f"{n(e.handle)} {what.get(e.abort, e.abort)} declared action {e.slot}{instead}"
+        case ev_rq3.ManeuverContested():
+            won = f"{n(e.winner)} wins" if e.winner else "the same level: nothing changes"
+            return (f"Contest of Maneuver ({e.purpose}): {n(e.mover)} {e.mover_level}, "
+                    f"{n(e.against)} {e.against_level}; {won}")
+        case ev_rq3.ActionResolved():
+            return f"SR {e.sr}: {n(e.handle)} {e.kind.replace('-', ' ')}" + (f" ({e.detail})" if e.detail else "")
+        case ev_rq3.SpecialApplied():
+            return f"{n(e.by)}'s {e.effect} special: {e.detail}"
     return ""
 
 

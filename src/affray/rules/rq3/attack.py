@@ -1,0 +1,287 @@
+"""Melee and missile attacks at their strike rank (seed 002 "3) MELEE
+PHASE", "1. Melee Attack", "2. Missile Attack", "SPECIAL TACTICS",
+"Firing a missile weapon while engaged", "FLEXIBLE WEAPONS", "HIGH
+GROUND", "PROHIBITED MOUNTED WEAPONS"; rules-reference.md C1).
+
+``affray attack WHO TARGET`` answers the ``strike`` step of a declared
+attack: the target is chosen now (seed 002: "one can select which opponent
+to attack on the SR that the attack occurs on"); the weapon and mode are
+the declared ones. The attack roll's level of success (critical, special,
+success, failure, fumble) is recorded; a hit opens the defender's
+reaction if it declared one that covers this attacker (or has an action to
+abort into one), else goes straight to damage. ``affray act WHO pass``
+drops the declared attack (a plain abort).
+"""
+
+from __future__ import annotations
+
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.projections.state import State
+from affray.rules.base import Draft, RuleError, check_target, find_combatant
+from affray.rules.rq3 import core
+
+#: Tactics whose attack roll is not the weapon's plain attack chance.
+HALF = ("aimed",)
+
+
+def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ...]:
+    """What ``defender`` may do against ``attacker``'s blow: ``parry`` /
+    ``dodge`` if declared against this source (or against any), the
+    Defensive Aborts ``abort-parry`` / ``abort-dodge`` while an unused
+    action and the round's abort remain, and ``none``."""
+    t = state.combatants[defender]
+    if not t.can_fight:
+        return ()
+    out = []
+    ds = [d for d in core.declared(t) if not d.abort]
+    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker) and not d.mode.startswith("cover/")]
+    dodges = [d for d in ds if d.kind == "dodge" and (d.target in ("", attacker) or len([x for x in ds if x.kind == "dodge"]) == 2)]
+    if parries:
+        out.append("parry")
+    if dodges:
+        out.append("dodge")
+    intent = core.intent_of(t)
+    spare = [d for d in ds if d.kind in core.TIMED and not d.used]
+    if intent is not None and spare and not intent.effects.get("aborted"):
+        if t.ready:
+            out.append("abort-parry")
+        if not intent.effects.get("brace"):
+            out.append("abort-dodge")
+    return tuple(out + ["none"]) if out else ()
+
+
+#: ``affray attack --situation KEY`` (seed 002): ``point-blank`` (missile
+#: at point blank range), ``high-ground`` (standing half again higher: +10%,
+#: 1D10+10 locations with a 1H melee weapon), ``high-ground-locations`` (the
+#: same, choosing the 1D10+10 locations with a 2H weapon too), ``wall`` /
+#: ``solid-wall`` (a creature or free-standing object / a wall behind the
+#: target, for knockback).
+SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall")
+
+
+def flags(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[str, ...]:
+    """The exchange flags the situations and the sheets give (seed 002
+    "HIGH GROUND": 1D10+10 for 1H melee weapons, by choice for 2H; "HIT
+    LOCATIONS OF MOUNTED TARGETS": a rider against a footman has high
+    ground)."""
+    a, t = state.combatants[attacker], state.combatants[target]
+    w = core.weapon_of(a, d.weapon)
+    out = []
+    if "point-blank" in situations or (d.kind == "missile" and _large_target(state, attacker, target)):
+        out.append("point-blank")
+    high = "high-ground" in situations or "high-ground-locations" in situations or (a.has("mounted") and not t.has("mounted"))
+    if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
+        out.append("high-ground")
+    out += [x for x in ("wall", "solid-wall") if x in situations]
+    return tuple(out)
+
+
+def _large_target(state: State, attacker: str, target: str) -> bool:
+    """Seed 002 "DODGING BY LARGE CREATURES": missiles at a creature of at
+    least three times the shooter's SIZ count as point blank for its dodge."""
+    a, t = (core.sheet_of(state.combatants[h]).characteristics.SIZ for h in (attacker, target))
+    return t >= 3 * a
+
+
+def _skill(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[int, list[ev.Modifier], tuple[int, int]]:
+    a = state.combatants[attacker]
+    t = state.combatants[target]
+    w = core.weapon_of(a, d.weapon)
+    sheet = core.sheet_of(a)
+    base = w.attack
+    mods: list[ev.Modifier] = []
+    factor = (1, 1)
+    if d.mode == "slam":
+        base = max(3 * sheet.characteristics.DEX, core.skill_of(a, "Grapple"))  # seed 002 "Slam"
+    if d.penalty:
+        mods.append(ev.Modifier(d.penalty, "two attacks with one weapon"))
+    if core.base_mode(d.mode)[0] in HALF:
+        factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
+    if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
+        factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
+    if core.bonus(a):
+        mods.append(ev.Modifier(core.bonus(a), "terrain used to advantage"))
+    if ("high-ground" in situations or "high-ground-locations" in situations
+            or (a.has("mounted") and not t.has("mounted"))):
+        mods.append(ev.Modifier(10, "high ground"))  # seed 002 "HIGH GROUND"
+    if a.has("mounted") and w.hands == 2 and "slash" in w.modes:
+        factor = (factor[0] * 3, factor[1] * 4)  # seed 002 "PROHIBITED MOUNTED WEAPONS"
+    return base, mods, factor
+
+
+def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
+    """``affray attack WHO TARGET``: the declared attack at its SR. Refused:
+    no declared attack due now (an action not declared), another weapon
+    than the declared one, a target out of the weapon's reach."""
+    state = draft.state
+    attacker = find_combatant(state, command.attacker)
+    step = core.expect(state, ("strike",), attacker, "attack (no declared attack is due at this SR)")
+    a = state.combatants[attacker]
+    d = next(x for x in core.declared(a) if x.slot == int(step.data["slot"]))
+    target = find_combatant(state, command.target) if command.target else d.target
+    if not target:
+        raise RuleError(f"name the target: affray attack {attacker} TARGET")
+    if d.mode == "break-free":  # seed 002 "GRAPPLING": no attack roll, a STR/2 vs STR resistance roll
+        core.mark_used(draft, attacker, d)
+        draft.then("grapple:break-free", handle=attacker, holder=target)
+        return
+    check_target(state, attacker, target, hint="; affray act WHO pass")
+    t = state.combatants[target]
+    if command.weapon and core.weapon_of(a, command.weapon).name != d.weapon:
+        raise RuleError(f"{a.name} declared an attack with {d.weapon}, not {command.weapon}; "
+                        "only a declared action can be taken (seed 002 'ALTERING STATEMENT OF INTENT')")
+    w = core.weapon_of(a, d.weapon)
+    unknown = [x for x in command.situations if x not in SITUATIONS]
+    if unknown:
+        raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}")
+    if d.kind == "attack":
+        if target not in a.engaged:
+            raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")
+        dist = core.reach(a, target)
+        at_weapon = d.mode in ("break", "disarm", "disarm-dex")  # seed 002: "could only attack the longer weapon"
+        if core.engagement_range(w.length) < dist and not at_weapon:
+            raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
+                            f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
+    if w.name not in a.ready and w.kind != "unarmed":
+        raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
+    base, mods, factor = _skill(state, attacker, target, d, command.situations)
+    if d.mode in ("throw", "damage"):
+        mods.append(ev.Modifier(10 if d.mode == "throw" else -10, f"grapple: {d.mode}"))  # seed 002 "GRAPPLING"
+    mods += list(command.modifiers)
+    n = state.next_exchange
+    draft.emit(ev.AttackDeclared(exchange=n, attacker=attacker, target=target, weapon=w.name,
+                                 kind=core.exchange_kind(d.kind, d.mode, d.slot,
+                                                         flags(state, attacker, target, d, command.situations)),
+                                 modifiers=tuple(mods)))
+    level = core.test(draft, attacker, f"{w.name} attack", base, tuple(mods),
+                      f"{'missile' if d.kind == 'missile' else 'attack'}: {a.name} at SR {d.sr}",
+                      flexible=w.flexible, factor=factor)
+    tested = draft.events[-1]
+    mode, auto, _ = core.base_mode(d.mode)
+    if auto == "auto" and level == "failure" or auto == "sure" and level in ("failure", "fumble"):
+        level = "success"  # seed 002 "@Riposte"/"@Counter" critical, "@Flurry" critical: the blow hits anyway
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="sure blow", detail="the free blow hits even on a miss"))
+    draft.emit(ev.AttackResolved(exchange=n, hit=core.succeeded(level), critical=level == "critical",
+                                 fumble=level == "fumble", roll=tested.roll, skill=tested.target))
+    core.mark_used(draft, attacker, d)
+    s = draft.state
+    if d.mode in ("immobilise", "throw", "damage"):
+        if core.succeeded(level):
+            draft.then("grapple:follow-step", mode=d.mode)
+        else:
+            draft.then("grapple:failed", holder=attacker, target=target)
+        return
+    if not core.succeeded(level):
+        blade = _bladed_parry(s, target, attacker, w)
+        if blade is not None:
+            draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+                who=target, verb="react", kind="parry-miss", options=("parry", "none"), exchange=n,
+                dice=(ev.DiceNeed(f"parry: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
+                prompt=f"{a.name} missed; {t.name}'s {blade.weapon} may still parry to damage the {w.name}: "
+                       f"affray react {target} parry|none"),)))
+            return
+        summary = f"{a.name} misses {t.name}" + (" (a fumble: the GM rules its effect)" if level == "fumble" else "")
+        draft.emit(ev.ExchangeEnded(exchange=n, summary=summary))
+        draft.hand_over()
+        return
+    if mode.startswith("@") and level in ("special", "critical"):
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect=mode.lstrip("@"),
+                                      detail=_tactic_note(mode, level, base)))
+        if mode == "@flurry":  # seed 002 "@Flurry": a second blow DEX SR later, in the default mode
+            dex_sr = core.derived(a).dex_sr
+            core.free_attack(draft, attacker, target, w.name, d.sr + dex_sr, "flurry",
+                             auto="sure" if level == "critical" else "")
+        s = draft.state
+    options = defence_options(s, target, attacker)
+    if options:
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=target, verb="react", kind="react", options=options, exchange=n,
+            dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
+            prompt=f"{t.name}, reaction to {a.name}'s {level} hit with {w.name} at SR {d.sr}: "
+                   f"{' | '.join(_describe(s, target, attacker, o) for o in options)} (affray react {target} OPTION)"),)))
+        return
+    draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
+
+
+def _tactic_note(mode: str, level: str, skill: int) -> str:
+    if mode == "@feint":
+        cut = skill if level == "critical" else skill // 2
+        return f"the defender's parry or dodge is at -{cut}%" + ("; armour ignored" if level == "critical" else "")
+    if mode == "@aimed-blow":
+        return "the attacker strikes the location chosen"
+    if mode == "@flurry":
+        return "normal damage" + ("; armour ignored" if level == "critical" else "")
+    if mode == "@entangle":
+        return "the location or weapon struck is entangled; half weapon damage"
+    return level
+
+
+def pass_action(draft: Draft, handle: str) -> None:
+    """``act WHO pass``: drop the declared attack due now (a plain abort,
+    seed 002 "A character can always abort a declared action")."""
+    state = draft.state
+    step = core.expect(state, ("strike",), handle, "pass (no declared attack is due)")
+    c = state.combatants[handle]
+    d = next(x for x in core.declared(c) if x.slot == int(step.data["slot"]))
+    core.abort_events(draft, handle, d, "plain", "")
+    draft.hand_over()
+
+
+def disarm(draft: Draft, step: ev.PendingStep) -> None:
+    """Disarm (seed 002 "Disarm"): only a special hit has a chance; then STR
+    vs STR (``disarm``) or DEX vs DEX (``disarm-dex``), the defender's
+    characteristic x1.5 when its weapon is held in two hands, the attacker's
+    halved with a dagger; on a success the weapon lands 1D6-1 m away. The
+    weapon aimed at is the defender's first ready weapon (ruling
+    ``disarm_target``)."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    if str(step.data["level"]) not in ("special", "critical", "maximum") or not t.ready:
+        return core.end_exchange(draft, "a disarm needs a special hit: no effect")
+    target_weapon = core.weapon_of(t, t.ready[0])
+    key = "DEX" if step.data.get("mode") == "disarm-dex" else "STR"
+    mine = getattr(core.sheet_of(a).characteristics, key)
+    theirs = getattr(core.sheet_of(t).characteristics, key)
+    w = core.weapon_of(a, x.weapon)
+    if "dagger" in (w.type or w.name).lower():
+        mine //= 2
+    if target_weapon.hands == 2:
+        theirs = theirs * 3 // 2
+    ok = core.resist(draft, a.handle, mine, theirs, f"disarm: {a.name} {key} against {t.name} {key}")
+    metres = draft.roll("1D6", "where the weapon lands (1D6-1 m)", by=a.handle).total - 1
+    if ok:
+        draft.emit(ev.WeaponDropped(handle=t.handle, weapon=target_weapon.name,
+                                    reason=f"disarmed by {a.name}: lands {metres} m away"))
+    core.end_exchange(draft, f"{a.name} {'disarms' if ok else 'fails to disarm'} {t.name}")
+
+
+def _bladed_parry(state: State, defender: str, attacker: str, attacking) -> core.Declared | None:
+    """The defender's declared parry against ``attacker`` with a bladed
+    weapon, which may damage the weapon of a failed attack (seed 002
+    "Standard Parry"); None without one (or against grapples and missiles)."""
+    t = state.combatants[defender]
+    if not t.can_fight or attacking.kind in ("unarmed", "missile"):
+        return None
+    for d in core.declared(t):
+        if d.kind == "parry" and not d.abort and d.target in ("", attacker):
+            if core.weapon_of(t, d.weapon).blade != "none":
+                return d
+    return None
+
+
+def _describe(state: State, defender: str, attacker: str, option: str) -> str:
+    """``parry (Maul 45%)``, ``dodge (25%)``, ``abort-parry (-20%)``: a
+    reaction with its chance before situational modifiers."""
+    t = state.combatants[defender]
+    if option == "parry":
+        d = next((d for d in core.declared(t) if d.kind == "parry" and not d.abort and d.target in ("", attacker)), None)
+        if d is not None:
+            return f"parry ({d.weapon} {core.weapon_of(t, d.weapon).parry + d.penalty}%)"
+    if option == "dodge":
+        return f"dodge ({core.skill_of(t, 'Dodge')}%)"
+    if option.startswith("abort-"):
+        return f"{option} (-20%)"
+    return option

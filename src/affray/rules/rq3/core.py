@@ -1,0 +1,516 @@
+"""State queries, spending and checks the rq3 rule modules share.
+
+Nothing here decides a step: it reads the projected state (the Statement
+of Intent kept as ``intent``/``declared`` conditions, reaches, wounds),
+builds conditions and rolls tests through the :class:`Draft`. Sources are
+named on each function: seed 002 (``002_321dc991624c8969.txt``) and
+rules-reference.md section C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.projections.state import Combatant, State
+from affray.rules.base import Draft, RuleError, rulings_reader
+from affray.rules.d100 import is_success
+from affray.rules.rq3 import conditions as cat
+from affray.rules.rq3 import tables
+from affray.rules.rq3.rulings import from_mapping
+from affray.rules.rq3.sheet import Sheet, Weapon, derive, skill
+
+rulings_of = rulings_reader(from_mapping)
+
+#: Statement of Intent types by the number of moves (seed 002): triple move
+#: and no melee actions, double move and one, single move and two.
+TYPES = {"triple": 3, "double": 2, "single": 1}
+TYPE_NAMES = {3: "triple move and no melee actions", 2: "double move and one melee action",
+              1: "single move and two melee actions"}
+#: The seed's list of nine melee actions (seed 002 "STATEMENT OF INTENT").
+ACTIONS = ("attack", "missile", "cast", "parry", "dodge", "draw", "spirit-attack", "spirit-defend", "misc")
+#: Actions that happen at a strike rank (the rest answer attacks).
+TIMED = ("attack", "missile", "cast", "draw", "spirit-attack", "spirit-defend", "misc")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared melee action: ``slot`` 1 or 2 (3+ for a move phase
+    given up to draw or act), ``kind`` among :data:`ACTIONS`, ``target``
+    (a handle, "" = chosen at the SR), ``weapon`` (or the spell), ``mode``
+    (slash, crush, impale, an attack tactic, ``@`` tactic, or the spell's
+    magic points), ``sr`` the strike rank it falls on, ``used``,
+    ``penalty`` in percent, ``abort`` (``""``, ``defensive``, ``movement``,
+    ``plain``)."""
+
+    slot: int
+    kind: str
+    target: str
+    weapon: str
+    mode: str
+    sr: int
+    used: bool = False
+    penalty: int = 0
+    abort: str = ""
+
+    @property
+    def note(self) -> str:
+        return "|".join((self.kind, self.target, self.weapon, self.mode))
+
+    @property
+    def text(self) -> str:
+        """A short account: ``attack troll with Broadsword (slash) at SR 5``."""
+        parts = [self.kind]
+        if self.target:
+            parts.append(self.target)
+        if self.weapon:
+            parts.append(f"with {self.weapon}" if self.kind not in ("cast", "misc") else self.weapon)
+        if self.mode:
+            parts.append(f"({self.mode})")
+        if self.kind in TIMED:
+            parts.append(f"at SR {self.sr}")
+        if self.penalty:
+            parts.append(f"{self.penalty:+d}%")
+        return " ".join(parts)
+
+
+_ABORTS = ("", "defensive", "movement", "plain")
+
+
+def sheet_of(c: Combatant) -> Sheet:
+    """The combatant's sheet as stored on joining (corrections applied)."""
+    return msgspec.convert(c.sheet, Sheet)
+
+
+#: Grapple "weapon" modes (seed 002 "GRAPPLING"): the grab, then the
+#: follow-ups of the next round, and an immobilised character's attempt to
+#: break free.
+GRAPPLE_MODES = ("grapple", "immobilise", "throw", "damage", "break-free")
+
+
+def grapple_weapon(c: Combatant) -> Weapon:
+    """Grappling as a weapon (seed 002 "GRAPPLING", "1. Melee Attack":
+    "including grapple ... attacks"): the Grapple skill, weapon SR 3 (ruling
+    ``grapple_sr``), no weapon damage; every combatant has it."""
+    return Weapon(name="Grapple", damage="1D4", sr=3, length=1.0, ap=0, modes=list(GRAPPLE_MODES),
+                  attack=skill_of(c, "Grapple"), parry=skill_of(c, "Grapple"), kind="unarmed")
+
+
+def weapon_of(c: Combatant, name: str) -> Weapon:
+    """The sheet weapon called ``name`` (case-insensitive prefix allowed;
+    ``Grapple`` is every combatant's grappling, :func:`grapple_weapon`).
+    Raises :class:`RuleError` naming the weapons."""
+    weapons = sheet_of(c).weapons
+    wanted = name.strip().lower()
+    if wanted == "grapple" and not any(w.name.lower() == "grapple" for w in weapons):
+        return grapple_weapon(c)
+    exact = [w for w in weapons if w.name.lower() == wanted]
+    hits = exact or [w for w in weapons if w.name.lower().startswith(wanted)]
+    if len(hits) == 1:
+        return hits[0]
+    known = ", ".join(w.name for w in weapons) or "none"
+    raise RuleError(f"{c.name} has no weapon {name!r} (weapons: {known}); name one of them")
+
+
+def fighters(state: State) -> list[Combatant]:
+    """Combatants still in the fight, in join order."""
+    return [c for c in state.combatants.values() if c.can_fight]
+
+
+def intent_of(c: Combatant) -> ev.Condition | None:
+    """The combatant's Statement of Intent this round, or None."""
+    return next((x for x in c.conditions if x.name == "intent"), None)
+
+
+def declared(c: Combatant) -> list[Declared]:
+    """The melee actions ``c`` declared this round, by slot."""
+    out = []
+    for x in c.conditions:
+        if x.name != "declared":
+            continue
+        kind, target, weapon, mode = (x.note.split("|") + ["", "", "", ""])[:4]
+        e = x.effects
+        out.append(Declared(slot=e.get("slot", 0), kind=kind, target=target, weapon=weapon, mode=mode,
+                            sr=e.get("sr", 0), used=bool(e.get("used", 0)), penalty=e.get("penalty", 0),
+                            abort=_ABORTS[e.get("abort", 0)]))
+    return sorted(out, key=lambda d: d.slot)
+
+
+def declared_condition(draft: Draft, handle: str, d: Declared) -> ev.ConditionApplied:
+    """The event that records (or updates) declared action ``d``."""
+    s = draft.state
+    return ev.ConditionApplied(handle=handle, condition=cat.make(
+        "declared", cause=draft.next_version, round=s.round, step=s.step, ends="round-end", key=str(d.slot),
+        effects={"slot": d.slot, "sr": d.sr, "used": int(d.used), "penalty": d.penalty,
+                 "abort": _ABORTS.index(d.abort)}, note=d.note))
+
+
+def mark_used(draft: Draft, handle: str, d: Declared) -> None:
+    """Record that declared action ``d`` is spent."""
+    draft.emit(declared_condition(draft, handle, Declared(**{**d.__dict__, "used": True})))
+
+
+def phase(state: State) -> str:
+    """Where the round is: ``setup``, ``intent`` (Statement of Intent),
+    ``move``, ``melee``, ``post`` (Post Melee Move), ``over`` or ``between``,
+    read from what the table waits for."""
+    if state.phase in ("setup", "over", "closed", "between"):
+        return state.phase
+    kinds = {p.kind for p in state.pending}
+    if "intent" in kinds:
+        return "intent"
+    if kinds & {"move", "maneuver", "terrain"}:
+        return "move"
+    if "end-round" in kinds:
+        return "post"
+    return "melee"
+
+
+def expect(state: State, kinds: tuple[str, ...], who: str, doing: str) -> ev.PendingStep:
+    """The pending step of one of ``kinds`` for ``who``; otherwise a
+    :class:`RuleError` saying what the table waits for."""
+    for p in state.pending:
+        if p.kind in kinds and p.who == who:
+            return p
+    if state.phase in ("setup", "between"):
+        raise RuleError(f"no round is running; {'affray start' if state.phase == 'setup' else 'affray end-round'} comes first")
+    waiting = state.pending[0].prompt if state.pending else "nothing"
+    name = state.combatants[who].name if who in state.combatants else who
+    raise RuleError(f"{name} cannot {doing} now; the table waits for: {waiting}")
+
+
+def tiebreak(state: State, handle: str) -> int:
+    """The combatant's tie-break die this round (0 if none was rolled)."""
+    return next((e.tiebreak for e in state.order if e.handle == handle), 0)
+
+
+def intent_order(state: State) -> list[str]:
+    """Statement of Intent order: lowest INT first, ties by the die, the
+    higher die declaring first (seed 002 "STATEMENT OF INTENT")."""
+    return [e.handle for e in state.order if e.handle in state.combatants]
+
+
+def movement_order(state: State) -> list[str]:
+    """Movement initiative: highest DEX first, ties by the die; those who
+    chose to wait move after the rest (seed 002 "MOVEMENT INITIATIVE")."""
+    rows = [(int(c.has("move-waiting")), -sheet_of(c).characteristics.DEX, -tiebreak(state, c.handle), i, c.handle)
+            for i, c in enumerate(state.combatants.values())]
+    return [r[-1] for r in sorted(rows)]
+
+
+def reach(c: Combatant, other: str) -> int:
+    """The fighting distance in metres between ``c`` and ``other`` when
+    engaged (1 if no reach was recorded), 0 when not engaged."""
+    if other not in c.engaged:
+        return 0
+    x = next((x for x in c.conditions if x.id == f"reach:{other}"), None)
+    return x.effects.get("metres", 1) if x else 1
+
+
+def reach_events(draft: Draft, a: str, b: str, metres: int) -> list[ev.Event]:
+    """Conditions recording the fighting distance of ``a`` and ``b``."""
+    s = draft.state
+    out = []
+    for x, y in ((a, b), (b, a)):
+        out.append(ev.ConditionApplied(handle=x, condition=cat.make(
+            "reach", cause=draft.next_version, round=s.round, step=s.step, ends="event", key=y,
+            effects={"metres": metres}, note=f"{metres} m from {s.combatants[y].name}")))
+    return out
+
+
+def longest_declared_weapon(c: Combatant) -> float:
+    """The longest weapon ``c`` declared a Melee Attack with (0 if none):
+    what sets the range at which others become engaged (seed 002 "RULES OF
+    ENGAGEMENT")."""
+    best = 0.0
+    for d in declared(c):
+        if d.kind == "attack" and d.weapon and not d.used:
+            try:
+                best = max(best, weapon_of(c, d.weapon).length)
+            except RuleError:
+                continue
+    return best
+
+
+def engagement_range(length: float) -> int:
+    """Metres at which a weapon of ``length`` engages: 1 under 2 m, 2 from
+    2 m, 3 from 3 m (seed 002 "RULES OF ENGAGEMENT")."""
+    return 3 if length >= 3 else 2 if length >= 2 else 1
+
+
+def modifiers_total(base: int, mods) -> int:
+    """``base`` plus every modifier, in percent (never below 0)."""
+    return max(0, base + sum(m.value for m in mods))
+
+
+def test(draft: Draft, handle: str, skill_name: str, base: int, mods: tuple[ev.Modifier, ...] = (),
+         purpose: str = "", *, flexible: bool = False, factor: tuple[int, int] = (1, 1)) -> str:
+    """Roll 1D100 for ``handle`` against ``base`` (times ``factor``, e.g.
+    (1, 2) for half) plus ``mods``, emit ``SkillTested`` and return the level
+    of success (rules-reference.md C1; thresholds from the modified skill,
+    ruling ``thresholds_from``)."""
+    c = draft.state.combatants[handle]
+    scaled = base * factor[0] // factor[1]
+    target = modifiers_total(scaled, mods)
+    roll = draft.roll("1D100", purpose or f"{skill_name}: {c.name}", by=handle).total
+    result = tables.level(roll, target, flexible=flexible)
+    draft.emit(ev.SkillTested(handle=handle, skill=skill_name, base=scaled, target=target, roll=roll,
+                              result=result, purpose=purpose, modifiers=tuple(mods)))
+    return result
+
+
+def resist(draft: Draft, handle: str, active: int, passive: int, purpose: str) -> bool:
+    """A resistance roll of ``active`` against ``passive`` (rules-reference.md
+    C2; ruling ``resistance_limits``): 1D100 against 50 + 5 x difference,
+    clamped 5-95. Emits the roll and a ``SkillTested`` named "resistance"."""
+    chance = tables.resistance_chance(active, passive)
+    roll = draft.roll("1D100", purpose, by=handle).total
+    ok = roll <= chance and roll < 96
+    draft.emit(ev.SkillTested(handle=handle, skill="resistance", base=chance, target=chance, roll=roll,
+                              result="success" if ok else "failure", purpose=purpose))
+    return ok
+
+
+def succeeded(level: str) -> bool:
+    """Success, special or critical."""
+    return is_success(level)
+
+
+def skill_of(c: Combatant, name: str) -> int:
+    """A skill in percent from the sheet (base chance if absent)."""
+    return skill(sheet_of(c), name)
+
+
+def derived(c: Combatant):
+    """The derived figures of ``c``'s sheet (rq3 sheet.derive)."""
+    return derive(sheet_of(c))
+
+
+def total_hp_left(c: Combatant) -> int:
+    """Total HP now: total HP less the damage taken by every location, a
+    limb counting at most twice its HP (RQ3; rules-reference.md C7)."""
+    total = derived(c).total_hp
+    lost = 0
+    for loc in c.locations:
+        taken = loc.max_hp - loc.hp
+        if loc.limb:
+            taken = min(taken, 2 * loc.max_hp)
+        lost += max(0, taken)
+    return total - lost
+
+
+def condition(draft: Draft, handle: str, name: str, *, ends: str = "round-end", effects: dict | None = None,
+              note: str = "", key: str = "", location: str = "") -> None:
+    """Emit ``ConditionApplied`` for a catalogue condition on ``handle``."""
+    s = draft.state
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        name, cause=draft.next_version, round=s.round, step=s.step, ends=ends, effects=effects, note=note,
+        key=key, location=location)))
+
+
+def expire(draft: Draft, handle: str, condition_id: str, reason: str) -> None:
+    """End condition ``condition_id`` on ``handle`` if it is there."""
+    c = draft.state.combatants[handle]
+    if any(x.id == condition_id for x in c.conditions):
+        draft.emit(ev.ConditionExpired(handle=handle, condition_id=condition_id, reason=reason))
+
+
+def bonus(c: Combatant) -> int:
+    """Percent added to attacks and defences this round by conditions
+    (terrain used to advantage)."""
+    return c.effect("bonus")
+
+
+def side_of_fight(state: State) -> set[str]:
+    """Sides with someone still able to fight."""
+    return {c.side for c in fighters(state)}
+
+
+# --------------------------------------------------------------------------- #
+# the exchange: what attack, defence and damage pass to each other
+# --------------------------------------------------------------------------- #
+
+
+def exchange_kind(kind: str, mode: str, slot: int, flags: tuple[str, ...] = ()) -> str:
+    """``Exchange.kind`` for an attack: ``attack:slash:1``, with flags
+    after a fourth colon (``missile:impale:1:point-blank``): ``point-blank``,
+    ``high-ground`` (1D10+10 locations), ``wall``/``solid-wall`` (what is
+    behind the target)."""
+    return f"{kind}:{mode}:{slot}" + (":" + ",".join(flags) if flags else "")
+
+
+def kind_parts(kind: str) -> tuple[str, str, int]:
+    """``(kind, mode, slot)`` of an ``Exchange.kind``."""
+    k, _, rest = kind.partition(":")
+    mode, _, rest = rest.partition(":")
+    slot, _, _ = rest.partition(":")
+    return k, mode, int(slot or 0)
+
+
+def kind_flags(kind: str) -> set[str]:
+    """The flags of an ``Exchange.kind`` (see :func:`exchange_kind`)."""
+    parts = kind.split(":", 3)
+    return set(parts[3].split(",")) if len(parts) > 3 and parts[3] else set()
+
+
+def weapon_ap(c: Combatant, w: Weapon) -> int:
+    """A weapon's armour points now (less what it lost)."""
+    lost = next((x.effects.get("ap-lost", 0) for x in c.conditions if x.id == f"weapon-damaged:{w.name}"), 0)
+    return max(0, w.ap - lost)
+
+
+def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = False, parry_weapon: str = "",
+                parry_level: str = "", tactic: str = "", free_dodge: bool = False) -> ev.PendingStep:
+    """The attacker's damage roll after a hit of ``level`` (success,
+    special, critical or maximum), with what a parry stopped: ``block``
+    points (the parrying weapon's AP), ``block_all`` (a critical parry),
+    the ``parry_weapon``, its ``parry_level`` and ``tactic``. Dice, in
+    order: the d20 hit location (1D10+10 from high ground), the weapon's
+    dice (twice for an impaling special), the damage modifier's dice."""
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    kind, mode, _ = kind_parts(x.kind)
+    w = weapon_of(a, x.weapon)
+    mode, _, aimed_at = base_mode(mode)
+    if mode in ("disarm", "disarm-dex"):
+        t = state.combatants[x.target]
+        needs = (ev.DiceNeed(f"disarm: {a.name} against {t.name}", "1D100", by=x.attacker),
+                 ev.DiceNeed("where the weapon lands (1D6-1 m)", "1D6", by=x.attacker))
+        return ev.PendingStep(
+            who=x.attacker, verb="roll", kind="disarm", exchange=x.id, data={"level": level, "mode": mode},
+            dice=needs if level in ("special", "critical", "maximum") else (),
+            prompt=f"{a.name}'s disarm: the resistance roll: affray roll")
+    if mode == "grapple":
+        parried = {"parry-weapon": parry_weapon, "parry-level": parry_level} if parry_weapon else {}
+        return ev.PendingStep(
+            who=x.attacker, verb="roll", kind="grapple-hold", exchange=x.id, data={"level": level, **parried},
+            dice=(ev.DiceNeed(f"location grasped: {state.combatants[x.target].name}", "1D20", by=x.attacker),),
+            prompt=f"{a.name}'s grapple holds: roll the location grasped: affray roll")
+    high = "high-ground" in kind_flags(x.kind)
+    dice = []
+    if free_dodge:
+        dice.append(ev.DiceNeed(f"@Weave: {state.combatants[x.target].name}'s free dodge", "1D100", by=x.target))
+    chosen = mode == "aimed" or (mode == "@aimed-blow" and level in ("special", "critical"))
+    if mode != "break" and not (chosen and aimed_at):
+        dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
+                                by=x.attacker))
+    if mode not in ("slam",):
+        dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
+    if mode == "impale" and level in ("special", "critical"):
+        dice.append(ev.DiceNeed(f"impale (second roll): {w.name}", w.damage, by=x.attacker))
+    db = blow_damage_modifier(state, a).lstrip("+-")
+    if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
+        dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
+    t = state.combatants[x.target]
+    if tactic == "@swordbreaking" and parry_level == "special":
+        dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
+    if tactic == "@swordbreaking" and parry_level in ("special", "critical"):
+        dice.append(ev.DiceNeed("where the caught weapon lands (1D3-1 m)", "1D3", by=x.target))
+    if tactic == "@active" and parry_level == "special" and parry_weapon:
+        pw = weapon_of(t, parry_weapon)
+        if pw.blade != "none":
+            dice.append(ev.DiceNeed(f"@Active Parry: {pw.name} strikes the {x.weapon}", pw.damage, by=x.target))
+    if mode == "@entangle" and level in ("special", "critical"):
+        dice.append(ev.DiceNeed(f"@Entangle: {a.name} STR against {t.name} STR", "1D100", by=x.attacker))
+    if mode == "slam" and level == "critical":
+        dice.append(ev.DiceNeed(f"DEX x1: {t.name} stays standing", "1D100", by=x.target))
+        dice.append(ev.DiceNeed(f"DEX x1: {t.name} keeps hold of what it holds", "1D100", by=x.target))
+    data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all), "free-dodge": int(free_dodge)}
+    if chosen and aimed_at:
+        data["location"] = aimed_at
+    if parry_weapon:
+        data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
+    return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
+                          prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
+
+
+def abort_events(draft: Draft, handle: str, d: Declared, how: str, replacement: str) -> None:
+    """Record the abort of ``d``: the event, the declared action marked,
+    and the intent's one special abort spent (and, for a Movement Abort,
+    one more movement category)."""
+    c = draft.state.combatants[handle]
+    draft.emit(rev.ActionAborted(handle=handle, slot=d.slot, abort=how, replacement=replacement))
+    draft.emit(declared_condition(draft, handle, Declared(**{**d.__dict__, "abort": how})))
+    if how != "plain":
+        intent = intent_of(c)
+        effects = dict(intent.effects, aborted=1)
+        if how == "movement":
+            effects["post-moves"] = min(3, intent.effects.get("moves", 1) + 1)
+        condition(draft, handle, "intent", effects=effects, note=intent.note + f"; {how} abort")
+
+
+def end_exchange(draft: Draft, summary: str = "") -> None:
+    """Close the exchange in progress (if any) and hand the table over."""
+    x = draft.state.exchange
+    if x is not None:
+        draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
+    draft.hand_over()
+
+
+def fall_skill(c: Combatant) -> tuple[str, int]:
+    """The better of Acrobatics and Breakfall (seed 002 "FALLEN
+    CHARACTERS"), as ``(name, percent)``; 0 when neither is on the sheet."""
+    sheet = sheet_of(c)
+    a, b = sheet.skills.get("Acrobatics", 0), sheet.skills.get("Breakfall", 0)
+    return ("Breakfall", b) if b > a else ("Acrobatics", a)
+
+
+def breakfall_step(state: State, handle: str, during: str) -> ev.PendingStep | None:
+    """The Acrobatics or Breakfall roll a character who just fell may make
+    (seed 002 "FALLEN CHARACTERS"), or None without the skill. ``during``
+    is ``melee`` (success: may stand in the Post Melee Move) or ``move``
+    (success: the fall is negated)."""
+    c = state.combatants[handle]
+    name, value = fall_skill(c)
+    if value <= 0 or not c.can_fight:
+        return None
+    return ev.PendingStep(who=handle, verb="roll", kind="breakfall", data={"during": during},
+                          dice=(ev.DiceNeed(f"{name}: {c.name} breaks the fall", "1D100", by=handle),),
+                          prompt=f"{c.name} fell: {name} to {'stand in the Post Melee Move' if during == 'melee' else 'negate the fall'}: affray roll")
+
+
+def free_attack(draft: Draft, handle: str, target: str, weapon: str, sr: int, why: str, *, auto: str = "") -> None:
+    """A free attack that "does not count as an action" (seed 002 "@Riposte",
+    "@Counter", "@Flurry"): a declared attack on a spare slot (20 and up)
+    at ``sr`` in the weapon's default mode; ``auto`` is ``auto`` (the blow
+    hits even on a miss; a fumble is a simple miss) or ``sure`` (a miss or
+    fumble is a normal hit)."""
+    c = draft.state.combatants[handle]
+    w = weapon_of(c, weapon)
+    slot = max([d.slot for d in declared(c)] + [19]) + 1
+    mode = (f"{auto}-" if auto else "") + (w.modes[0] if w.modes else "crush")
+    draft.emit(declared_condition(draft, handle, Declared(slot=slot, kind="attack", target=target, weapon=w.name,
+                                                          mode=mode, sr=min(10, sr))))
+    draft.emit(rev.SpecialApplied(exchange=draft.state.exchange.id if draft.state.exchange else 0, by=handle,
+                                  effect=why, detail=f"a free attack with {w.name} at SR {min(10, sr)}"
+                                  + (" that hits even on a miss" if auto else "")))
+
+
+def base_mode(mode: str) -> tuple[str, str, str]:
+    """``(mode, auto, location)`` of a declared mode: ``auto-slash`` ->
+    ("slash", "auto", ""), ``aimed/head`` -> ("aimed", "", "head")."""
+    auto = ""
+    for prefix in ("auto-", "sure-"):
+        if mode.startswith(prefix):
+            auto, mode = prefix[:-1], mode[len(prefix):]
+    mode, _, where = mode.partition("/")
+    return mode, auto, where
+
+
+def is_lance(w: Weapon) -> bool:
+    """A lance, by its weapon-table entry or name."""
+    return "lance" in (w.type or w.name).lower()
+
+
+def blow_damage_modifier(state: State, a: Combatant) -> str:
+    """The damage modifier a blow of ``a`` adds: its own, or its mount's in
+    an all-out lance charge (seed 002 "Lance charge": "the riding animal's
+    damage bonus is used instead of that of the rider")."""
+    charge = next((x for x in a.conditions if x.name == "lance-charge"), None)
+    mount = next((x.id.split(":", 1)[1] for x in a.conditions if x.name == "mounted"), "")
+    if charge is not None and mount in state.combatants:
+        return derived(state.combatants[mount]).damage_modifier
+    return derived(a).damage_modifier

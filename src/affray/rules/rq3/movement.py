@@ -1,0 +1,210 @@
+"""The Move Phase and the Post Melee Move, without a map (seed 002 "2) MOVE
+PHASE", "RULES OF ENGAGEMENT", "MANEUVER SKILL", "FALLEN CHARACTERS",
+"4) POST MELEE MOVE PHASE").
+
+Positions are optional (DESIGN.md): what is tracked is who is engaged with
+whom and at what fighting distance (``reach`` conditions, 1-3 m). In
+movement initiative order (DEX) each fighter takes one step:
+
+- ``move engage FOE``: become engaged, stopping at the range of the longest
+  weapon FOE declared a Melee Attack with (1 m under 2 m long, 2 m from 2 m,
+  3 m from 3 m). A mover whose own weapon is shorter may try to go on
+  (a contest of Maneuver) to close to 1 m;
+- ``move close FOE`` / ``move open FOE``: from a long weapon's range to
+  1 m, or back out to it, on winning a contest of Maneuver;
+- ``move disengage FOE`` (or ``move pass FOE``, to go on past it): leave
+  the engagement on winning the contest;
+- ``move stand``: a fallen character gets up (prone to kneeling and to
+  standing take a move each);
+- ``move charge FOE``: an all-out lance charge (mounted, a lance attack
+  declared on FOE): adjacent whatever FOE's weapon;
+- ``move stay``; ``move wait``: delay the move until the others have
+  moved (seed 002 "MOVEMENT INITIATIVE").
+
+In the Post Melee Move engagement rules do not apply: ``withdraw FOE`` and
+``approach FOE`` need no contest (a braced character cannot move).
+"""
+
+from __future__ import annotations
+
+from affray.events import core as ev
+from affray.events import rq3 as rev
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.d100 import level_rank
+from affray.rules.rq3 import core
+
+PURPOSES = ("close", "open", "disengage", "pass")
+
+
+def _moved(draft: Draft, handle: str, note: str) -> None:
+    core.condition(draft, handle, "moved", note=note)
+    draft.hand_over()
+
+
+def _foe(draft: Draft, handle: str, words: list[str], verb: str):
+    if len(words) < 2:
+        raise RuleError(f"name the foe: move {verb} FOE")
+    other = find_combatant(draft.state, words[1])
+    if other == handle:
+        raise RuleError(f"{draft.state.combatants[handle].name} cannot {verb} themself; name a foe")
+    return other
+
+
+def move(draft: Draft, handle: str, words: list[str]) -> None:
+    """``move ...`` in the Move Phase (see the module docstring)."""
+    state = draft.state
+    core.expect(state, ("move",), handle, "move")
+    c = state.combatants[handle]
+    verb = words[0].lower() if words else "stay"
+    if verb == "stay":
+        return _moved(draft, handle, "stayed")
+    if verb == "wait":
+        waiting = [h for h, x in state.combatants.items() if x.can_fight and not x.has("moved") and h != handle]
+        if c.has("move-waiting") or not waiting:
+            raise RuleError(f"{c.name} has no one left to wait for; move now (seed 002 'MOVEMENT INITIATIVE')")
+        core.condition(draft, handle, "move-waiting", note="moves after the lower DEX")
+        draft.hand_over()
+        return
+    if verb == "stand":
+        if c.stance == "standing":
+            raise RuleError(f"{c.name} is already standing; move stay or another move")
+        if c.has("fallen-this-round"):
+            raise RuleError(f"{c.name} fell this round and cannot stand until the next Move Phase (seed 002)")
+        intent = core.intent_of(c)
+        if intent is not None and intent.effects.get("moves", 1) < 2:
+            raise RuleError(f"standing takes two moves (prone, kneeling, standing) and {c.name} declared a single move; "
+                            "declare double or triple to stand (seed 002 'FALLEN CHARACTERS')")
+        if any(x.name in ("useless-limb", "severed") and "leg" in x.location for x in c.conditions):
+            raise RuleError(f"{c.name} cannot stand on a useless leg; move stay")
+        draft.emit(ev.StanceChanged(handle=handle, stance="standing", reason="stood up: two moves (prone, kneeling, standing)"))
+        return _moved(draft, handle, "stood up")
+    if verb == "charge":
+        return _lance_charge(draft, handle, words)
+    if verb not in ("engage",) + PURPOSES:
+        raise RuleError(f"unknown move {verb!r}; use engage, close, open, disengage, pass, charge, wait, stand or stay")
+    if c.stance != "standing":
+        raise RuleError(f"{c.name} is {c.stance}; a fallen character cannot force engagement; move stand first")
+    other = _foe(draft, handle, words, verb)
+    o = state.combatants[other]
+    if verb == "engage":
+        if other in c.engaged:
+            raise RuleError(f"{c.name} is already engaged with {o.name}; move close, open or disengage")
+        metres = core.engagement_range(core.longest_declared_weapon(o))
+        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
+        draft.emit(*core.reach_events(draft, handle, other, metres))
+        own = core.engagement_range(core.longest_declared_weapon(c))
+        if metres > 1 and own < metres:
+            # stopped at the longer weapon's range: a contest of Maneuver to go on
+            return _contest_step(draft, handle, other, "close")
+        return _moved(draft, handle, f"engaged {o.name} at {metres} m")
+    if other not in c.engaged:
+        raise RuleError(f"{c.name} is not engaged with {o.name}; move engage {other} first")
+    now = core.reach(c, other)
+    if verb == "close" and now <= 1:
+        raise RuleError(f"{c.name} is already within 1 m of {o.name}")
+    if verb == "open":
+        longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
+        if now >= longer:
+            raise RuleError(f"{c.name} and {o.name} are already at {now} m, the longer weapon's range")
+    _contest_step(draft, handle, other, verb)
+
+
+def _contest_step(draft: Draft, mover: str, other: str, purpose: str) -> None:
+    s = draft.state
+    a, b = s.combatants[mover], s.combatants[other]
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=mover, verb="roll", kind="maneuver", data={"against": other, "purpose": purpose},
+        dice=(ev.DiceNeed(f"Maneuver: {a.name}", "1D100", by=mover), ev.DiceNeed(f"Maneuver: {b.name}", "1D100", by=other)),
+        prompt=f"contest of Maneuver: {a.name} tries to {purpose} against {b.name}: affray roll"),)))
+
+
+def _maneuver(draft: Draft, handle: str, against: str) -> str:
+    """One side's Maneuver roll, +5% for every metre of basic movement rate
+    above the opponent's (seed 002 "MANEUVER SKILL")."""
+    s = draft.state
+    c, o = s.combatants[handle], s.combatants[against]
+    mine, theirs = core.sheet_of(c).move, core.sheet_of(o).move
+    mods = (ev.Modifier(5 * (mine - theirs), "faster than the opponent"),) if mine > theirs else ()
+    skill = "Ride" if c.has("mounted") else "Maneuver"  # seed 002: a mounted figure substitutes Ride
+    return core.test(draft, handle, skill, core.skill_of(c, skill) + core.bonus(c), mods,
+                     f"{skill}: {c.name} against {o.name}")
+
+
+def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
+    """Roll a pending contest of Maneuver: the higher level of success wins,
+    the same level changes nothing; a fumbling mover stops and loses the
+    free facing shift (seed 002 "MANEUVER SKILL", ruling ``fumble_maneuver``)."""
+    mover, against, purpose = step.who, str(step.data["against"]), str(step.data["purpose"])
+    mine = _maneuver(draft, mover, against)
+    theirs = _maneuver(draft, against, mover)
+    won = level_rank(mine) > level_rank(theirs)
+    lost = level_rank(mine) < level_rank(theirs)
+    winner = mover if won else against if lost else ""
+    draft.emit(rev.ManeuverContested(mover=mover, against=against, purpose=purpose, mover_level=mine,
+                                     against_level=theirs, winner=winner))
+    s = draft.state
+    c, o = s.combatants[mover], s.combatants[against]
+    if mine == "fumble":
+        core.condition(draft, mover, "no-facing-shift", note="fumbled Maneuver")
+    if won:
+        if purpose == "close":
+            draft.emit(*core.reach_events(draft, mover, against, 1))
+        elif purpose == "open":
+            longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
+            draft.emit(*core.reach_events(draft, mover, against, longer))
+        elif purpose in ("disengage", "pass"):
+            draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
+            core.expire(draft, mover, f"reach:{against}", "disengaged")
+            core.expire(draft, against, f"reach:{mover}", "disengaged")
+    _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}")
+
+
+def post_move(draft: Draft, handle: str, words: list[str]) -> None:
+    """``withdraw FOE`` or ``approach FOE`` in the Post Melee Move: no
+    engagement rules, no contest; a braced character cannot move (seed 002
+    "4) POST MELEE MOVE PHASE", "BRACING AGAINST KNOCKBACK")."""
+    state = draft.state
+    if core.phase(state) != "post":
+        raise RuleError("withdraw and approach belong to the Post Melee Move, after every melee action")
+    c = state.combatants[handle]
+    if not c.can_fight:
+        raise RuleError(f"{c.name} cannot move now")
+    if c.has("braced"):
+        raise RuleError(f"{c.name} braced this round and cannot move in the Post Melee Move (seed 002)")
+    verb = words[0].lower()
+    other = _foe(draft, handle, words, verb)
+    o = state.combatants[other]
+    if verb == "withdraw":
+        if other not in c.engaged:
+            raise RuleError(f"{c.name} is not engaged with {o.name}")
+        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=False))
+        core.expire(draft, handle, f"reach:{other}", "withdrew")
+        core.expire(draft, other, f"reach:{handle}", "withdrew")
+        draft.emit(ev.CombatantMoved(handle=handle, distance=float(core.sheet_of(c).move), reason="Post Melee Move",
+                                     away_from=other))
+    else:
+        if other in c.engaged:
+            raise RuleError(f"{c.name} is already engaged with {o.name}")
+        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
+        draft.emit(*core.reach_events(draft, handle, other, 1))
+
+
+def _lance_charge(draft: Draft, handle: str, words: list[str]) -> None:
+    """``move charge FOE``: an all-out lance charge (seed 002 "Lance
+    charge"): a mounted rider who declared a lance attack on FOE moves
+    adjacent whatever FOE's weapon; this round the lance strikes before
+    shorter weapons (a pike still first) with the mount's damage bonus."""
+    state = draft.state
+    c = state.combatants[handle]
+    other = _foe(draft, handle, words, "charge")
+    if not c.has("mounted"):
+        raise RuleError(f"{c.name} is not mounted; a lance charge is made on a mount (affray mount)")
+    lance = next((d for d in core.declared(c) if d.kind == "attack" and d.target in ("", other) and not d.used
+                  and core.is_lance(core.weapon_of(c, d.weapon))), None)
+    if lance is None:
+        raise RuleError(f"{c.name} declared no lance attack on {state.combatants[other].name}; a charge needs one")
+    if other not in c.engaged:
+        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
+    draft.emit(*core.reach_events(draft, handle, other, 1))
+    core.condition(draft, handle, "lance-charge", note=f"charges {state.combatants[other].name}")
+    _moved(draft, handle, f"lance charge at {state.combatants[other].name}")
