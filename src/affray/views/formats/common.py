@@ -30,22 +30,11 @@ from affray.events.envelope import Recorded
 from affray.projections.state import State
 from affray.projections.timeline import Liveness, is_meta, project
 from affray.text import safe_line
+from affray.views.export import VIEWS
 from affray.views.narrate import QUIET_CONDITIONS, Entry, command_batches, in_rounds, iter_entries, narrate
 
 #: Statuses shown struck through: undone, or rewound away (kept on record).
 STRUCK = ("retracted", "void")
-
-#: The views of an export: ``table`` (the fight as it stands, for players)
-#: and ``record`` (the full trail, voided entries struck through).
-VIEWS = ("table", "record")
-
-
-def default_view(fmt: str) -> str:
-    """The view ``affray export`` uses for ``fmt`` when none is asked for:
-    ``record`` for jsonl (it is also the import format, so by default it is
-    the whole log), ``table`` for every other format."""
-    return "record" if fmt == "jsonl" else "table"
-
 
 def check_view(view: str) -> str:
     """``view`` if it is one of :data:`VIEWS`; else ``ValueError``."""
@@ -522,6 +511,37 @@ def one_line(text: str) -> str:
     breaks become `` / ``, controls and bidi characters are escaped); text
     without any comes back unchanged."""
     return safe_line(text)
+
+
+def longest_fit(text: str, fits: Callable[[str], bool]) -> int:
+    """How much of ``text`` to put in the next piece of a line cut to fit a
+    message or a post: the longest prefix that ends at a space (the space
+    kept) and ``fits`` once formatted; when there is no such space in the
+    second half of what fits (a "word" of a thousand characters), the
+    longest prefix that fits (at least one character)."""
+    if fits(text):
+        return len(text)
+    lo, hi = 1, len(text)  # the longest prefix that fits, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(text[:mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text.rfind(" ", 0, lo) + 1
+    while cut > 0 and not fits(text[:cut]):
+        cut = text.rfind(" ", 0, cut - 1) + 1
+    return cut if cut > lo // 2 else lo
+
+
+def table_blocks(
+    src: Source, *, rounds: tuple[int, int] | None, show_secret: bool, view: str
+) -> tuple[Iterator[Block], TableWalk | None]:
+    """The blocks of ``src`` in ``view``, and the :class:`TableWalk` behind
+    them in the table view (``None`` in the record view), which knows the
+    fight's end once the blocks are walked (for :func:`standing`)."""
+    walk = TableWalk(src) if check_view(view) == "table" else None
+    return src.blocks(rounds=rounds, show_secret=show_secret, view=view, table=walk), walk
 
 
 _ROLL = r"(?<![\w])\d+(?= vs \d+%)"
