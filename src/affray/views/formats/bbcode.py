@@ -116,7 +116,7 @@ def write(
     second); nothing for an empty log."""
     if src.empty:
         return
-    posts = _posts(_chunks(src, rounds, show_secret, view, footer, limit), limit)
+    posts = pack_posts(_chunks(src, rounds, show_secret, view, footer, limit), limit)
     first = next(posts, None)
     second = next(posts, None)
     if second is None:
@@ -194,7 +194,7 @@ def _block(block: Block, names: list[str], limit: int) -> list[str]:
     return lines
 
 
-def _posts(chunks: Iterable[list[str]], limit: int) -> Iterator[str]:
+def pack_posts(chunks: Iterable[list[str]], limit: int) -> Iterator[str]:
     """Posts of at most ``limit`` characters from ``chunks`` (lists of
     lines, each line at most ``limit``): a chunk goes whole into a post when
     it fits, else it starts the next post, and a chunk longer than a post is
