@@ -59,10 +59,9 @@ import io
 from typing import Callable
 
 from affray.events.envelope import Recorded
+from affray.views.formats import VIEWS
 
 FORMATS = ("markdown", "bbcode", "discord", "html", "jsonl")
-#: The views (see the module docstring).
-VIEWS = ("table", "record")
 #: The formats whose output is cut into posts or messages of ``limit`` characters.
 LIMITED = ("bbcode", "discord")
 

@@ -8,3 +8,7 @@ also take ``limit``; jsonl has no footer) and a streaming ``write(src, out,
 ...)`` with the same options; :func:`affray.views.export.export_store` is
 the one entry point the CLI calls.
 """
+
+#: The views of an export (see :mod:`affray.views.export`): ``table``, the
+#: fight as it stands, for players; ``record``, the full trail.
+VIEWS = ("table", "record")

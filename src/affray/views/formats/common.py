@@ -30,7 +30,7 @@ from affray.events.envelope import Recorded
 from affray.projections.state import State
 from affray.projections.timeline import Liveness, is_meta, project
 from affray.text import safe_line
-from affray.views.export import VIEWS
+from affray.views.formats import VIEWS
 from affray.views.narrate import QUIET_CONDITIONS, Entry, command_batches, in_rounds, iter_entries, narrate
 
 #: Statuses shown struck through: undone, or rewound away (kept on record).
