@@ -36,6 +36,7 @@ from affray.views.narrate import QUIET_CONDITIONS, Entry, command_batches, in_ro
 #: Statuses shown struck through: undone, or rewound away (kept on record).
 STRUCK = ("retracted", "void")
 
+
 def check_view(view: str) -> str:
     """``view`` if it is one of :data:`VIEWS`; else ``ValueError``."""
     if view not in VIEWS:
@@ -111,9 +112,10 @@ class Source:
     name), ``total`` (the head version), ``seed_sha256`` (the dice
     commitment of the opening event) and ``liveness`` (from the meta events:
     undo, redo, rewind). Every name, side and the title are passed through
-    :func:`affray.text.safe_line`, as is every entry's text, actor and rolls,
-    so no format prints a control, escape or bidi character or a line break
-    that a user or a sheet supplied. :meth:`records` walks the log itself;
+    :func:`affray.text.safe_line`, as are the text, actor and rolls of every
+    entry :meth:`blocks` gives (:meth:`entries` gives them as the log says
+    them), so no format prints a control, escape or bidi character or a line
+    break that a user or a sheet supplied. :meth:`records` walks the log itself;
     :meth:`entries` and :meth:`blocks` build on it, holding one command (one
     block) at a time; :meth:`head_hash` and :meth:`state` give the head's
     hash and the state as it stands. ``progress``, when set, is called with
