@@ -16,18 +16,25 @@ on the golden duel.
 
 from __future__ import annotations
 
+import io
 import json
+import random
 import re
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from affray.projections.timeline import Timeline
 from affray.store import EventStore
-from affray.views.export import FORMATS, export
+from affray.views.export import FORMATS, export, export_store
 from affray.views.formats import bbcode, discord
 from affray.views.formats.common import Source, TableWalk
+from affray.views.narrate import entries, names_of
 
 from conftest import BROO, GORP, VASANA, Cli
+from test_export_stream import random_fight
 
 #: Lines a player must never see in the table view.
 TRAIL = ("Undo:", "Redo:", "Rewound to", "amend: replaying", "GM note: amend:", "(void)", "(retracted)")
@@ -345,3 +352,35 @@ def test_the_html_standing_is_readable_text(evening):
     page.feed(evening["table"]["html"])
     text = "".join(page.text)
     assert "As it stands" in text and "Broo 1 (broo): unconscious" in text
+
+
+# --------------------------------------------------------------------------- #
+# generated fights
+# --------------------------------------------------------------------------- #
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 70))
+def test_the_table_view_of_any_fight_is_its_live_timeline(seed, steps):
+    """Generated fights with undo, redo, rewind and notes (secret or not):
+    the table view streams as the list renders it, holds only the live
+    entries in log order, numbers the exchanges 1, 2, 3 ... and ends with
+    the final block and the footer."""
+    store = EventStore(":memory:")
+    eid = random_fight(store, random.Random(seed), steps)
+    records = list(store.read(eid))
+    tl = Timeline(records)
+    live = [e.version for e in entries(records, names_of(records)) if e.status == "live" and not e.secret]
+    for fmt in FORMATS:
+        buf = io.StringIO()
+        export_store(store, eid, fmt, buf, view="table", footer=True)
+        assert buf.getvalue() == export(records, fmt, view="table", footer=True), fmt
+    page = export(records, "html", view="table", footer=True)
+    assert [int(v) for v in re.findall(r'<li id="v(\d+)"', page)] == live
+    numbers = list(dict.fromkeys(int(n) for n in re.findall(r'data-exchange="(\d+)"', page)))
+    assert numbers == list(range(1, len(numbers) + 1))
+    md = export(records, "markdown", view="table", footer=True)
+    assert not any(word in md for word in TRAIL) and "~~" not in md
+    assert "## As it stands" in md and f"version {records[-1].version}, hash {records[-1].hash}" in md
+    rows = [json.loads(line) for line in export(records, "jsonl", view="table", show_secret=True).splitlines()]
+    assert all(tl.status(row["command_id"]) == "live" for row in rows)
