@@ -384,3 +384,24 @@ def test_the_table_view_of_any_fight_is_its_live_timeline(seed, steps):
     assert "## As it stands" in md and f"version {records[-1].version}, hash {records[-1].hash}" in md
     rows = [json.loads(line) for line in export(records, "jsonl", view="table", show_secret=True).splitlines()]
     assert all(tl.status(row["command_id"]) == "live" for row in rows)
+
+
+def test_an_amended_reaction_reads_as_what_the_gm_changed():
+    from affray.commands.amend import amend
+    from affray.commands.handler import execute
+    from affray.events import commands as cmd
+
+    from test_golden import SCRIPT, open_duel
+
+    store = EventStore(":memory:")
+    eid = open_duel(store, manual=True)
+    outs = [execute(store, c, encounter_id=eid, dice=d, actor="gm") for c, d in SCRIPT[:7]]
+    dodge = outs[5].records[0].command_id
+    amend(store, cmd.AmendCommand(target=dodge, reaction="parry"), encounter_id=eid, actor="gm")
+    text = export(list(store.read(eid)), "markdown", view="table")
+    assert f"GM amended {dodge} (step 1.5): parry instead of dodge" in text
+    assert "Vasana parries" in text and "Vasana dodges" not in text
+    walk = TableWalk(Source.from_records(list(store.read(eid))))
+    assert walk.readable_changes("target broo1 (was vasana); modifier -20 river; weapon Shortspear (was Broadsword)") == (
+        "target Broo 1 instead of Vasana; modifier -20 river; weapon Shortspear instead of Broadsword"
+    )

@@ -6,7 +6,7 @@ of :data:`FORMATS`, in one of two views (:data:`VIEWS`; issue 16, item 1):
 
 - ``table``, for players, the fight as it stands: the live timeline only (no
   undone or rewound-away entries, no undo, redo or rewind lines), each amend
-  as one line (``GM amended c264 (step 2.3): reaction parry (was dodge)``,
+  as one line (``GM amended c264 (step 2.3): parry instead of dodge``,
   without the notes on the commands it replayed), exchanges numbered 1, 2,
   3 ... in play order, the roster without combatants whose join was undone,
   and a final block "As it stands" (the result or winner, each combatant's

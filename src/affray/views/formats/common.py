@@ -297,6 +297,7 @@ def _safe(e: Entry) -> Entry:
 
 
 _AMENDED = re.compile(r"amend: (?P<cid>\S+) \(step (?P<step>[^)]*)\) issued again: (?P<what>.*)", re.S)
+_CHANGE = re.compile(r"(?P<kind>reaction|target|weapon|with) (?P<new>.+) \(was (?P<old>[^()]+)\)")
 _REPLAYED = re.compile(r"amend: replaying \S+ \(step [^)]*\) with its recorded dice")
 
 
@@ -308,7 +309,7 @@ class TableWalk:
     undo, redo and rewind lines themselves, are left out. An amend (which is
     a rewind, the command issued again with a note, and each replayed
     command with a note) shows as the re-issued command's lines and one line
-    ``GM amended c264 (step 2.3): reaction parry (was dodge)``; the notes on
+    ``GM amended c264 (step 2.3): parry instead of dodge``; the notes on
     replayed commands are left out. Those notes are recognised as what
     :mod:`affray.commands.amend` writes, and only as the last event of a
     fight command's batch (a ``note`` the GM types is its own command, so it
@@ -336,8 +337,29 @@ class TableWalk:
                         continue
                     m = _AMENDED.fullmatch(e.text)
                     if m:
-                        self._amended[rec.version] = f"GM amended {m['cid']} (step {m['step']}): {m['what']}"
+                        what = self.readable_changes(m["what"])
+                        self._amended[rec.version] = f"GM amended {m['cid']} (step {m['step']}): {what}"
                 yield rec
+
+    def readable_changes(self, text: str) -> str:
+        """Amend's list of changes as a player reads it: ``reaction parry
+        (was dodge)`` becomes ``parry instead of dodge``, ``target broo2
+        (was broo1)`` becomes ``target Broo 2 instead of Broo 1``; the other
+        changes (modifiers, situations, dice, a re-roll's reason) as amend
+        wrote them."""
+        out = []
+        for part in text.split("; "):
+            m = _CHANGE.fullmatch(part)
+            if m is None:
+                out.append(part)
+            elif m["kind"] == "reaction":
+                out.append(f"{m['new']} instead of {m['old']}")
+            elif m["kind"] == "target":
+                name = self.src.names.get
+                out.append(f"target {name(m['new'], m['new'])} instead of {name(m['old'], m['old'])}")
+            else:
+                out.append(f"{m['kind']} {m['new']} instead of {m['old']}")
+        return "; ".join(out)
 
     def entries(self) -> Iterator[Entry]:
         """The live entries, amends one-lined, exchanges renumbered."""
