@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from affray.cli.common import UserError, echo_json, handles_errors, open_store, options
@@ -139,8 +141,8 @@ def register(app: typer.Typer) -> None:
             "", "--view", help="table: the fight as it stands, for players (default; jsonl: record). "
             "record: the full trail, undone and rewound entries struck through."
         ),
-        limit: int = typer.Option(
-            0, "--limit", help="Most characters in one post: bbcode (default 20000) or discord (default 2000).",
+        limit: Optional[int] = typer.Option(
+            None, "--limit", help="Most characters in one post: bbcode (default 20000) or discord (default 2000).",
         ),
     ):
         """Export the log for play-by-post.
@@ -167,11 +169,11 @@ def register(app: typer.Typer) -> None:
         view = view or default_view(fmt)
         if view not in VIEWS:
             raise UserError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
-        if limit and fmt not in LIMITED:
+        if limit is not None and fmt not in LIMITED:
             raise UserError(f"--limit applies to {' and '.join(LIMITED)} only; drop it for {fmt}")
-        if limit and not 200 <= limit <= 1_000_000:
+        if limit is not None and not 200 <= limit <= 1_000_000:
             raise UserError(f"--limit takes 200 to 1000000 characters, got {limit}")
-        shape = {"view": view, "footer": True, "limit": limit or None}
+        shape = {"view": view, "footer": True, "limit": limit}
         span = None
         if rounds:
             a, _, b = rounds.partition("-")
