@@ -394,8 +394,10 @@ def test_undo_retracts_but_keeps_the_record(fight):
     attack = [e for e in log if e["type"] == "attack-declared"]
     assert [e["status"] for e in attack] == ["retracted"]
     assert any(e["type"] == "command-retracted" for e in log)
-    markdown = fight.ok("export").stdout
+    markdown = fight.ok("export", "--view", "record").stdout
     assert "~~Vasana attacks Broo 1 with Broadsword~~" in markdown
+    table = fight.ok("export").stdout  # the players' view: the undone attack is not there at all
+    assert "Vasana attacks Broo 1" not in table and "Undo:" not in table and "(retracted)" not in table
     assert "(retracted)" in fight.ok("log").stdout
 
 

@@ -217,7 +217,7 @@ def _affray(*args: str, **kw) -> subprocess.CompletedProcess:
 def test_cli_export_without_a_terminal_has_no_progress_bar(tmp_path):
     db, eid = _db(tmp_path)
     with EventStore(db, readonly=True) as store:
-        expected = export(list(store.read(eid)), "html")
+        expected = export(list(store.read(eid)), "html", view="table", footer=True)  # the CLI's default
     out = tmp_path / "fight.html"
     proc = _affray("--db", str(db), "-e", eid, "export", "--format", "html", "--out", str(out), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -258,4 +258,4 @@ def test_cli_export_on_a_terminal_shows_a_progress_bar(tmp_path):
     assert proc.stdout.decode() == f"Wrote {out} (markdown).\n"  # the bar never reaches the pipe
     assert b"Exporting" in shown and b"events" in shown  # but is drawn on the terminal (stderr)
     with EventStore(db, readonly=True) as store:
-        assert out.read_text(encoding="utf-8") == export(list(store.read(eid)), "markdown")
+        assert out.read_text(encoding="utf-8") == export(list(store.read(eid)), "markdown", view="table", footer=True)

@@ -9,6 +9,14 @@ had it run, the dumped ``<title>`` would say so. A control page with that
 script really in it shows that this browser does run scripts, so the check
 can fail.
 
+At a phone's width (390 px, an iPhone's), the page must never scroll
+sideways: a copy of the export, with a measuring script added at its end
+(the export itself has none), is loaded in a 390 px window; the script
+writes the document's scroll width and the window's inner width into the
+title, which the dumped DOM shows. Checked for the table view and the record
+view with their footer (the 64-character hashes), on a fight whose names and
+notes hold words longer than the screen is wide.
+
 Skipped when ``/usr/bin/chromium`` (or ``$AFFRAY_CHROMIUM``) is missing:
 install Debian's ``chromium`` package to run it (CI does).
 """
@@ -53,6 +61,7 @@ def _records():
         data = mrq1.load_sheet(str(examples_dir() / "mrq1" / sheet))
         execute(store, cmd.JoinCombatant(sheet=data, side=side, name=name, handle=handle), encounter_id=eid, actor="gm")
     execute(store, cmd.AddNote(text=f"{CANARY} the water is cold"), encounter_id=eid, actor="gm")
+    execute(store, cmd.AddNote(text="A" * 150 + " wide as a river"), encounter_id=eid, actor="gm")
     execute(store, cmd.StartRound(), encounter_id=eid, actor="gm")
     execute(store, cmd.DeclareAttack(attacker="xss", target="broo"), encounter_id=eid, actor="gm")
     execute(store, cmd.Undo(), encounter_id=eid, actor="gm")  # a struck-through attack
@@ -63,12 +72,12 @@ def _records():
     return records
 
 
-def _dump_dom(page: Path, profile: Path) -> str:
+def _dump_dom(page: Path, profile: Path, *extra: str) -> str:
     result = subprocess.run(
         [
             CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-            "--dump-dom", page.resolve().as_uri(),
+            *extra, "--dump-dom", page.resolve().as_uri(),
         ],
         capture_output=True,
         text=True,
@@ -171,3 +180,35 @@ def test_the_browser_does_run_scripts(tmp_path):
     page.write_text(f"<!DOCTYPE html><html><head><title>before</title></head><body>{CANARY}</body></html>")
     dom = _parse(_dump_dom(page, tmp_path / "profile"))
     assert dom.title == "pwned"
+
+
+#: Added at the end of a copy of the page: the widths, sent to the frame's parent.
+_MEASURE = (
+    "<script>(function(){var d=document.documentElement,w=0,who='';"
+    "document.querySelectorAll('body *').forEach(function(e){var r=e.getBoundingClientRect();"
+    "if(r.right>w){w=r.right;who=e.tagName+'.'+e.className;}});"
+    "parent.postMessage(d.scrollWidth+' '+window.innerWidth+' '+Math.round(w)+' '+who,'*');})();</script>"
+)
+#: A 390 px wide frame holding the page (a headless window is at least 500 px wide).
+_PHONE = (
+    "<!DOCTYPE html><html><head><title>waiting</title></head><body style='margin:0'>"
+    "<script>addEventListener('message',function(e){document.title=e.data;});</script>"
+    "<iframe src='phone.html' style='width:390px;height:844px;border:0'></iframe></body></html>"
+)
+
+
+@pytest.mark.parametrize("view", ["table", "record"])
+def test_no_sideways_scroll_on_a_phone(tmp_path, view):
+    records = _records()
+    text = export(records, "html", show_secret=True, view=view, footer=True)
+    assert "<script" not in text.replace("&lt;script", "")
+    (tmp_path / "phone.html").write_text(text.replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
+    frame = tmp_path / "frame.html"
+    frame.write_text(_PHONE, encoding="utf-8")
+    dom = _parse(_dump_dom(frame, tmp_path / "profile", "--virtual-time-budget=5000"))
+    scroll, inner, widest, who = (dom.title.split(" ", 3) + ["", "", "", ""])[:4]
+    assert inner == "390", f"the frame is not 390 px wide: {dom.title!r}"
+    assert int(scroll) <= 390, f"the page scrolls sideways at 390 px: {dom.title!r} (widest: {who})"
+    assert int(widest) <= 390, f"an element reaches past 390 px: {dom.title!r}"
+    assert ("As it stands" in text) == (view == "table")
+    assert "Dice seed commitment" in text and "Log head" in text

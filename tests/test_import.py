@@ -112,7 +112,8 @@ def test_cli_import_then_verify_closed_encounter(cli, tmp_path):
     assert "OK: the log is intact." in cli.ok("verify").stdout
     checked = cli.ok("verify", "--dice").stdout
     assert "engine rolls re-derived" in checked and " 0 engine rolls" not in checked
-    assert cli.ok("--encounter", eid, "export").stdout == export(list(src.read(eid)), "markdown")
+    shown = cli.ok("--encounter", eid, "export", "--view", "record").stdout
+    assert shown == export(list(src.read(eid)), "markdown", view="record", footer=True)
 
 
 def test_import_of_an_open_encounter_has_no_seed(cli, tmp_path):

@@ -1,12 +1,88 @@
 """Text that users and sheets supply, made safe to print on one line.
 
 Shared by every layer (rules' error messages, views, exports), so it sits at
-the bottom beside :mod:`affray.errors` and imports nothing of ours.
+the bottom beside :mod:`affray.errors` and imports nothing of ours but the
+standard library.
+
+The one definition of what may never reach a terminal or a post is
+:func:`is_unsafe`: the C0 controls (U+0000–U+001F) and DEL, the C1 controls
+(U+0080–U+009F), the bidirectional overrides, embeddings, isolates and marks
+(U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), the line and
+paragraph separators (U+2028, U+2029) and lone surrogates (which cannot even
+be written as UTF-8). On it stand:
+
+- :func:`safe_line`, the sanitiser of every export and view (issue 16, item
+  4): escape and control sequences (``ESC [ ... m``, ``ESC ] ... BEL``, their
+  C1 forms) are removed whole, line breaks become `` / `` so one field stays
+  one line, a tab becomes a space, and every other unsafe character is shown
+  as its Python escape (``\\x07``, ``\\u202e``), so a reader sees that
+  something was there;
+- :func:`one_line`, for error messages: every non-printable character
+  (unsafe or not) shown as its Python escape, line breaks included;
+- :func:`escape_json`, for JSON text printed where a terminal may show it:
+  unsafe characters written as ``\\uXXXX`` escapes (lossless: the JSON
+  decodes to the same strings).
 """
 
 from __future__ import annotations
 
-__all__ = ["one_line"]
+import re
+
+__all__ = ["BIDI", "escape_json", "is_unsafe", "one_line", "safe_line"]
+
+#: Bidirectional formatting characters (Unicode UAX #9): embeddings and
+#: overrides U+202A–U+202E, isolates U+2066–U+2069, the marks LRM, RLM and ALM.
+BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+
+_UNSAFE_CLASS = "\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ud800-\udfff"
+_UNSAFE = re.compile(f"[{_UNSAFE_CLASS}]")
+#: What :func:`escape_json` escapes: the unsafe characters JSON encoders
+#: leave raw (C0 inside strings is always escaped by them; outside strings it
+#: is layout, such as an indented document's newlines).
+_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ud800-\udfff]")
+
+#: ECMA-48 sequences, removed whole by :func:`safe_line`: CSI (``ESC [`` or
+#: U+009B, parameters, intermediates, a final byte); OSC, DCS, SOS, PM and APC
+#: strings (``ESC ]``, ``ESC P``, ``ESC X``, ``ESC ^``, ``ESC _`` or their C1
+#: forms) up to their terminator (BEL or ST) or the next control; and the
+#: two- and three-character ``ESC`` sequences (``ESC c``, ``ESC ( B``).
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+    r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+)
+
+
+def is_unsafe(ch: str) -> bool:
+    """Whether the character ``ch`` may not be printed as it is (see the
+    module docstring for the list)."""
+    return _UNSAFE.match(ch) is not None
+
+
+def _escaped(m: re.Match[str]) -> str:
+    c = m.group()
+    if c == "\t":
+        return " "
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_line(text: str) -> str:
+    """``text`` made safe to print on one line of a terminal, a post or a
+    page: control and escape sequences removed whole, line breaks (``\\n``,
+    ``\\r``, ``\\v``, ``\\f``, U+001C–U+001E, U+0085, U+2028, U+2029) turned
+    into `` / `` between the non-blank lines, a tab into a space, and every
+    other :func:`is_unsafe` character into its escape (``\\x1b``,
+    ``\\u202e``). Text that holds none of them comes back unchanged; the
+    result holds none of them; ``safe_line(safe_line(t)) == safe_line(t)``.
+    Shape: ``str -> str``; never raises. Source: issue 16, item 4."""
+    if _UNSAFE.search(text) is None:
+        return text
+    text = _SEQUENCE.sub("", text)
+    parts = text.splitlines()
+    if len(parts) > 1 or (parts and parts[0] != text):
+        text = " / ".join(p.strip() for p in parts if p.strip())
+    return _UNSAFE.sub(_escaped, text)
 
 
 def one_line(text: str) -> str:
@@ -15,3 +91,14 @@ def one_line(text: str) -> str:
     file name inside a message cannot break it over lines or send control
     sequences to a terminal. Shape: ``str -> str``; never raises."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def escape_json(text: str) -> str:
+    """JSON ``text`` with every :func:`is_unsafe` character that JSON
+    encoders leave raw (C1, bidi, U+2028/U+2029) written as a ``\\uXXXX``
+    escape: it decodes to the same values, and prints safely. Only for text
+    whose unsafe characters are all inside JSON strings (any encoder's
+    output). Shape: ``str -> str``; never raises."""
+    if _JSON_RAW.search(text) is None:
+        return text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

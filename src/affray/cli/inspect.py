@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from affray.cli.common import UserError, echo_json, handles_errors, open_store, options
@@ -135,21 +137,43 @@ def register(app: typer.Typer) -> None:
         out: str = typer.Option("", "--out", "-o", help="Write to this file instead of stdout."),
         rounds: str = typer.Option("", "--round", help="A round or range, e.g. 2 or 1-3."),
         secret: bool = typer.Option(False, "--secret", help="Include secret GM notes."),
+        view: str = typer.Option(
+            "", "--view", help="table: the fight as it stands, for players (default; jsonl: record). "
+            "record: the full trail, undone and rewound entries struck through."
+        ),
+        limit: Optional[int] = typer.Option(
+            None, "--limit", help="Most characters in one post: bbcode (default 20000) or discord (default 2000).",
+        ),
     ):
         """Export the log for play-by-post.
+
+        --view table (the default) gives players the fight as it stands:
+        the live timeline, each amend as one line, exchanges numbered in
+        play order, and the result, HP and conditions at the end. --view
+        record keeps the whole trail. jsonl defaults to --view record, the
+        whole log that 'affray import' reads back. Every format but jsonl
+        ends with the dice seed commitment and the log's head hash.
 
         The log is streamed: written as it is read, so memory stays flat
         however long the fight. On a terminal, a progress bar shows how far
         it has got.
 
-        Example: affray export --format markdown --out fight.md
+        Example: affray export --format bbcode --view table --out fight.txt
         """
         from affray.commands.lookup import resolve_encounter
-        from affray.views.export import FORMATS, export_store
+        from affray.views.export import FORMATS, LIMITED, VIEWS, default_view, export_store
         from affray.views.progress import progress_bar
 
         if fmt not in FORMATS:
             raise UserError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        view = view or default_view(fmt)
+        if view not in VIEWS:
+            raise UserError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
+        if limit is not None and fmt not in LIMITED:
+            raise UserError(f"--limit applies to {' and '.join(LIMITED)} only; drop it for {fmt}")
+        if limit is not None and not 200 <= limit <= 1_000_000:
+            raise UserError(f"--limit takes 200 to 1000000 characters, got {limit}")
+        shape = {"view": view, "footer": True, "limit": limit}
         span = None
         if rounds:
             a, _, b = rounds.partition("-")
@@ -168,7 +192,7 @@ def register(app: typer.Typer) -> None:
                     raise UserError(f"cannot write {out}: {exc.strerror}") from None
                 try:
                     with fh, progress_bar(total, text_to_stdout=False) as bar:
-                        export_store(store, eid, fmt, fh, rounds=span, show_secret=secret, progress=bar.tick)
+                        export_store(store, eid, fmt, fh, rounds=span, show_secret=secret, progress=bar.tick, **shape)
                 except OSError as exc:
                     _discard(out)
                     raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
@@ -178,7 +202,7 @@ def register(app: typer.Typer) -> None:
             else:
                 try:
                     with progress_bar(total, text_to_stdout=True) as bar:
-                        export_store(store, eid, fmt, bar.sink, rounds=span, show_secret=secret, progress=bar.tick)
+                        export_store(store, eid, fmt, bar.sink, rounds=span, show_secret=secret, progress=bar.tick, **shape)
                 except BrokenPipeError:
                     _quiet_stdout()  # the reader went away (| head): not an error
                     return

@@ -21,7 +21,11 @@ Within a message: the encounter's name and each round in bold, then one line
 per entry; combatant names and test rolls in bold; the actor in italics on
 each command's first line; retracted and rewound entries in ``~~...~~``.
 Blocks (one exchange, or one command outside exchanges) are separated by a
-blank line. Markdown characters of the user's text are backslash-escaped,
+blank line. The record view strikes retracted and rewound entries through;
+the table view (for players) shows the live timeline only and ends with a
+block ``**As it stands**``: the result, then a line per combatant (status,
+HP per location, conditions). With ``footer``, a last block in italics gives
+the dice seed commitment and the log's head (version and hash). Markdown characters of the user's text are backslash-escaped,
 and ``@everyone``/``@here`` get a zero-width space so a paste pings no one.
 
 Splitting: messages are filled greedily with whole blocks; a block that does
@@ -41,10 +45,25 @@ from __future__ import annotations
 
 import io
 import re
+from itertools import chain
 from typing import Iterable, Iterator
 
 from affray.events.envelope import Recorded
-from affray.views.formats.common import STRUCK, Log, Source, one_line, round_title, segments, source_of
+from affray.views.formats.common import (
+    STANDING_TITLE,
+    STRUCK,
+    Log,
+    Source,
+    footer_lines,
+    longest_fit,
+    one_line,
+    round_title,
+    segments,
+    shows_standing,
+    source_of,
+    standing,
+    table_blocks,
+)
 from affray.views.narrate import Entry
 
 #: Discord's limit for one message.
@@ -83,32 +102,66 @@ def render(
     rounds: tuple[int, int] | None = None,
     show_secret: bool = False,
     limit: int = LIMIT,
+    view: str = "record",
+    footer: bool = False,
 ) -> str:
     """The encounter as Discord messages of at most ``limit`` characters,
     each after its separator line (see the module docstring). ``rounds``
     limits it to an inclusive (first, last) range; secret notes are left out
-    unless ``show_secret``.
+    unless ``show_secret``; ``view`` is ``record`` or ``table``; ``footer``
+    adds the seed commitment and head.
     """
     buf = io.StringIO()
-    write(source_of(records), buf, rounds=rounds, show_secret=show_secret, limit=limit)
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret, limit=limit, view=view, footer=footer)
     return buf.getvalue()
 
 
 def write(
-    src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False, limit: int = LIMIT
+    src: Source,
+    out,
+    *,
+    rounds: tuple[int, int] | None = None,
+    show_secret: bool = False,
+    limit: int = LIMIT,
+    view: str = "record",
+    footer: bool = False,
 ) -> None:
     """:func:`render` streamed to ``out`` (anything with ``write(str)``),
     message by message; nothing for an empty log."""
     if src.empty:
         return
-    blocks_ = _block_lines(
-        src.title,
-        list(src.names.values()),
-        ((b.opens_round, b) for b in src.blocks(rounds=rounds, show_secret=show_secret)),
-        limit,
-    )
-    for n, message in enumerate(_pack(blocks_, limit), 1):
+    names = list(src.names.values())
+    found, walk = table_blocks(src, rounds=rounds, show_secret=show_secret, view=view)
+    blocks_ = _block_lines(src.title, names, ((b.opens_round, b) for b in found), limit)
+
+    def closing() -> Iterator[list[str]]:
+        if walk is not None and shows_standing(src, rounds):
+            lines = [f"**{STANDING_TITLE}**"]
+            for line in standing(src, walk, show_secret=show_secret):
+                lines += _plain(line, names, limit)
+            yield lines
+        if footer:
+            yield [piece for line in footer_lines(src) for piece in _plain(line, names, limit, italic=True)]
+
+    for n, message in enumerate(_pack(chain(blocks_, closing()), limit), 1):
         out.write(SEPARATOR.format(n=n) + "\n" + message + "\n")
+
+
+def _plain(text: str, names: list[str], limit: int, *, italic: bool = False) -> list[str]:
+    """A line that is no entry (the final state, the footer), formatted as
+    an entry's is (names and rolls in bold), or in italics; cut at spaces
+    into pieces of at most ``limit`` units."""
+    if italic:
+        fmt = lambda piece: _start(f"*{dc_escape(piece)}*")  # noqa: E731
+    else:
+        fmt = lambda piece: _format(piece, names, "live", "")  # noqa: E731
+    out: list[str] = []
+    rest = text
+    while rest:
+        cut = longest_fit(rest, lambda piece: units(fmt(piece)) <= limit)
+        out.append(fmt(rest[:cut]))
+        rest = rest[cut:]
+    return out
 
 
 def blocks(log: Log, limit: int = LIMIT) -> list[list[str]]:
@@ -228,20 +281,7 @@ def _lines(item: Entry, names: list[str], *, show_actor: bool, limit: int) -> li
 
 
 def _longest_fit(text: str, names: list[str], status: str, limit: int) -> int:
-    """How much of ``text`` to put in the next piece: the longest prefix
-    that ends at a space (the space kept) and fits in ``limit`` once
-    formatted; when there is no such space in the second half of what fits
-    (a "word" of a thousand characters), the longest prefix that fits."""
-    if units(_format(text, names, status, "")) <= limit:
-        return len(text)
-    lo, hi = 1, len(text)  # the longest prefix that fits, by bisection
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if units(_format(text[:mid], names, status, "")) <= limit:
-            lo = mid
-        else:
-            hi = mid - 1
-    cut = text.rfind(" ", 0, lo) + 1
-    while cut > 0 and units(_format(text[:cut], names, status, "")) > limit:
-        cut = text.rfind(" ", 0, cut - 1) + 1
-    return cut if cut > lo // 2 else lo
+    """How much of ``text`` to put in the next piece
+    (:func:`~affray.views.formats.common.longest_fit`, formatted as
+    :func:`_format` does, within ``limit`` units)."""
+    return longest_fit(text, lambda piece: units(_format(piece, names, status, "")) <= limit)

@@ -14,8 +14,20 @@ naming each roll and its source, shown on hover (``1D100=34 (engine roll
 and a dotted underline. The actor is shown on each command's first line.
 
 Every piece of the user's text (encounter name, names, sides, notes,
-reasons, actors) goes through :func:`html.escape`, attributes included: a
-combatant named ``<script>alert(1)</script>`` is shown as that text.
+reasons, actors) goes through :func:`affray.text.safe_line` and then
+:func:`html.escape`, attributes included: a combatant named
+``<script>alert(1)</script>`` is shown as that text, and a line break in a
+note is `` / `` as in every format.
+
+The record view strikes retracted and rewound entries through; the table
+view (for players) shows the live timeline only, exchanges numbered in play
+order, the roster without undone joins, and ends with a section "As it
+stands" (``#as-it-stands``, in the table of contents): the result, then a
+list item per combatant (status, HP per location, conditions). With
+``footer``, the page's footer also gives the dice seed commitment and the
+log's head (version and hash). In either view with the footer, or in the
+table view, the page carries extra CSS so that nothing is wider than a
+phone (390 px): long names, words and hashes wrap.
 """
 
 from __future__ import annotations
@@ -26,7 +38,20 @@ import tempfile
 from html import escape
 
 from affray.events.envelope import Recorded
-from affray.views.formats.common import STRUCK, Block, Source, round_title, segments, source_of
+from affray.text import safe_line
+from affray.views.formats.common import (
+    STANDING_TITLE,
+    STRUCK,
+    Block,
+    Source,
+    footer_lines,
+    round_title,
+    segments,
+    shows_standing,
+    source_of,
+    standing,
+    table_blocks,
+)
 from affray.views.narrate import Entry
 
 _CSS = """
@@ -62,19 +87,47 @@ a.self { color: inherit; text-decoration: none; }
 footer { margin-top: 3rem; font-size: .8rem; color: var(--muted); }
 """
 
+#: Added to the page in the table view or with the footer (the record view
+#: without a footer keeps the bytes it always had): nothing is wider than a
+#: phone's screen (390 px), so the page never scrolls sideways; long words,
+#: names and hashes wrap anywhere.
+_PHONE_CSS = """
+body { overflow-wrap: anywhere; }
+table { max-width: 100%; }
+th, td, code { overflow-wrap: anywhere; word-break: break-word; }
+ul.standing { padding-left: 1.2rem; margin: .3rem 0; } ul.standing li { margin: .25rem 0; }
+p.result { font-weight: bold; margin: .5rem 0; }
+footer p { margin: .2rem 0; } footer code { word-break: break-all; }
+@media (max-width: 30rem) { body { padding: 1rem .7rem 3rem; } th, td { padding: .15rem .35rem; } }
+"""
+
 
 def render(
-    records: list[Recorded] | Source, *, rounds: tuple[int, int] | None = None, show_secret: bool = False
+    records: list[Recorded] | Source,
+    *,
+    rounds: tuple[int, int] | None = None,
+    show_secret: bool = False,
+    view: str = "record",
+    footer: bool = False,
 ) -> str:
     """The encounter as one self-contained HTML page (see the module
     docstring). ``rounds`` limits it to an inclusive (first, last) range;
-    secret notes are left out unless ``show_secret``."""
+    secret notes are left out unless ``show_secret``; ``view`` is ``record``
+    or ``table``; ``footer`` adds the seed commitment and head."""
     buf = io.StringIO()
-    write(source_of(records), buf, rounds=rounds, show_secret=show_secret)
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret, view=view, footer=footer)
     return buf.getvalue()
 
 
-def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> None:
+def write(
+    src: Source,
+    out,
+    *,
+    rounds: tuple[int, int] | None = None,
+    show_secret: bool = False,
+    view: str = "record",
+    footer: bool = False,
+) -> None:
     """:func:`render` streamed to ``out`` (anything with ``write(str)``);
     nothing for an empty log.
 
@@ -89,7 +142,8 @@ def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secre
     names = list(src.names.values())
     with tempfile.SpooledTemporaryFile(max_size=_SPOOL, mode="w+", encoding="utf-8", newline="") as body:
         anchor = ""
-        for block in src.blocks(rounds=rounds, show_secret=show_secret):
+        found, walk = table_blocks(src, rounds=rounds, show_secret=show_secret, view=view)
+        for block in found:
             if block.opens_round:
                 if toc:
                     body.write("</section>\n")
@@ -101,7 +155,17 @@ def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secre
             body.write("\n".join(_block(block, anchor, ids, names)) + "\n")
         if toc:
             body.write("</section>\n")
+        if walk is not None and shows_standing(src, rounds):
+            anchor = ids.new("as-it-stands")
+            lines = standing(src, walk, show_secret=show_secret)
+            body.write(f'<section class="standing" id="{anchor}">\n')
+            body.write(f'<h2><a class="self" href="#{anchor}">{STANDING_TITLE}</a></h2>\n')
+            body.write(f'<p class="result">{_marked(lines[0], names)}</p>\n<ul class="standing">\n')
+            body.write("".join(f"<li>{_marked(line, names)}</li>\n" for line in lines[1:]))
+            body.write("</ul>\n</section>\n")
+            toc.append((anchor, STANDING_TITLE))
         title = escape(src.title)
+        css = _CSS if view == "record" and not footer else _CSS + _PHONE_CSS
         head = [
             "<!DOCTYPE html>",
             '<html lang="en">',
@@ -109,20 +173,21 @@ def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secre
             '<meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{title}</title>",
-            f"<style>{_CSS}</style>",
+            f"<style>{css}</style>",
             "</head>",
             "<body>",
             "<header>",
             f"<h1>{title}</h1>",
-            f'<p class="subtitle">Encounter <code>{escape(src.encounter_id)}</code>'
+            f'<p class="subtitle">Encounter <code>{escape(safe_line(src.encounter_id))}</code>'
             + (f" ({escape(src.system)})" if src.system else "")
             + (f", rounds {rounds[0]}–{rounds[1]}" if rounds and rounds[0] != rounds[1] else f", round {rounds[0]}" if rounds else "")
             + "</p>",
             "</header>",
         ]
-        if src.roster:
+        roster = src.live_roster() if view == "table" else src.roster
+        if roster:
             head.append('<table class="roster"><thead><tr><th>Combatant</th><th>Side</th></tr></thead><tbody>')
-            head += [f"<tr><td>{escape(n)}</td><td>{escape(s)}</td></tr>" for n, s in src.roster]
+            head += [f"<tr><td>{escape(n)}</td><td>{escape(s)}</td></tr>" for n, s in roster]
             head.append("</tbody></table>")
         if toc:
             head.append('<nav aria-label="Rounds"><h2 id="contents">Contents</h2><ol>')
@@ -133,7 +198,21 @@ def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secre
         out.write("\n".join(head) + "\n")
         body.seek(0)
         shutil.copyfileobj(body, out, _COPY)
-    out.write("\n".join(["<footer>Exported by affray.</footer>", "</body>", "</html>"]) + "\n")
+    out.write("\n".join([_footer(src) if footer else "<footer>Exported by affray.</footer>", "</body>", "</html>"]) + "\n")
+
+
+def _footer(src: Source) -> str:
+    """The page's footer with :func:`~affray.views.formats.common.footer_lines`."""
+    lines = "".join(f"<p>{escape(line)}</p>" for line in footer_lines(src))
+    return f"<footer><p>Exported by affray.</p>{lines}</footer>"
+
+
+def _marked(text: str, names: list[str]) -> str:
+    """``text`` escaped, with combatant names and rolls in their spans."""
+    return "".join(
+        f'<span class="{kind}">{escape(piece)}</span>' if kind in ("name", "roll") else escape(piece)
+        for kind, piece in segments(text, names)
+    )
 
 
 #: Characters of body kept in memory before the temporary file goes to disk.
@@ -156,10 +235,7 @@ def _block(block: Block, anchor: str, ids: "_Ids", names: list[str]) -> list[str
 
 
 def _entry(item: Entry, names: list[str], *, show_actor: bool) -> str:
-    body = "".join(
-        f'<span class="{kind}">{escape(piece)}</span>' if kind in ("name", "roll") else escape(piece)
-        for kind, piece in segments(item.text, names)
-    )
+    body = _marked(item.text, names)
     if item.kind == "note-added":
         body = f'<span class="note">{body}</span>'
     if item.source:

@@ -8,6 +8,23 @@ hash, so :func:`parse` and ``affray import`` can rebuild the log and
 ``affray verify`` checks it. ``seq`` is the row's place in the file it came
 from and is not kept by an import.
 
+Views: the record view (the default, and what ``affray export --format
+jsonl`` writes unless told ``--view table``) is every event: the lossless log
+that ``affray import`` reads back. The table view is the live timeline's
+events alone: no undo, redo or rewind event, nothing undone or rewound
+away; each line keeps its whole envelope (so each still shows the hash it
+has in the log), but the versions have gaps, so it is data for a reader,
+not an import (``affray import`` refuses it, naming the gap).
+
+Terminal safety: JSON escapes the C0 controls (ESC included) and line
+breaks inside strings, so every event is one line. The envelope's strings
+(the actor, the ids) also have their C1, bidi and line-separator characters
+written as ``\\uXXXX`` escapes (:func:`affray.text.escape_json`: the same
+values once decoded). ``data`` is the exact JSON text the store holds, which
+the hash chain covers, so it is written unchanged: C1 or bidi characters a
+sheet put in a name stay raw there. Read a jsonl export with a JSON tool,
+not with ``cat`` on a terminal.
+
 The dice seed of an open encounter is not in the log (only its SHA-256 is):
 it is revealed in the ``encounter-closed`` event. ``verify --dice`` on an
 imported encounter that was still open reports the seed missing.
@@ -25,37 +42,52 @@ from affray.events import codec
 from affray.events.envelope import Recorded
 from affray.events import core as ev
 from affray.projections.timeline import Liveness
-from affray.views.formats.common import Source, source_of
+from affray.text import escape_json
+from affray.views.formats.common import Source, check_view, source_of
 from affray.views.narrate import command_batches, in_rounds, is_secret
 
 
 def render(
-    records: list[Recorded] | Source, *, rounds: tuple[int, int] | None = None, show_secret: bool = False
+    records: list[Recorded] | Source,
+    *,
+    rounds: tuple[int, int] | None = None,
+    show_secret: bool = False,
+    view: str = "record",
 ) -> str:
     """One JSON object per event: the envelope with the event as ``data``.
 
     Lossless when neither ``rounds`` nor hidden secret notes leave events
     out: the envelope keeps every hash, so the log can be rebuilt and
     verified. ``data`` is the event encoded by the one codec, byte for byte
-    what the store wrote for an event at its current schema.
+    what the store wrote for an event at its current schema. ``view``
+    ``table`` keeps the live timeline's events alone (see the module
+    docstring).
     """
     buf = io.StringIO()
-    write(source_of(records), buf, rounds=rounds, show_secret=show_secret)
+    write(source_of(records), buf, rounds=rounds, show_secret=show_secret, view=view)
     return buf.getvalue()
 
 
-def write(src: Source, out, *, rounds: tuple[int, int] | None = None, show_secret: bool = False) -> None:
+def write(
+    src: Source,
+    out,
+    *,
+    rounds: tuple[int, int] | None = None,
+    show_secret: bool = False,
+    view: str = "record",
+) -> None:
     """:func:`render` streamed to ``out`` (anything with ``write(str)``),
     line by line. From a store (``Source.from_store``) the rows are not
     decoded at all, but for the round-started events that set the round
     (with ``rounds``) and the notes (whose secrecy is in their data): each
     line's ``data`` is the stored JSON text itself, so an event stored at an
     older schema keeps the bytes its hash covers."""
+    live_only = check_view(view) == "table"
     rows = src.raw_rows()
     if rows is None:
-        _write_records(src.records(), src.liveness, out, rounds, show_secret)
+        _write_records(src.records(), src.liveness, out, rounds, show_secret, live_only)
     else:
-        _write_rows(rows, src.liveness, out, rounds, show_secret)
+        _write_rows(rows, src.liveness, out, rounds, show_secret, live_only)
 
 
 _ENCODER = msgspec.json.Encoder()
@@ -63,7 +95,7 @@ _META_TAGS = frozenset(cls.__struct_config__.tag for cls in ev.META_EVENTS)
 
 
 def _line(seq, eid, version, command_id, type_, schema, recorded_at, actor, hash_, data) -> str:
-    return _ENCODER.encode(
+    envelope = _ENCODER.encode(
         {
             "seq": seq,
             "encounter_id": eid,
@@ -74,14 +106,16 @@ def _line(seq, eid, version, command_id, type_, schema, recorded_at, actor, hash
             "recorded_at": recorded_at,
             "actor": actor,
             "hash": hash_,
-            "data": data,
         }
     ).decode()
+    return escape_json(envelope[:-1]) + ',"data":' + _ENCODER.encode(data).decode() + "}"
 
 
-def _write_records(records, liveness: Liveness, out, rounds, show_secret) -> None:
+def _write_records(records, liveness: Liveness, out, rounds, show_secret, live_only: bool = False) -> None:
     current = 0
     for status, batch in command_batches(records, liveness):
+        if live_only and status != "live":
+            continue
         for r in batch:
             if isinstance(r.event, ev.RoundStarted) and status == "live":
                 current = r.event.round
@@ -106,13 +140,16 @@ def _names_secret(data) -> bool:
     return b'"secret"' in bytes(data)
 
 
-def _write_rows(rows, liveness: Liveness, out, rounds, show_secret) -> None:
+def _write_rows(rows, liveness: Liveness, out, rounds, show_secret, live_only: bool = False) -> None:
     current = 0
     batch: list[tuple] = []
 
     def flush() -> None:
         nonlocal current
         status = liveness.status(batch[0][3], (row[2] for row in batch if row[4] not in _META_TAGS))
+        if live_only and status != "live":
+            batch.clear()
+            return
         for seq, eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in batch:
             if type_ == "round-started" and status == "live" and rounds:
                 current = codec.decode(type_, schema, data).round
