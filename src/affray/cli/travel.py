@@ -1,7 +1,9 @@
 """Verbs of time travel and of asking the log questions: rewind, branch,
 amend, why, replay, audit.
 
-Add them to the app with ``travel.register(app)`` (idempotent).
+Add them to the app with ``travel.register(app)`` (idempotent). ``why``
+and ``replay`` forward to their bodies in :mod:`affray.cli.read_verbs`
+(which the fast dispatcher, :mod:`affray.cli.dispatch`, calls too).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from typing import Optional
 
 import typer
 
-from affray.cli.common import UserError, echo_json, handles_errors, open_store, options, parse_mods, print_waiting
+from affray.cli import read_verbs
+from affray.cli.common import echo_json, forward, handles_errors, open_store, options, parse_mods, print_waiting
 
 VERBS = ("rewind", "branch", "amend", "why", "replay", "audit")
 
@@ -168,26 +171,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray why broo1 unconscious
         """
-        from affray.commands.lookup import resolve_encounter
-        from affray.projections.snapshots import load_state
-        from affray.rules.base import find_combatant
-        from affray.views.why import why_lines, why_store
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            state = load_state(store, eid)
-            handle = find_combatant(state, combatant)
-            try:
-                # reads only the windows of the log the chains go through
-                data = why_store(store, eid, state, handle, subject)
-            except ValueError as exc:
-                raise UserError(str(exc)) from None
-        if json:
-            echo_json(data)
-            return
-        for line in why_lines(data, state):
-            typer.echo(line)
+        forward(ctx, read_verbs.why, locals())
 
     @app.command("replay")
     @handles_errors
@@ -200,22 +184,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray replay --round 1
         """
-        from affray.commands.lookup import resolve_encounter
-        from affray.views.round_replay import replay as build, replay_lines
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            records = list(store.read(eid))
-        try:
-            data = build(records, round_no)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        if json:
-            echo_json(data)
-            return
-        for line in replay_lines(data):
-            typer.echo(line)
+        forward(ctx, read_verbs.replay, locals())
 
     @app.command("audit")
     @handles_errors
