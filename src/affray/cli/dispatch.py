@@ -44,13 +44,19 @@ class Verb:
     (the body's default applies), ``"name*"`` takes one or more (a list).
     ``options`` maps each option string (``--weapon``, ``-w``) to
     ``(parameter, kind)``, kind one of ``STR``, ``INT``, ``FLAG``, ``MANY``
-    (repeatable, a list).
+    (repeatable, a list). ``required`` names the options that must be given.
     """
 
-    __slots__ = ("target", "args", "options")
+    __slots__ = ("target", "args", "options", "required")
 
-    def __init__(self, target: str, args: tuple[str, ...] = (), options: dict[str, tuple[str, str]] | None = None):
-        self.target, self.args, self.options = target, args, options or {}
+    def __init__(
+        self,
+        target: str,
+        args: tuple[str, ...] = (),
+        options: dict[str, tuple[str, str]] | None = None,
+        required: tuple[str, ...] = (),
+    ):
+        self.target, self.args, self.options, self.required = target, args, options or {}, required
 
     def body(self):
         """The function this verb runs."""
@@ -106,7 +112,9 @@ class Verb:
                 values[name.rstrip("?")] = positional.pop(0)
             elif not name.endswith("?"):
                 return None
-        return None if positional else values
+        if positional or any(name not in values for name in self.required):
+            return None
+        return values
 
 
 FIGHT = "affray.cli.fight_verbs:"
@@ -123,7 +131,7 @@ VERBS: dict[str, Verb] = {
     "list": Verb(READ + "list_", (), _JSON),
     "log": Verb(READ + "log", (), {**_JSON, "--dice": ("dice", FLAG), "--tail": ("tail", INT), "--round": ("round_no", INT)}),
     "why": Verb(READ + "why", ("combatant", "subject?"), _JSON),
-    "replay": Verb(READ + "replay", (), {"--round": ("round_no", INT), **_JSON}),
+    "replay": Verb(READ + "replay", (), {"--round": ("round_no", INT), **_JSON}, required=("round_no",)),
     "verify": Verb(READ + "verify", (), {"--dice": ("dice", FLAG)}),
     "rulings": Verb(READ + "rulings", (), {"--system": ("system", STR), "-s": ("system", STR)}),
     # the fight
@@ -133,7 +141,7 @@ VERBS: dict[str, Verb] = {
     }),
     "join": Verb(FIGHT + "join", ("sheet",), {
         "--side": ("side", STR), "--name": ("name", STR), "--handle": ("handle", STR), "--surprised": ("surprised", FLAG),
-    }),
+    }, required=("side",)),
     "start": Verb(FIGHT + "start", (), _DICE),
     "attack": Verb(FIGHT + "attack", ("attacker", "target"), {
         "--weapon": ("weapon", STR), "-w": ("weapon", STR), **_MODS, "--charge": ("charge", INT),
