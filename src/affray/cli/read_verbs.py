@@ -71,6 +71,10 @@ def log(opts: Options, *, json: bool = False, dice: bool = False, tail: int = 0,
             sys.stdout.flush()
         except BrokenPipeError:
             quiet_stdout()  # the reader went away (| head): not an error
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:  # end the walk of the log while the store is open
+                close()
 
 
 def _json_list(items) -> None:
