@@ -53,20 +53,33 @@ class LogReader:
             for e in (codec.decode(joined, s, d) for _, _, s, d in store.versions_of_type(encounter_id, joined))
             if codec.tag_of(e) == joined  # a row whose data was swapped by hand says otherwise
         }
-        started = "round-started"
-        live = self.liveness.is_live
-        self.starts: list[tuple[int, int]] = []
-        for version, command_id, schema, data in store.versions_of_type(encounter_id, started):
-            e = codec.decode(started, schema, data)
-            if codec.tag_of(e) == started and live(command_id, version):
-                self.starts.append((version, e.round))
-        self._versions = [v for v, _ in self.starts]
+        self._starts: list[tuple[int, int]] | None = None
+        self._versions: list[int] = []
+
+    @property
+    def starts(self) -> list[tuple[int, int]]:
+        """``(version, round)`` of every live ``RoundStarted``, in version
+        order (read through the type index when first asked for: a walk of
+        the whole log from its start never needs them)."""
+        if self._starts is None:
+            started = "round-started"
+            live = self.liveness.is_live
+            self._starts = []
+            for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, started):
+                e = codec.decode(started, schema, data)
+                if codec.tag_of(e) == started and live(command_id, version):
+                    self._starts.append((version, e.round))
+            self._versions = [v for v, _ in self._starts]
+        return self._starts
 
     def round_at(self, version: int) -> int:
         """The round in progress just before ``version``: that of the newest
         live ``RoundStarted`` before it (0 before round 1)."""
+        if version <= 1:
+            return 0
+        starts = self.starts
         i = bisect_left(self._versions, version) - 1
-        return self.starts[i][1] if i >= 0 else 0
+        return starts[i][1] if i >= 0 else 0
 
     def rounds(self) -> list[int]:
         """Every round of the live timeline, 0 (the setup) first."""
@@ -78,13 +91,14 @@ class LogReader:
         one (or the head); None when the live timeline has no such round."""
         if not self.head:
             return None
+        starts = self.starts
         if round_no == 0:
             first, later = 1, self._versions
         else:
-            i = next((k for k, (_, r) in enumerate(self.starts) if r == round_no), None)
+            i = next((k for k, (_, r) in enumerate(starts) if r == round_no), None)
             if i is None:
                 return None
-            first, later = self.starts[i][0], self._versions[i + 1:]
+            first, later = starts[i][0], self._versions[i + 1:]
         last = later[0] - 1 if later else self.head
         return first, last
 
