@@ -2,20 +2,20 @@
 stream, or only the stretch of the log they show.
 
 Before any walk, the undo, redo and rewind events (each command's status,
-:class:`~affray.projections.timeline.Liveness`), the ``CombatantJoined``
-events (the names) and the ``RoundStarted`` events (where each live round
-begins) are found through the store's type index. Then:
+:class:`~affray.projections.timeline.Liveness`) and the ``CombatantJoined``
+events (the names) are found through the store's type index. Then:
 
 - :func:`log_entries` with neither ``tail`` nor ``round_no`` walks the whole
   log once, one command at a time: memory stays flat however long the
   fight, and the first entry comes out as soon as it is read;
 - ``round_no=R`` reads only round R: from the live ``RoundStarted`` of
-  round R to just before the next live one (round 0 is the setup, before
-  round 1), widened to whole commands so that each command's status is
-  known, then cut back to those versions;
+  round R (the type index, with a JSON match on the round) to just before
+  the next live one (round 0 is the setup, before round 1), widened to
+  whole commands so that each command's status is known, then cut back to
+  those versions;
 - ``tail=N`` reads the log backwards in growing stretches (each starting at
-  a command's first event, with the round in progress there taken from the
-  live ``RoundStarted`` events) until N entries are in.
+  a command's first event, with the round in progress there read back from
+  it as far as the nearest live ``RoundStarted``) until N entries are in.
 
 Every entry is what :func:`affray.views.narrate.entries` gives for the
 whole log: the same round, status and text. :func:`round_span` and
@@ -24,7 +24,6 @@ whole log: the same round, status and text. :func:`round_span` and
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import deque
 from typing import Iterator
 
@@ -35,13 +34,17 @@ from affray.views.narrate import Entry, iter_entries
 
 #: rows read per step when looking for a command's first or last event
 _STEP = 64
+#: rows read per step when looking for a round's start
+_SCAN = 256
+_STARTED = "round-started"
 
 
 class LogReader:
     """One encounter of ``store``, ready to be read stretch by stretch:
     ``names`` (handle -> name), ``liveness`` (from the meta events),
-    ``starts`` (``(version, round)`` of every live ``RoundStarted``, in
-    version order) and ``head`` (the head version)."""
+    and ``head`` (the head version). Where a round starts is found by
+    reading the log on from a version, or back from it, as far as the
+    nearest live ``RoundStarted``."""
 
     def __init__(self, store, encounter_id: str) -> None:
         self.store, self.encounter_id = store, encounter_id
@@ -54,36 +57,70 @@ class LogReader:
             if codec.tag_of(e) == joined  # a row whose data was swapped by hand says otherwise
         }
         self._starts: list[tuple[int, int]] | None = None
-        self._versions: list[int] = []
 
     @property
     def starts(self) -> list[tuple[int, int]]:
         """``(version, round)`` of every live ``RoundStarted``, in version
-        order (read through the type index when first asked for: a walk of
-        the whole log from its start never needs them)."""
+        order, through the type index (only the error of a round that is not
+        there lists them all)."""
         if self._starts is None:
-            started = "round-started"
             live = self.liveness.is_live
             self._starts = []
-            for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, started):
-                e = codec.decode(started, schema, data)
-                if codec.tag_of(e) == started and live(command_id, version):
+            for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, _STARTED):
+                e = codec.decode(_STARTED, schema, data)
+                if codec.tag_of(e) == _STARTED and live(command_id, version):
                     self._starts.append((version, e.round))
-            self._versions = [v for v, _ in self._starts]
         return self._starts
-
-    def round_at(self, version: int) -> int:
-        """The round in progress just before ``version``: that of the newest
-        live ``RoundStarted`` before it (0 before round 1)."""
-        if version <= 1:
-            return 0
-        starts = self.starts
-        i = bisect_left(self._versions, version) - 1
-        return starts[i][1] if i >= 0 else 0
 
     def rounds(self) -> list[int]:
         """Every round of the live timeline, 0 (the setup) first."""
         return sorted({0} | {r for _, r in self.starts})
+
+    def _round_of(self, row) -> int | None:
+        """The round a stored row starts, when it is a live ``RoundStarted``."""
+        if row[4] != _STARTED or not self.liveness.is_live(row[3], row[2]):
+            return None
+        e = codec.decode(_STARTED, row[5], row[6])
+        return e.round if codec.tag_of(e) == _STARTED else None
+
+    def round_at(self, version: int) -> int:
+        """The round in progress just before ``version``: that of the newest
+        live ``RoundStarted`` before it (0 before round 1), found by reading
+        the log backwards from there (undecoded rows, a chunk at a time)."""
+        hi = version - 1
+        while hi >= 1:
+            lo = max(1, hi - _SCAN + 1)
+            for row in reversed(list(self.store.read_raw(self.encounter_id, from_version=lo, to_version=hi))):
+                found = self._round_of(row)
+                if found is not None:
+                    return found
+            hi = lo - 1
+        return 0
+
+    def next_start(self, version: int) -> int | None:
+        """The version of the first live ``RoundStarted`` after ``version``
+        (None: there is none), reading the log forwards from there."""
+        lo = version + 1
+        while lo <= self.head:
+            hi = min(self.head, lo + _SCAN - 1)
+            for row in self.store.read_raw(self.encounter_id, from_version=lo, to_version=hi):
+                if self._round_of(row) is not None:
+                    return row[2]
+            lo = hi + 1
+        return None
+
+    def find_start(self, round_no: int) -> int | None:
+        """The version of the live ``RoundStarted`` of round ``round_no``
+        (the type index, narrowed by a JSON match on the round)."""
+        live = self.liveness.is_live
+        match = ("$.round", round_no, codec.CURRENT_SCHEMA[_STARTED])
+        for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, _STARTED, match=match):
+            if not live(command_id, version):
+                continue
+            e = codec.decode(_STARTED, schema, data)
+            if codec.tag_of(e) == _STARTED and e.round == round_no:
+                return version
+        return None
 
     def round_span(self, round_no: int) -> tuple[int, int] | None:
         """``(first, last)`` versions of round ``round_no``: from its live
@@ -91,16 +128,15 @@ class LogReader:
         one (or the head); None when the live timeline has no such round."""
         if not self.head:
             return None
-        starts = self.starts
         if round_no == 0:
-            first, later = 1, self._versions
+            first = 1
+            nxt = self.next_start(0)
         else:
-            i = next((k for k, (_, r) in enumerate(starts) if r == round_no), None)
-            if i is None:
+            found = self.find_start(round_no)
+            if found is None:
                 return None
-            first, later = starts[i][0], self._versions[i + 1:]
-        last = later[0] - 1 if later else self.head
-        return first, last
+            first, nxt = found, self.next_start(found)
+        return first, (nxt - 1 if nxt is not None else self.head)
 
     def command_start(self, version: int) -> int:
         """The first version of the command holding ``version``."""
