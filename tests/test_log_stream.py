@@ -187,3 +187,59 @@ def test_log_into_a_closed_pipe_is_not_an_error(long_log, tmp_path):
     )
     assert proc.stdout.count("\n") == 1
     assert "Traceback" not in proc.stderr and "Error" not in proc.stderr, proc.stderr
+
+
+# --------------------------------------------------------------------------- #
+# A property: any history of play, undo, redo and rewind
+# --------------------------------------------------------------------------- #
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from affray.commands.handler import execute  # noqa: E402
+from affray.errors import AffrayError  # noqa: E402
+from affray.events import commands as cmd  # noqa: E402
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("play"), st.integers(1, 25)),
+        st.tuples(st.just("undo"), st.integers(1, 3)),
+        st.tuples(st.just("redo"), st.integers(1, 2)),
+        st.tuples(st.just("rewind"), st.floats(0.0, 1.0)),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(ops=_OPS)
+def test_any_history_reads_the_same_in_stretches(tmp_path_factory, ops):
+    db = tmp_path_factory.mktemp("history") / "h.db"
+    eid = _tough_duel(db)
+    with EventStore(db) as store:
+        autoplay(store, eid, actor="auto", max_commands=12)
+        for op, arg in ops:
+            try:
+                if op == "play":
+                    autoplay(store, eid, actor="auto", max_commands=arg)
+                elif op in ("undo", "redo"):
+                    for _ in range(arg):
+                        execute(store, cmd.Undo() if op == "undo" else cmd.Redo(), encounter_id=eid, actor="gm")
+                else:
+                    records = list(store.read(eid))
+                    ends = [a.version for a, b in zip(records, records[1:]) if a.command_id != b.command_id]
+                    target = ends[int(arg * (len(ends) - 1))] if ends else 0
+                    execute(store, cmd.Rewind(to_version=target), encounter_id=eid, actor="gm")
+            except AffrayError:
+                pass  # nothing to undo or redo, a point that is not a live boundary: the log is unchanged
+    whole, records = _whole(db, eid)
+    keys = [_key(e) for e in whole]
+    with EventStore(db, readonly=True) as store:
+        assert [_key(e) for e in log_view.log_entries(store, eid)] == keys
+        for n in (1, 5, 17):
+            assert [_key(e) for e in log_view.log_entries(store, eid, tail=n)] == keys[-n:]
+        for r in sorted({e.round for e in whole}):
+            got = [_key(e) for e in log_view.log_entries(store, eid, round_no=r)]
+            assert got == [k for k in keys if k[1] == r], r
+            assert replay_store(store, eid, r) == replay(records, r), r
