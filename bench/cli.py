@@ -20,13 +20,14 @@ endless duel: the demo sheets with location HP raised) and kept in
   run on them as they are. The fight verbs are driven by what the log
   waits for (``pending``): ``attack``, ``react``, ``roll``, ``end-round``
   and ``choose`` are typed as the step asks, ``act WHO defend`` on a turn,
-  ``note``, ``undo`` then ``redo``, ``join`` (a third combatant), and
-  ``new`` (a second encounter in the same file), on a working copy; every
-  command goes to the encounter by ``-e ID``. ``start`` needs an encounter
+  ``note``, ``undo`` then ``redo``, ``join`` (a third combatant), ``new``
+  (a second encounter in the same file), ``branch`` (a what-if from now)
+  and ``rewind --to ROUND.STEP`` (back one step, voiding the last), on a
+  working copy; every command goes to the encounter by ``-e ID``. ``start`` needs an encounter
   in its setup: it runs on a fresh copy of a duel not yet started (its log
-  is small whichever column it is in). A read that takes over two seconds
+  is small whichever column it is in). A verb that takes over two seconds
   (``verify`` and the whole ``log`` of a long encounter walk all of it) is
-  run once.
+  run once (the warm-up run, for a read).
 - ``log`` (the whole log, streamed) is also run for its peak memory (RSS of
   the process, from ``wait4``) and the time until its first line is read.
 
@@ -63,7 +64,9 @@ TARGET_MS = 100.0
 TARGET_RATIO = 5.0
 #: a verb whose warm-up run took longer than this is not run again (its figure is that one run)
 SLOW_S = 2.0
-FIGHT_VERBS = ("attack", "react", "roll", "choose", "act", "end-round", "note", "undo", "redo", "join", "new")
+FIGHT_VERBS = (
+    "attack", "react", "roll", "choose", "act", "end-round", "note", "undo", "redo", "join", "new", "rewind", "branch",
+)
 EXAMPLES = Path(bench.examples_dir())
 
 
@@ -249,12 +252,19 @@ def measure_log(runner: Runner, db: Path, eid: str, runs: int, say) -> dict[str,
                 ("redo", ["redo"]),
                 ("join", ["join", str(EXAMPLES / "mrq1" / "gorp.json"), "--side", "broo", "--name", f"Gorp {extra}"]),
                 ("new", ["new", f"Side fight {extra}", "--id", f"side-{extra}"]),
+                ("branch", ["branch", f"What if {extra}", "--id", f"what-if-{extra}"]),
+                ("rewind", ["rewind", "--to", f"{state.round}.{state.step - 1}"]),
             ):
+                if name == "rewind" and state.step < 2:
+                    continue  # back one step, within this round: there must be one behind us
                 if counts[name] < runs:
                     took = runner.affray_time(work, (["-e", eid] if name != "new" else []) + more)
                     if counts[name] >= 0:
                         samples.setdefault(name, []).append(took)
                     counts[name] += 1
+                    if took.wall > SLOW_S:  # it walks the whole log: enough runs to know it misses
+                        counts[name] = max(counts[name], runs)
+                        samples.setdefault(name, [took])
                     if name == "join":  # the new combatant leaves again, so the duel goes on as it was
                         runner.affray_time(work, ["-e", eid, "undo"])
             extra += 1

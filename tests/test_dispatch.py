@@ -232,9 +232,14 @@ MATRIX: list[tuple[list[str], bool]] = [
     (["new", "Second fight", "--seed", "0a"], True), (["new", "Second", "--system", "mythras", "--seed", "00ff", "--id", "two"], True),
     (["new", "Third", "-s", "mrq1", "--seed=0b", "--manual-dice", "--ruling", "critical_on=natural", "--ruling", "x=y"], True),
     (["new", "Bad", "--seed", "zz"], True), (["new", "Bad", "--system", "dnd5e"], True), (["new"], False),
+    (["rewind", "--to", "2.0"], True), (["rewind", "--to=1"], True), (["rewind", "--version", "20"], True),
+    (["rewind", "--version", "3"], True), (["rewind", "--to", "9.9"], True), (["rewind"], True),
+    (["rewind", "--version", "x"], False),
+    (["branch", "what if", "--at", "1.1"], True), (["branch", "what if", "--version=20", "--id", "wi"], True),
+    (["branch", "now"], True), (["branch", "bad", "--at", "9.9"], True), (["branch"], False),
     # (new without --seed draws a random seed: its output differs from run to run, so it is not in the matrix)
     # verbs and global forms left to Typer
-    (["export"], False), (["amend", "1.1"], False), (["--help"], False), ([], False), (["nope"], False),
+    (["export"], False), (["amend", "1.1"], False), (["audit"], False), (["--help"], False), ([], False), (["nope"], False),
 ]
 
 

@@ -166,6 +166,9 @@ VERBS: dict[str, Verb] = {
         "--gm-approves": ("gm_approves", FLAG), "--dice": ("dice", STR),
     }),
     "mount": Verb(FIGHT + "mount", ("rider", "beast?"), {"--off": ("off", FLAG)}),
+    # time travel (amend stays with Typer)
+    "rewind": Verb(FIGHT + "rewind", (), {"--to": ("to", STR), "--version": ("version", INT)}),
+    "branch": Verb(FIGHT + "branch", ("name",), {"--at": ("at", STR), "--version": ("version", INT), "--id": ("encounter_id", STR)}),
 }
 
 

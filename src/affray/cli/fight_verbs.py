@@ -224,6 +224,46 @@ def mount(opts: Options, *, rider: str, beast: str = "", off: bool = False) -> N
     run(opts, Mount(rider=rider, mount=beast, off=off))
 
 
+def rewind(opts: Options, *, to: str = "", version: int = 0) -> None:
+    """Void everything after a point of the fight."""
+    from affray.commands.handler import execute
+    from affray.events.commands import Rewind
+
+    with open_store(opts) as store:
+        out = execute(store, Rewind(to_point=to, to_version=version), encounter_id=opts.encounter, actor=opts.actor)
+    rewound = out.records[-1].event.to_version
+    s = out.state
+    fixed = len(out.records) - 1
+    extra = f"; {fixed} undo/redo after it set back as they were" if fixed else ""
+    echo(
+        f"Rewound {out.encounter_id} to version {rewound} (round {s.round}, step {s.step}): "
+        f"everything after it is void, kept in the log struck through{extra}."
+    )
+    print_waiting(s)
+
+
+def branch(opts: Options, *, name: str, at: str = "", version: int = 0, encounter_id: str = "") -> None:
+    """Start a new encounter from a prefix of this one, for a what-if."""
+    from affray.commands.handler import execute
+    from affray.events.commands import BranchEncounter
+
+    with open_store(opts) as store:
+        out = execute(
+            store,
+            BranchEncounter(name=name, at_point=at, at_version=version, encounter_id=encounter_id),
+            encounter_id=opts.encounter,
+            actor=opts.actor,
+        )
+    origin = out.records[1].event.command["origin"]
+    echo(f"Branch {out.encounter_id} opened. {out.notes[0]}.")
+    echo(
+        f"It is now the newest open encounter: commands without --encounter act on it; "
+        f"'affray --encounter {origin} …' goes back to the original. "
+        "Closing the branch reveals the dice seed it shares with the original."
+    )
+    print_waiting(out.state)
+
+
 def _quote_value(arg: str) -> str:
     """Quote ``KEY=VALUE WITH SPACES`` so the action text splits back into
     the same arguments."""

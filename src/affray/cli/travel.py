@@ -1,9 +1,10 @@
 """Verbs of time travel and of asking the log questions: rewind, branch,
 amend, why, replay, audit.
 
-Add them to the app with ``travel.register(app)`` (idempotent). ``why``
-and ``replay`` forward to their bodies in :mod:`affray.cli.read_verbs`
-(which the fast dispatcher, :mod:`affray.cli.dispatch`, calls too).
+Add them to the app with ``travel.register(app)`` (idempotent). ``rewind``
+and ``branch`` forward to their bodies in :mod:`affray.cli.fight_verbs`,
+``why`` and ``replay`` to theirs in :mod:`affray.cli.read_verbs` (which the
+fast dispatcher, :mod:`affray.cli.dispatch`, calls too).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from affray.cli import read_verbs
+from affray.cli import fight_verbs, read_verbs
 from affray.cli.common import echo_json, forward, handles_errors, open_store, options, parse_mods, print_waiting
 
 VERBS = ("rewind", "branch", "amend", "why", "replay", "audit")
@@ -40,21 +41,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray rewind --to 1.2
         """
-        from affray.commands.handler import execute
-        from affray.events.commands import Rewind
-
-        opts = options(ctx)
-        with open_store(opts) as store:
-            out = execute(store, Rewind(to_point=to, to_version=version), encounter_id=opts.encounter, actor=opts.actor)
-        rewound = out.records[-1].event.to_version
-        s = out.state
-        fixed = len(out.records) - 1
-        extra = f"; {fixed} undo/redo after it set back as they were" if fixed else ""
-        typer.echo(
-            f"Rewound {out.encounter_id} to version {rewound} (round {s.round}, step {s.step}): "
-            f"everything after it is void, kept in the log struck through{extra}."
-        )
-        print_waiting(s)
+        forward(ctx, fight_verbs.rewind, locals())
 
     @app.command("branch")
     @handles_errors
@@ -75,25 +62,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray branch "what if she dodged" --at 1.2
         """
-        from affray.commands.handler import execute
-        from affray.events.commands import BranchEncounter
-
-        opts = options(ctx)
-        with open_store(opts) as store:
-            out = execute(
-                store,
-                BranchEncounter(name=name, at_point=at, at_version=version, encounter_id=encounter_id),
-                encounter_id=opts.encounter,
-                actor=opts.actor,
-            )
-        origin = out.records[1].event.command["origin"]
-        typer.echo(f"Branch {out.encounter_id} opened. {out.notes[0]}.")
-        typer.echo(
-            f"It is now the newest open encounter: commands without --encounter act on it; "
-            f"'affray --encounter {origin} …' goes back to the original. "
-            "Closing the branch reveals the dice seed it shares with the original."
-        )
-        print_waiting(out.state)
+        forward(ctx, fight_verbs.branch, locals())
 
     @app.command("amend")
     @handles_errors
