@@ -33,7 +33,7 @@ from typer.testing import CliRunner
 from affray.cli import dispatch
 from affray.cli.app import app
 
-from conftest import BROO, GORP, VASANA, Cli, fuzz_examples
+from conftest import BROO, GORP, Cli, fuzz_examples
 from test_fuzz_cli import command_lines
 
 COMMAND = typer.main.get_command(app)
