@@ -128,6 +128,23 @@ def bench_sheets() -> list[tuple[dict, str, str]]:
     return out
 
 
+def prepare_cache(path: Path) -> Path:
+    """Make the cache folder ``path``, with a ``.gitignore`` that keeps all of it out of git."""
+    path.mkdir(parents=True, exist_ok=True)
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# written by bench/: nothing in this folder is source\n*\n")
+    return path
+
+
+def load_average() -> str:
+    """The 1-minute load average, for the notes under a table ("?" where there is none)."""
+    try:
+        return "%.2f" % os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return "?"
+
+
 def remove_db(path: Path) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)

@@ -155,7 +155,7 @@ def test_fast_path_matches_the_typer_verbs(tmp_path):
     # the fast path never imports typer; an unknown database is one line, exit 2
     probe = subprocess.run(
         [sys.executable, "-c",
-         "import sys; from affray.cli.main import _fast; code = _fast(['--db', sys.argv[1], 'state']); "
+         "import sys; from affray.cli.dispatch import answer; code = answer(['--db', sys.argv[1], 'state']); "
          "print('typer' in sys.modules, code)", db],
         capture_output=True, text=True,
     )

@@ -1,5 +1,11 @@
 """Verbs that change the fight: new, join, start, attack, react, roll,
-choose, act, end-round, note, undo, redo, close."""
+choose, act, end-round, note, undo, redo, close (and mrq1's grapple, hero,
+mount).
+
+Each Typer command here defines its verb's interface (arguments, options,
+help, defaults) and forwards every parameter by name to the body of the
+same name in :mod:`affray.cli.fight_verbs`, which the fast dispatcher
+(:mod:`affray.cli.dispatch`) calls too."""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ from typing import Optional
 
 import typer
 
-from affray.cli.common import UserError, handles_errors, options, parse_mods, run
+from affray.cli import fight_verbs
+from affray.cli.common import forward, handles_errors
 
 REROLL_HELP = "Right after an undo: roll anew instead of repeating the undone dice, for this reason (logged)."
 DICE_HELP = "Table dice, in the order 'affray pending' lists them (e.g. '71,34'; 00 is 100 on a d100)."
@@ -34,38 +41,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray new "Ambush at the ford" --system mrq1
         """
-        from affray.commands.handler import execute
-        from affray.events.commands import OpenEncounter
-        from affray.cli.common import open_store
-
-        rulings = {}
-        for item in ruling or []:
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise UserError(f"--ruling takes NAME=VALUE, got {item!r}; see 'affray rulings'")
-            rulings[key.strip()] = value.strip()
-        seed_bytes = None
-        if seed:
-            try:
-                seed_bytes = bytes.fromhex(seed)
-            except ValueError:
-                raise UserError(f"--seed takes hex digits, got {seed!r}") from None
-            if not seed_bytes:
-                raise UserError("--seed must not be empty")
-        from affray.rules import base
-
-        base.get(system).rulings(rulings)  # refuse a bad system or ruling before creating a file
-        opts = options(ctx)
-        with open_store(opts, must_exist=False) as store:
-            out = execute(
-                store,
-                OpenEncounter(name=name, system=system, manual_dice=manual_dice, rulings=rulings, encounter_id=encounter_id),
-                actor=opts.actor,
-                seed=seed_bytes,
-            )
-        s = out.state
-        dice = "manual dice: every die comes from --dice" if s.manual_dice else f"Dice seed committed: {s.seed_sha256[:16]}… (revealed on close)"
-        typer.echo(f"Encounter {out.encounter_id} ({s.system}) opened in {opts.db}. {dice}")
+        forward(ctx, fight_verbs.new, locals())
 
     @app.command()
     @handles_errors
@@ -81,18 +57,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray join examples/mrq1/broo.toml --name "Broo 1" --side broo
         """
-        from affray.events.commands import JoinCombatant
-        from affray.projections.snapshots import load_state
-        from affray.commands.lookup import resolve_encounter
-        from affray.cli.common import open_store
-        from affray.rules import base
-
-        opts = options(ctx)
-        with open_store(opts) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            system = base.get(load_state(store, eid).system)
-        data = system.load_sheet(sheet)
-        run(ctx, JoinCombatant(sheet=data, side=side, name=name, handle=handle, surprised=surprised))
+        forward(ctx, fight_verbs.join, locals())
 
     @app.command()
     @handles_errors
@@ -105,9 +70,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray start --dice 7,3
         """
-        from affray.events.commands import StartRound
-
-        run(ctx, StartRound(), dice=dice, reroll=reroll)
+        forward(ctx, fight_verbs.start, locals())
 
     @app.command()
     @handles_errors
@@ -137,34 +100,7 @@ def register(app: typer.Typer) -> None:
         affray attack gorp vasana --weapon sling --range 30 --situation strong-wind;
         affray attack vasana broo1 --precise head; affray attack vasana broo1 --flurry
         """
-        from affray.events.commands import DeclareAttack
-
-        extra = []
-        if charge is not None:
-            extra.append(f"charge={charge}")
-        if past:
-            extra.append(f"past={past}")
-        if flurry:
-            extra.append("flurry")
-        if precise:
-            extra.append(f"precise={precise}")
-        if off_hand:
-            extra.append("off-hand")
-        if range_m is not None:
-            extra.append(f"range={range_m}")
-        if cover:
-            extra.append(f"cover={cover}")
-        if crowd:
-            extra.append(f"crowd={crowd}")
-        run(
-            ctx,
-            DeclareAttack(
-                attacker=attacker, target=target, weapon=weapon, modifiers=parse_mods(mod),
-                situations=tuple(situation or ()) + tuple(extra),
-            ),
-            dice=dice,
-            reroll=reroll,
-        )
+        forward(ctx, fight_verbs.attack, locals())
 
     @app.command()
     @handles_errors
@@ -182,20 +118,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray react broo1 parry --with "target shield" --dice 71,34
         """
-        from affray.events.commands import ChooseReaction
-
-        run(
-            ctx,
-            ChooseReaction(
-                defender=defender,
-                reaction=reaction,
-                with_item=with_item,
-                modifiers=parse_mods(mod),
-                situations=tuple(situation or ()),
-            ),
-            dice=dice,
-            reroll=reroll,
-        )
+        forward(ctx, fight_verbs.react, locals())
 
     @app.command()
     @handles_errors
@@ -209,9 +132,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray roll --dice 6,3,11
         """
-        from affray.events.commands import RollPending
-
-        run(ctx, RollPending(who=who), dice=dice, reroll=reroll)
+        forward(ctx, fight_verbs.roll, locals())
 
     @app.command()
     @handles_errors
@@ -226,9 +147,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray choose vasana follow
         """
-        from affray.events.commands import MakeChoice
-
-        run(ctx, MakeChoice(who=who, option=option, secret=secret))
+        forward(ctx, fight_verbs.choose, locals())
 
     @app.command(context_settings={"allow_interspersed_args": True})
     @handles_errors
@@ -287,10 +206,7 @@ def register(app: typer.Typer) -> None:
           withdraw FOE | approach FOE | stand    (Post Melee Move)
           pass                                   (drop the declared attack due now)
         """
-        from affray.events.commands import TakeAction
-
-        text = " ".join(_quote_value(a) for a in action)
-        run(ctx, TakeAction(who=who, action=text), dice=dice, reroll=reroll)
+        forward(ctx, fight_verbs.act, locals())
 
     @app.command("end-round")
     @handles_errors
@@ -305,9 +221,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray end-round --dice 4,9
         """
-        from affray.events.commands import EndRound
-
-        run(ctx, EndRound(), dice=dice, reroll=reroll)
+        forward(ctx, fight_verbs.end_round, locals())
 
     @app.command()
     @handles_errors
@@ -320,9 +234,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray note "the ford counts as unstable ground"
         """
-        from affray.events.commands import AddNote
-
-        run(ctx, AddNote(text=text, secret=secret))
+        forward(ctx, fight_verbs.note, locals())
 
     @app.command()
     @handles_errors
@@ -331,13 +243,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray undo
         """
-        from affray.events.commands import Undo
-
-        out = run(ctx, Undo(), quiet=True)
-        typer.echo(f"Retracted command {out.records[0].event.command_id}; it stays in the log, struck through.")
-        from affray.cli.common import print_waiting
-
-        print_waiting(out.state)
+        forward(ctx, fight_verbs.undo, locals())
 
     @app.command()
     @handles_errors
@@ -346,13 +252,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray redo
         """
-        from affray.events.commands import Redo
-
-        out = run(ctx, Redo(), quiet=True)
-        typer.echo(f"Restored command {out.records[0].event.command_id}.")
-        from affray.cli.common import print_waiting
-
-        print_waiting(out.state)
+        forward(ctx, fight_verbs.redo, locals())
 
     @app.command()
     @handles_errors
@@ -361,26 +261,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray close
         """
-        from affray.events.commands import CloseEncounter
-
-        out = run(ctx, CloseEncounter(reason=reason), quiet=True)
-        typer.echo(
-            f"Encounter {out.encounter_id} closed. Dice seed: {out.state.seed}\n"
-            "Anyone can now re-derive every engine roll: affray verify --dice"
-        )
-
-
-def _quote_value(arg: str) -> str:
-    """Quote ``KEY=VALUE WITH SPACES`` so the action text splits back into
-    the same arguments."""
-    import shlex
-
-    if " " not in arg:
-        return arg
-    key, sep, value = arg.partition("=")
-    if sep and key and " " not in key:
-        return f"{key}={shlex.quote(value)}"
-    return shlex.quote(arg)
+        forward(ctx, fight_verbs.close, locals())
 
 
 def register_mrq1(app: typer.Typer) -> None:
@@ -403,14 +284,7 @@ def register_mrq1(app: typer.Typer) -> None:
 
         Example: affray grapple ulfrik attack broo1 --dice 40; affray grapple broo1 break-free --dice 30,70
         """
-        from affray.events.commands import Grapple
-
-        run(
-            ctx,
-            Grapple(who=who, manoeuvre=manoeuvre, target=target, weapon=weapon, modifiers=parse_mods(mod), situations=tuple(situation or ())),
-            dice=dice,
-            reroll=reroll,
-        )
+        forward(ctx, fight_verbs.grapple, locals())
 
     @app.command()
     @handles_errors
@@ -428,20 +302,7 @@ def register_mrq1(app: typer.Typer) -> None:
 
         Example: affray hero vasana second-chance; affray hero vasana luck --note "the rope holds" --gm-approves
         """
-        from affray.events.commands import SpendHeroPoint
-
-        if option.strip().lower() == "second-chance":
-            from affray.cli.common import open_store, report
-            from affray.commands.hero import second_chance
-
-            opts = options(ctx)
-            with open_store(opts) as store:
-                out = second_chance(store, who, roll=roll, dice=dice, encounter_id=opts.encounter, actor=opts.actor)
-            report(out)
-            return
-        if dice:
-            raise UserError(f"'hero {option}' rolls no dice; drop --dice")
-        run(ctx, SpendHeroPoint(who=who, option=option, location=location, note=note, approved=gm_approves))
+        forward(ctx, fight_verbs.hero, locals())
 
     @app.command()
     @handles_errors
@@ -455,6 +316,4 @@ def register_mrq1(app: typer.Typer) -> None:
 
         Example: affray mount siraldric bayard; affray mount siraldric --off
         """
-        from affray.events.commands import Mount
-
-        run(ctx, Mount(rider=rider, mount=beast, off=off))
+        forward(ctx, fight_verbs.mount, locals())

@@ -1,4 +1,9 @@
-"""Verbs that read: list, state, pending, log, export, verify, rulings."""
+"""Verbs that read: list, state, pending, log, export, verify, rulings.
+
+Each Typer command here defines its verb's interface and forwards every
+parameter by name to the body of the same name in
+:mod:`affray.cli.read_verbs`, which the fast dispatcher
+(:mod:`affray.cli.dispatch`) calls too; ``export`` has its body here."""
 
 from __future__ import annotations
 
@@ -6,14 +11,9 @@ from typing import Optional
 
 import typer
 
-from affray.cli.common import UserError, echo_json, handles_errors, open_store, options
-
-
-def _load(ctx: typer.Context, *, at: str = "", version: int = 0):
-    from affray.cli.show import load_for_read
-
-    opts = options(ctx)
-    return load_for_read(opts.db, opts.encounter, at=at, version=version)
+from affray.cli import read_verbs
+from affray.cli.common import UserError, forward, handles_errors, open_store, options
+from affray.cli.read_verbs import quiet_stdout
 
 
 def _discard(path: str) -> None:
@@ -27,19 +27,6 @@ def _discard(path: str) -> None:
         pass
 
 
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's final flush
-    after a closed pipe prints no second error."""
-    import os
-    import sys
-
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def register(app: typer.Typer) -> None:
     """Add the read verbs to ``app``."""
 
@@ -50,18 +37,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray list --json
         """
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            rows = [store.encounter_info(eid) for eid in store.encounter_ids()]
-        data = [
-            {"id": r.id, "name": r.name, "system": r.system, "version": r.version, "closed": r.closed}
-            for r in rows
-        ]
-        if json:
-            echo_json(data)
-            return
-        for d in data:
-            typer.echo(f"{d['id']}  {d['system']}  v{d['version']}  {'closed' if d['closed'] else 'open'}  {d['name']}")
+        forward(ctx, read_verbs.list_, locals())
 
     @app.command()
     @handles_errors
@@ -75,9 +51,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray state --at 1.2
         """
-        from affray.cli.show import state_text
-
-        typer.echo(state_text(_load(ctx, at=at, version=version), json=json), nl=False)
+        forward(ctx, read_verbs.state, locals())
 
     @app.command()
     @handles_errors
@@ -86,9 +60,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray pending --json
         """
-        from affray.cli.show import pending_text
-
-        typer.echo(pending_text(_load(ctx), json=json), nl=False)
+        forward(ctx, read_verbs.pending, locals())
 
     @app.command()
     @handles_errors
@@ -96,38 +68,17 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         json: bool = typer.Option(False, "--json", help="One object per entry."),
         dice: bool = typer.Option(False, "--dice", help="Show every roll with its source."),
+        tail: int = typer.Option(0, "--tail", help="Only the last N entries (read from the end of the log)."),
+        round_no: Optional[int] = typer.Option(None, "--round", help="Only round N (0: the setup before round 1)."),
     ):
         """Show the log; undone entries are struck through.
 
-        Example: affray log --dice
+        The log is streamed: written as it is read, so memory stays flat
+        however long the fight; --tail and --round read only what they show.
+
+        Example: affray log --dice; affray log --tail 20; affray log --round 3
         """
-        from affray.commands.lookup import resolve_encounter
-        from affray.views.narrate import entries, names_of
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            records = list(store.read(eid))
-        items = entries(records, names_of(records), dice=dice)
-        if json:
-            echo_json(
-                [
-                    {
-                        "version": e.version,
-                        "round": e.round,
-                        "command_id": e.command_id,
-                        "actor": e.actor,
-                        "status": e.status,
-                        "type": e.kind,
-                        "text": e.text,
-                    }
-                    for e in items
-                ]
-            )
-            return
-        from affray.cli.tables import render_log
-
-        render_log(items)
+        forward(ctx, read_verbs.log, locals())
 
     @app.command()
     @handles_errors
@@ -204,7 +155,7 @@ def register(app: typer.Typer) -> None:
                     with progress_bar(total, text_to_stdout=True) as bar:
                         export_store(store, eid, fmt, bar.sink, rounds=span, show_secret=secret, progress=bar.tick, **shape)
                 except BrokenPipeError:
-                    _quiet_stdout()  # the reader went away (| head): not an error
+                    quiet_stdout()  # the reader went away (| head): not an error
                     return
         if out:
             typer.echo(f"Wrote {out} ({fmt}).")
@@ -220,24 +171,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray verify --dice
         """
-        from affray.verify import verify_encounter
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            ids = [opts.encounter] if opts.encounter else store.encounter_ids()
-            # the whole file first: it also finds encounters whose every event was deleted
-            problems, checked = ([] if opts.encounter else list(store.verify())), []
-            for eid in ids:
-                found, summary = verify_encounter(store, eid, dice=dice)
-                problems += found
-                checked.append(summary)
-        for line in checked:
-            typer.echo(line)
-        if problems:
-            for p in problems:
-                typer.echo(f"FAILED: {' '.join(p.split())}", err=True)  # one line each (quick_check's can hold several)
-            raise typer.Exit(1)
-        typer.echo("OK: the log is intact.")
+        forward(ctx, read_verbs.verify, locals())
 
     @app.command()
     @handles_errors
@@ -246,9 +180,5 @@ def register(app: typer.Typer) -> None:
 
         Example: affray rulings --system mrq1
         """
-        from affray.rules import base
-
-        sysobj = base.get(system)
-        for name, (default, text, source) in sysobj.rulings_doc.items():
-            typer.echo(f"{name} = {default}\n    {text} [{source}]")
+        forward(ctx, read_verbs.rulings, locals())
 

@@ -9,6 +9,7 @@ terminal, and plain text with ``~~strike~~`` otherwise (pipes, files, tests).
 from __future__ import annotations
 
 import sys
+from typing import Iterator
 
 
 def _columns(rows: list[tuple[str, ...]], indent: str = "", gap: str = "  ") -> list[str]:
@@ -95,26 +96,32 @@ def render_state(state) -> None:
 def log_lines(items) -> list[str]:
     """Log entries as plain text: a heading per round, then ``vN actor text``;
     retracted and void entries as ``~~text~~ (retracted)``."""
-    lines = []
+    return list(iter_log_lines(items))
+
+
+def iter_log_lines(items) -> Iterator[str]:
+    """:func:`log_lines` as a stream: one line at a time, as the entries come."""
     current = None
     for e in items:
         if e.round != current:
             current = e.round
-            lines.append(f"Round {current}" if current else "Setup")
+            yield f"Round {current}" if current else "Setup"
         text = e.text
         if e.status in ("retracted", "void"):
             text = f"~~{text}~~ ({e.status})"
-        lines.append(f"  v{e.version:<4} {e.actor:<8} {text}")
-    return lines
+        yield f"  v{e.version:<4} {e.actor:<8} {text}"
 
 
 def render_log(items, *, color: bool | None = None) -> None:
-    """Print log entries; retracted and void ones struck through (with rich
-    on a terminal, ``~~text~~`` otherwise; ``color`` forces either)."""
+    """Print log entries (any iterable: they are written as they come);
+    retracted and void ones struck through (with rich on a terminal,
+    ``~~text~~`` otherwise; ``color`` forces either)."""
     if color is None:
         color = sys.stdout.isatty()
     if not color:
-        sys.stdout.write("".join(line + "\n" for line in log_lines(items)))
+        write = sys.stdout.write
+        for line in iter_log_lines(items):
+            write(line + "\n")
         return
     from rich.console import Console
     from rich.markup import escape

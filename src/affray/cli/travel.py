@@ -1,7 +1,10 @@
 """Verbs of time travel and of asking the log questions: rewind, branch,
 amend, why, replay, audit.
 
-Add them to the app with ``travel.register(app)`` (idempotent).
+Add them to the app with ``travel.register(app)`` (idempotent). ``rewind``
+and ``branch`` forward to their bodies in :mod:`affray.cli.fight_verbs`,
+``why`` and ``replay`` to theirs in :mod:`affray.cli.read_verbs` (which the
+fast dispatcher, :mod:`affray.cli.dispatch`, calls too).
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from typing import Optional
 
 import typer
 
-from affray.cli.common import UserError, echo_json, handles_errors, open_store, options, parse_mods, print_waiting
+from affray.cli import fight_verbs, read_verbs
+from affray.cli.common import echo_json, forward, handles_errors, open_store, options, parse_mods, print_waiting
 
 VERBS = ("rewind", "branch", "amend", "why", "replay", "audit")
 
@@ -37,21 +41,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray rewind --to 1.2
         """
-        from affray.commands.handler import execute
-        from affray.events.commands import Rewind
-
-        opts = options(ctx)
-        with open_store(opts) as store:
-            out = execute(store, Rewind(to_point=to, to_version=version), encounter_id=opts.encounter, actor=opts.actor)
-        rewound = out.records[-1].event.to_version
-        s = out.state
-        fixed = len(out.records) - 1
-        extra = f"; {fixed} undo/redo after it set back as they were" if fixed else ""
-        typer.echo(
-            f"Rewound {out.encounter_id} to version {rewound} (round {s.round}, step {s.step}): "
-            f"everything after it is void, kept in the log struck through{extra}."
-        )
-        print_waiting(s)
+        forward(ctx, fight_verbs.rewind, locals())
 
     @app.command("branch")
     @handles_errors
@@ -72,25 +62,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray branch "what if she dodged" --at 1.2
         """
-        from affray.commands.handler import execute
-        from affray.events.commands import BranchEncounter
-
-        opts = options(ctx)
-        with open_store(opts) as store:
-            out = execute(
-                store,
-                BranchEncounter(name=name, at_point=at, at_version=version, encounter_id=encounter_id),
-                encounter_id=opts.encounter,
-                actor=opts.actor,
-            )
-        origin = out.records[1].event.command["origin"]
-        typer.echo(f"Branch {out.encounter_id} opened. {out.notes[0]}.")
-        typer.echo(
-            f"It is now the newest open encounter: commands without --encounter act on it; "
-            f"'affray --encounter {origin} …' goes back to the original. "
-            "Closing the branch reveals the dice seed it shares with the original."
-        )
-        print_waiting(out.state)
+        forward(ctx, fight_verbs.branch, locals())
 
     @app.command("amend")
     @handles_errors
@@ -168,26 +140,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray why broo1 unconscious
         """
-        from affray.commands.lookup import resolve_encounter
-        from affray.projections.snapshots import load_state
-        from affray.rules.base import find_combatant
-        from affray.views.why import why_lines, why_store
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            state = load_state(store, eid)
-            handle = find_combatant(state, combatant)
-            try:
-                # reads only the windows of the log the chains go through
-                data = why_store(store, eid, state, handle, subject)
-            except ValueError as exc:
-                raise UserError(str(exc)) from None
-        if json:
-            echo_json(data)
-            return
-        for line in why_lines(data, state):
-            typer.echo(line)
+        forward(ctx, read_verbs.why, locals())
 
     @app.command("replay")
     @handles_errors
@@ -200,22 +153,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray replay --round 1
         """
-        from affray.commands.lookup import resolve_encounter
-        from affray.views.round_replay import replay as build, replay_lines
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            records = list(store.read(eid))
-        try:
-            data = build(records, round_no)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        if json:
-            echo_json(data)
-            return
-        for line in replay_lines(data):
-            typer.echo(line)
+        forward(ctx, read_verbs.replay, locals())
 
     @app.command("audit")
     @handles_errors

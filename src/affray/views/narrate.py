@@ -15,8 +15,9 @@ an export leaves out" that every format shares.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Iterator
+
+import msgspec
 
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
@@ -28,9 +29,10 @@ from affray.events.envelope import Recorded
 from affray.projections.timeline import Liveness, Timeline, is_meta
 
 
-@dataclass
-class Entry:
-    """One readable line of the log."""
+class Entry(msgspec.Struct):
+    """One readable line of the log. (A msgspec struct, not a dataclass:
+    ``affray log`` then never imports :mod:`dataclasses`, whose import of
+    :mod:`inspect` costs milliseconds on every call.)"""
 
     version: int
     round: int
@@ -423,14 +425,16 @@ def _status(batch: list[Recorded], liveness: Liveness) -> str:
 
 
 def iter_entries(
-    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False
+    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False, round_no: int = 0
 ) -> Iterator[Entry]:
     """:func:`entries` as a stream: ``records`` is walked once, in version
     order, and at most one command's entries are held at a time.
     ``liveness`` comes from the encounter's meta events (``store.read_meta``),
     ``names`` from its ``CombatantJoined`` events. Each entry's round is that
-    of the newest live ``RoundStarted`` at or before it, as the stream goes."""
-    current_round = 0
+    of the newest live ``RoundStarted`` at or before it, as the stream goes;
+    ``round_no`` is the round in progress where ``records`` start (for a
+    stream that starts mid-log, at a command's first event)."""
+    current_round = round_no
     exchange = 0
     for status, batch in command_batches(records, liveness):
         live = status == "live"

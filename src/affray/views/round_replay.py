@@ -1,13 +1,17 @@
 """``affray replay --round N``: a round step by step, per live command its
 step, actor, the command as issued, its readable lines and its rolls (the
-JSON shape is in :mod:`affray.views.why`). It only reads."""
+JSON shape is in :mod:`affray.views.why`). It only reads: from a list of
+records (:func:`replay`) or, reading only that round, from the store
+(:func:`replay_store`)."""
 
 from __future__ import annotations
 
 
 from affray.events import core as ev
 from affray.events.envelope import Recorded
+from affray.projections.timeline import is_meta
 from affray.views.log_index import LogIndex, roll_data
+from affray.views.narrate import narrate
 
 # --------------------------------------------------------------------------- #
 # replay
@@ -15,15 +19,58 @@ from affray.views.log_index import LogIndex, roll_data
 
 
 def replay(records: list[Recorded], round_no: int) -> dict:
-    """Round ``round_no`` step by step (the documented JSON shape). A
-    command that starts the round (its strike ranks) is its step 0, and it
-    also closes the round before. Raises ``ValueError`` with one line when
-    the live timeline has no such round."""
-    from affray.commands.points import command_points, command_text
+    """Round ``round_no`` step by step (the documented JSON shape), from a
+    whole encounter log. A command that starts the round (its strike ranks)
+    is its step 0, and it also closes the round before. Raises
+    ``ValueError`` with one line when the live timeline has no such round."""
+    from affray.commands.points import command_points
 
     ix = LogIndex(records)
     points = command_points(records, ix.timeline)
     rounds = sorted({p.start[0] for p in points} | {p.end[0] for p in points})
+    return _steps(points, round_no, rounds, ix.text)
+
+
+def replay_store(store, encounter_id: str, round_no: int) -> dict:
+    """:func:`replay` for one encounter of ``store``, reading only round
+    ``round_no``: from the first event of the command that started it (its
+    live ``RoundStarted``, found through the type index) to the last event
+    of the command that started the next (or the head), so that memory and
+    time do not grow with the fight. Same result, same errors."""
+    from affray.commands.points import command_points
+    from affray.views.log_view import LogReader
+
+    reader = LogReader(store, encounter_id)
+    span = reader.round_span(round_no)
+    if span is None:
+        return _steps([], round_no, reader.rounds(), str)
+    first, last = span
+    lo = reader.command_start(first) if round_no else 1
+    hi = reader.command_end(last + 1) if last < reader.head else last
+    records = list(reader.records(lo, hi))
+    names = reader.names
+    points = command_points(records, _Live(records, reader.liveness))
+    # the walk starts in round 0: only the round's own commands are looked at
+    return _steps(points, round_no, reader.rounds(), lambda r: narrate(r.event, names))
+
+
+class _Live:
+    """The live records of a stretch of the log, as ``Timeline.live_records``
+    gives them for the whole log (each command's status from ``liveness``)."""
+
+    def __init__(self, records: list[Recorded], liveness) -> None:
+        self._records, self._liveness = records, liveness
+
+    def live_records(self):
+        live = self._liveness.is_live
+        return (r for r in self._records if not is_meta(r.event) and live(r.command_id, r.version))
+
+
+def _steps(points, round_no: int, rounds: list[int], text) -> dict:
+    """The steps of round ``round_no`` among ``points`` (``text`` gives a
+    record's readable line)."""
+    from affray.commands.points import command_text
+
     chosen = [p for p in points if p.start[0] == round_no or p.end == (round_no, 0)]
     if not chosen or round_no not in rounds:
         shown = f"{rounds[0]}–{rounds[-1]}" if rounds else "none yet"
@@ -31,7 +78,7 @@ def replay(records: list[Recorded], round_no: int) -> dict:
     steps = []
     for p in chosen:
         step = 0 if p.end == (round_no, 0) else p.start[1]
-        lines = [ix.text(r) for r in p.records if not isinstance(r.event, ev.DiceRolled) and ix.text(r)]
+        lines = [text(r) for r in p.records if not isinstance(r.event, ev.DiceRolled) and text(r)]
         rolls = [roll_data(r) for r in p.records if isinstance(r.event, ev.DiceRolled) and r.event.faces]
         steps.append(
             {

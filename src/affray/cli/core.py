@@ -1,0 +1,163 @@
+"""What every CLI verb shares, without the CLI framework: the global
+options, printing, the one-line error of an exception, running a command.
+
+Both ways into a verb use this module: the Typer app (:mod:`affray.cli.app`,
+through :mod:`affray.cli.common`) and the fast dispatcher
+(:mod:`affray.cli.dispatch`), which answers the common verbs without
+importing typer (60–100 ms of imports). Nothing here imports typer, rich or
+sqlite-utils; heavier modules are imported where a verb first needs them.
+
+User errors print ``error: <one line>`` on stderr and exit 2; a concurrency
+conflict exits 3 (DESIGN.md, "CLI conventions").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from affray.errors import AffrayError, UserError
+
+__all__ = [
+    "Options", "UserError", "default_actor", "echo", "echo_json", "error_of", "open_store", "parse_mods",
+    "print_waiting", "report", "run",
+]
+
+#: The ANSI escape sequences click's ``echo`` strips from output that is not
+#: a terminal (``click._compat._ansi_re``): :func:`echo` strips the same, so
+#: both ways into a verb print the same bytes.
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+
+
+class Options:
+    """Global options: database path, encounter id (None: the newest open
+    one), actor."""
+
+    __slots__ = ("db", "encounter", "actor")
+
+    def __init__(self, db: str = "affray.db", encounter: str | None = None, actor: str = "") -> None:
+        self.db, self.encounter, self.actor = db, encounter, actor
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Options) and (self.db, self.encounter, self.actor) == (
+            other.db, other.encounter, other.actor
+        )
+
+    def __repr__(self) -> str:
+        return f"Options(db={self.db!r}, encounter={self.encounter!r}, actor={self.actor!r})"
+
+
+def default_actor() -> str:
+    """``AFFRAY_ACTOR``, else the login name, else ``gm``."""
+    try:
+        import getpass
+
+        return os.environ.get("AFFRAY_ACTOR") or getpass.getuser() or "gm"
+    except Exception:  # no login name in some containers
+        return "gm"
+
+
+def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print ``text`` as ``typer.echo`` does: a newline after it (unless
+    ``nl=False``), ANSI escape sequences stripped when the stream is not a
+    terminal, flushed at once."""
+    stream = sys.stderr if err else sys.stdout
+    if nl:
+        text += "\n"
+    if text:
+        try:
+            tty = stream.isatty()
+        except Exception:
+            tty = False
+        if not tty and "\033" in text:
+            text = _ANSI.sub("", text)
+        stream.write(text)
+    stream.flush()
+
+
+def echo_json(data) -> None:
+    """Print ``data`` as JSON on stdout."""
+    import msgspec
+
+    sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
+
+
+def error_of(exc: BaseException) -> tuple[str, int] | None:
+    """The one line (without ``error:``) and the exit code a user sees for
+    ``exc``, or None for an exception that is a bug (to be raised on)."""
+    if isinstance(exc, AffrayError):
+        text = str(exc).strip()
+        return (text.splitlines()[0] if text else type(exc).__name__), exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted; nothing was recorded for the unfinished command", 130
+    if isinstance(exc, UnicodeEncodeError):  # undecodable bytes typed on the command line
+        from affray.errors import not_utf8
+
+        return not_utf8(exc), 2
+    if isinstance(exc, ValueError) and "embedded null" in str(exc):
+        # open() and sqlite3.connect() of a path with a NUL byte
+        return "a file name holds a NUL byte, which no file system allows; remove it and try again", 2
+    return None
+
+
+def open_store(opts: Options, *, must_exist: bool = True, readonly: bool = False):
+    """Open the event store at ``opts.db``."""
+    from affray.cli.show import open_event_store
+
+    return open_event_store(opts.db, must_exist=must_exist, readonly=readonly)
+
+
+def parse_mods(values) -> tuple:
+    """``--mod "-20:unstable ground"`` values as modifiers with reasons."""
+    if not values:
+        return ()
+    from affray.events.core import Modifier
+    from affray.rules.d100 import parse_modifier
+
+    mods = []
+    for text in values:
+        try:
+            value, reason = parse_modifier(text)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        mods.append(Modifier(value, reason))
+    return tuple(mods)
+
+
+def run(opts: Options, command, *, dice: str = "", quiet: bool = False, reroll: str = ""):
+    """Execute ``command`` against the current encounter and print what
+    happened and what the table waits for next; the outcome."""
+    from affray.commands.handler import execute
+
+    with open_store(opts) as store:
+        outcome = execute(
+            store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor, reroll=reroll
+        )
+    if not quiet:
+        report(outcome)
+    return outcome
+
+
+def report(outcome) -> None:
+    """Print the narration of the new events and the pending steps."""
+    from affray.events.core import DiceRolled
+    from affray.views.narrate import narrate
+
+    names = {h: c.name for h, c in outcome.state.combatants.items()}
+    for rec in outcome.records:
+        if isinstance(rec.event, DiceRolled):
+            continue
+        text = narrate(rec.event, names)
+        if text:
+            echo(text)
+    print_waiting(outcome.state)
+
+
+def print_waiting(state) -> None:
+    """``Waiting for: ...`` lines for the pending steps."""
+    for step in state.pending:
+        dice = ", ".join(f"{d.expr} ({d.purpose})" for d in step.dice)
+        echo(f"Waiting for: {step.prompt}" + (f"  [dice: {dice}]" if dice else ""))
+    if state.phase == "over":
+        echo("The fight is over. 'affray close' reveals the dice seed; 'affray export' writes the log.")

@@ -1,0 +1,244 @@
+"""The fast way into the common verbs: a small dispatcher that answers them
+without importing typer (60–100 ms of imports) or sqlite-utils.
+
+The Typer app (:mod:`affray.cli.app`) stays the one definition of the
+interface: its help, its errors, its defaults. :data:`VERBS` only mirrors,
+verb by verb, how the Typer command parses its arguments, and names the
+framework-free body both call (:mod:`affray.cli.fight_verbs`,
+:mod:`affray.cli.read_verbs`, with the same parameter names). A test
+(``tests/test_dispatch.py``) checks every entry against the Typer command
+and runs a matrix of command lines through both ways, comparing stdout,
+stderr and the exit code.
+
+:func:`answer` takes a command line it fully understands: global options
+(``--db``, ``--encounter``/``-e``, ``--as``, as ``--opt VALUE`` or
+``--opt=VALUE``), a verb of the table, its arguments and its options
+(``--opt VALUE``, ``--opt=VALUE``, a flag, a repeated option, options
+between the arguments, as click allows). Anything else (``--help``, ``--``,
+an unknown verb or option, a missing or extra argument, a value that does
+not convert, a flag given a value, shell completion) returns None, and the
+caller hands the command line to Typer, which prints the help or the error.
+
+To add a verb to the fast path: write its body as ``verb(opts, **params)``
+in a framework-free module, make the Typer command forward to it
+(``forward(ctx, module.verb, locals())``) and add a :class:`Verb` here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+#: kinds of option value
+STR, INT, FLAG, MANY = "str", "int", "flag", "many"
+
+#: the global options of the Typer callback (:func:`affray.cli.app.main_options`)
+GLOBAL = {"--db": "db", "--encounter": "encounter", "-e": "encounter", "--as": "actor"}
+
+
+class Verb:
+    """How one verb parses, and the body it runs.
+
+    ``target`` is ``"module:function"``, imported when the verb is run.
+    ``args`` are the positional parameters in order; ``"name?"`` is optional
+    (the body's default applies), ``"name*"`` takes one or more (a list).
+    ``options`` maps each option string (``--weapon``, ``-w``) to
+    ``(parameter, kind)``, kind one of ``STR``, ``INT``, ``FLAG``, ``MANY``
+    (repeatable, a list). ``required`` names the options that must be given.
+    """
+
+    __slots__ = ("target", "args", "options", "required")
+
+    def __init__(
+        self,
+        target: str,
+        args: tuple[str, ...] = (),
+        options: dict[str, tuple[str, str]] | None = None,
+        required: tuple[str, ...] = (),
+    ):
+        self.target, self.args, self.options, self.required = target, args, options or {}, required
+
+    def body(self):
+        """The function this verb runs."""
+        import importlib
+
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def parse(self, tokens: list[str]) -> dict | None:
+        """``tokens`` (after the verb) as the body's keyword arguments, or
+        None when click would not take them as they are (see the module
+        docstring)."""
+        values: dict = {}
+        positional: list[str] = []
+        i, n = 0, len(tokens)
+        while i < n:
+            token = tokens[i]
+            i += 1
+            if token[:1] != "-" or token == "-":
+                positional.append(token)
+                continue
+            name, eq, value = token.partition("=") if token[:2] == "--" else (token, "", "")
+            spec = self.options.get(name)
+            if spec is None:
+                return None
+            dest, kind = spec
+            if kind == FLAG:
+                if eq:
+                    return None
+                values[dest] = True
+                continue
+            if not eq:
+                if i >= n:
+                    return None
+                value = tokens[i]
+                i += 1
+            if kind == INT:
+                try:
+                    value = int(value)
+                except ValueError:
+                    return None
+            if kind == MANY:
+                values.setdefault(dest, []).append(value)
+            else:
+                values[dest] = value
+        for name in self.args:
+            if name.endswith("*"):
+                if not positional:
+                    return None
+                values[name[:-1]] = positional
+                positional = []
+            elif positional:
+                values[name.rstrip("?")] = positional.pop(0)
+            elif not name.endswith("?"):
+                return None
+        if positional or any(name not in values for name in self.required):
+            return None
+        return values
+
+
+FIGHT = "affray.cli.fight_verbs:"
+READ = "affray.cli.read_verbs:"
+_DICE = {"--dice": ("dice", STR), "--reroll": ("reroll", STR)}
+_MODS = {"--mod": ("mod", MANY), "--situation": ("situation", MANY)}
+_JSON = {"--json": ("json", FLAG)}
+
+#: Every verb the fast path answers, by name (each must match its Typer command).
+VERBS: dict[str, Verb] = {
+    # reads
+    "state": Verb(READ + "state", (), {**_JSON, "--at": ("at", STR), "--version": ("version", INT)}),
+    "pending": Verb(READ + "pending", (), _JSON),
+    "list": Verb(READ + "list_", (), _JSON),
+    "log": Verb(READ + "log", (), {**_JSON, "--dice": ("dice", FLAG), "--tail": ("tail", INT), "--round": ("round_no", INT)}),
+    "why": Verb(READ + "why", ("combatant", "subject?"), _JSON),
+    "replay": Verb(READ + "replay", (), {"--round": ("round_no", INT), **_JSON}, required=("round_no",)),
+    "verify": Verb(READ + "verify", (), {"--dice": ("dice", FLAG)}),
+    "rulings": Verb(READ + "rulings", (), {"--system": ("system", STR), "-s": ("system", STR)}),
+    # the fight
+    "new": Verb(FIGHT + "new", ("name",), {
+        "--system": ("system", STR), "-s": ("system", STR), "--manual-dice": ("manual_dice", FLAG),
+        "--ruling": ("ruling", MANY), "--id": ("encounter_id", STR), "--seed": ("seed", STR),
+    }),
+    "join": Verb(FIGHT + "join", ("sheet",), {
+        "--side": ("side", STR), "--name": ("name", STR), "--handle": ("handle", STR), "--surprised": ("surprised", FLAG),
+    }, required=("side",)),
+    "start": Verb(FIGHT + "start", (), _DICE),
+    "attack": Verb(FIGHT + "attack", ("attacker", "target"), {
+        "--weapon": ("weapon", STR), "-w": ("weapon", STR), **_MODS, "--charge": ("charge", INT),
+        "--past": ("past", STR), "--flurry": ("flurry", FLAG), "--precise": ("precise", STR),
+        "--off-hand": ("off_hand", FLAG), "--range": ("range_m", INT), "--cover": ("cover", STR),
+        "--crowd": ("crowd", STR), **_DICE,
+    }),
+    "react": Verb(FIGHT + "react", ("defender", "reaction"), {"--with": ("with_item", STR), **_MODS, **_DICE}),
+    "roll": Verb(FIGHT + "roll", ("who?",), _DICE),
+    "choose": Verb(FIGHT + "choose", ("who", "option"), {"--secret": ("secret", FLAG)}),
+    "act": Verb(FIGHT + "act", ("who", "action*"), _DICE),
+    "end-round": Verb(FIGHT + "end_round", (), _DICE),
+    "note": Verb(FIGHT + "note", ("text",), {"--secret": ("secret", FLAG)}),
+    "undo": Verb(FIGHT + "undo"),
+    "redo": Verb(FIGHT + "redo"),
+    "close": Verb(FIGHT + "close", (), {"--reason": ("reason", STR)}),
+    "grapple": Verb(FIGHT + "grapple", ("who", "manoeuvre", "target?"), {
+        "--weapon": ("weapon", STR), "-w": ("weapon", STR), **_MODS, **_DICE,
+    }),
+    "hero": Verb(FIGHT + "hero", ("who", "option"), {
+        "--roll": ("roll", INT), "--location": ("location", STR), "--note": ("note", STR),
+        "--gm-approves": ("gm_approves", FLAG), "--dice": ("dice", STR),
+    }),
+    "mount": Verb(FIGHT + "mount", ("rider", "beast?"), {"--off": ("off", FLAG)}),
+    # time travel (amend stays with Typer)
+    "rewind": Verb(FIGHT + "rewind", (), {"--to": ("to", STR), "--version": ("version", INT)}),
+    "branch": Verb(FIGHT + "branch", ("name",), {"--at": ("at", STR), "--version": ("version", INT), "--id": ("encounter_id", STR)}),
+}
+
+
+def parse(argv: list[str]) -> tuple[dict, Verb, dict] | None:
+    """``argv`` (without the program name) as ``(global values, verb,
+    the verb's keyword arguments)``, or None for a form left to Typer."""
+    values = {"db": os.environ.get("AFFRAY_DB") or "affray.db", "encounter": os.environ.get("AFFRAY_ENCOUNTER") or "", "actor": ""}
+    i, n = 0, len(argv)
+    while i < n and argv[i][:1] == "-":
+        name, eq, value = argv[i].partition("=") if argv[i][:2] == "--" else (argv[i], "", "")
+        key = GLOBAL.get(name)
+        if key is None:
+            return None
+        if not eq:
+            if i + 1 >= n:
+                return None
+            value = argv[i + 1]
+            i += 1
+        values[key] = value
+        i += 1
+    if i >= n or "--help" in argv or "--" in argv:
+        return None
+    verb = VERBS.get(argv[i])
+    if verb is None:
+        return None
+    kwargs = verb.parse(argv[i + 1:])
+    if kwargs is None:
+        return None
+    return values, verb, kwargs
+
+
+def answer(argv: list[str]) -> int | None:
+    """Run the command line ``argv`` if the fast path takes it (see the
+    module docstring): its exit code, or None to hand it to Typer."""
+    if "_AFFRAY_COMPLETE" in os.environ:  # shell completion: click's business
+        return None
+    parsed = parse(argv)
+    if parsed is None:
+        return None
+    values, verb, kwargs = parsed
+    _without_typing_extensions()
+    from affray.cli.core import Options, default_actor, echo, error_of
+
+    opts = Options(db=values["db"], encounter=values["encounter"] or None, actor=values["actor"] or default_actor())
+    try:
+        return verb.body()(opts, **kwargs) or 0
+    except (Exception, KeyboardInterrupt) as exc:
+        shown = error_of(exc)
+        if shown is None:
+            raise
+        echo(f"error: {shown[0]}", err=True)
+        return shown[1]
+
+
+def _without_typing_extensions() -> None:
+    """Let msgspec load without ``typing_extensions``.
+
+    msgspec imports it, if installed (typer needs it), only to read that
+    module's ``Required``/``NotRequired`` and ``get_type_hints``; affray's
+    structs use neither, and the import drags in ``inspect``, ``ast`` and
+    ``dis``: about 10 ms of the fast path. A ``None`` entry in
+    ``sys.modules`` makes msgspec fall back to :mod:`typing`. Only when
+    msgspec is not loaded yet; the entry is removed again at once, so a later
+    import of ``typing_extensions`` (by typer) works as usual.
+    """
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        if sys.modules.get("typing_extensions", 0) is None:
+            del sys.modules["typing_extensions"]

@@ -1,0 +1,177 @@
+"""The bodies of the verbs that read, without the CLI framework: list,
+state, pending, log, verify, rulings, why, replay.
+
+As in :mod:`affray.cli.fight_verbs`, each function is ``verb(opts,
+**params)`` with ``params`` named as the parameters of the Typer command
+that defines the verb (:mod:`affray.cli.inspect`, :mod:`affray.cli.travel`)
+and forwards here; the fast dispatcher (:mod:`affray.cli.dispatch`) calls
+the same functions. Each returns an exit code when it is not 0.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from affray.cli.core import Options, UserError, echo, echo_json, open_store
+
+
+def list_(opts: Options, *, json: bool = False) -> None:
+    """List the encounters in the database."""
+    with open_store(opts, readonly=True) as store:
+        rows = [store.encounter_info(eid) for eid in store.encounter_ids()]
+    data = [{"id": r.id, "name": r.name, "system": r.system, "version": r.version, "closed": r.closed} for r in rows]
+    if json:
+        echo_json(data)
+        return
+    for d in data:
+        echo(f"{d['id']}  {d['system']}  v{d['version']}  {'closed' if d['closed'] else 'open'}  {d['name']}")
+
+
+def state(opts: Options, *, json: bool = False, at: str = "", version: int = 0) -> None:
+    """Show the fight (:func:`affray.cli.show.state_text`)."""
+    from affray.cli.show import load_for_read, state_text
+
+    echo(state_text(load_for_read(opts.db, opts.encounter, at=at, version=version), json=json), nl=False)
+
+
+def pending(opts: Options, *, json: bool = False) -> None:
+    """Show what the table is waiting for (:func:`affray.cli.show.pending_text`)."""
+    from affray.cli.show import load_for_read, pending_text
+
+    echo(pending_text(load_for_read(opts.db, opts.encounter), json=json), nl=False)
+
+
+def log(opts: Options, *, json: bool = False, dice: bool = False, tail: int = 0, round_no: int | None = None) -> None:
+    """Show the log, streamed (:func:`affray.views.log_view.log_entries`):
+    every entry, the last ``tail`` or those of round ``round_no``."""
+    from affray.commands.lookup import resolve_encounter
+    from affray.views.log_view import log_entries
+
+    if tail < 0:
+        raise UserError(f"--tail takes a number of entries (0: all), got {tail}")
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        try:
+            items = log_entries(store, eid, dice=dice, tail=tail, round_no=round_no)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        try:
+            if json:
+                _json_list(
+                    {
+                        "version": e.version, "round": e.round, "command_id": e.command_id, "actor": e.actor,
+                        "status": e.status, "type": e.kind, "text": e.text,
+                    }
+                    for e in items
+                )
+            else:
+                from affray.cli.tables import render_log
+
+                render_log(items)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            quiet_stdout()  # the reader went away (| head): not an error
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:  # end the walk of the log while the store is open
+                close()
+
+
+def _json_list(items) -> None:
+    """Write ``items`` as one JSON array, as :func:`echo_json` would, one
+    item at a time."""
+    import msgspec
+
+    encode = msgspec.json.Encoder().encode
+    write = sys.stdout.write
+    sep = "["
+    for item in items:
+        write(sep + encode(item).decode())
+        sep = ","
+    write("[]\n" if sep == "[" else "]\n")
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush
+    after a closed pipe prints no second error."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def verify(opts: Options, *, dice: bool = False) -> int:
+    """Check the hash chain, the snapshots and, with ``dice``, every engine
+    roll; 1 when something failed."""
+    from affray.verify import verify_encounter
+
+    with open_store(opts, readonly=True) as store:
+        ids = [opts.encounter] if opts.encounter else store.encounter_ids()
+        # the whole file first: it also finds encounters whose every event was deleted
+        problems, checked = ([] if opts.encounter else list(store.verify())), []
+        for eid in ids:
+            found, summary = verify_encounter(store, eid, dice=dice)
+            problems += found
+            checked.append(summary)
+    for line in checked:
+        echo(line)
+    if problems:
+        for p in problems:
+            echo(f"FAILED: {' '.join(p.split())}", err=True)  # one line each (quick_check's can hold several)
+        return 1
+    echo("OK: the log is intact.")
+    return 0
+
+
+def rulings(opts: Options, *, system: str = "mrq1") -> None:
+    """List a system's named rulings, their defaults and sources."""
+    from affray.rules import base
+
+    sysobj = base.get(system)
+    for name, (default, text, source) in sysobj.rulings_doc.items():
+        echo(f"{name} = {default}\n    {text} [{source}]")
+
+
+def why(opts: Options, *, combatant: str, subject: str = "", json: bool = False) -> None:
+    """Explain a condition or a wound (:func:`affray.views.why.why_store`)."""
+    from affray.commands.lookup import resolve_encounter
+    from affray.projections.snapshots import load_state
+    from affray.rules.base import find_combatant
+    from affray.views.why import why_lines, why_store
+
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        state = load_state(store, eid)
+        handle = find_combatant(state, combatant)
+        try:
+            # reads only the windows of the log the chains go through
+            data = why_store(store, eid, state, handle, subject)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if json:
+        echo_json(data)
+        return
+    for line in why_lines(data, state):
+        echo(line)
+
+
+def replay(opts: Options, *, round_no: int, json: bool = False) -> None:
+    """Show a round step by step, reading only that round
+    (:func:`affray.views.round_replay.replay_store`)."""
+    from affray.commands.lookup import resolve_encounter
+    from affray.views.round_replay import replay_lines, replay_store
+
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        try:
+            data = replay_store(store, eid, round_no)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    if json:
+        echo_json(data)
+        return
+    for line in replay_lines(data):
+        echo(line)
