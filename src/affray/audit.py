@@ -134,7 +134,8 @@ def describe(recorded: list[ev.Event], derived: list[ev.Event]) -> str:
 
 def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditReport:
     """Audit a whole encounter log (see the module docstring). Pure: reads
-    the records and the current rules, nothing else."""
+    the records and the current rules, nothing else. ``affray audit`` exits 1 when any
+    command differs."""
     from affray import dice as dicelib
     from affray.commands.points import command_text, decide_only, faces_of
     from affray.rules.base import to_command
@@ -203,6 +204,15 @@ def audit_encounter(store, encounter_id: str) -> AuditReport:
 
         raise UserError(f"{problems[0]}; the log fails 'affray verify', so it cannot be audited")
     return audit_records(list(store.read(encounter_id)), encounter_id)
+
+
+def difference_lines(report: AuditReport) -> list[str]:
+    """One problem line per difference (``verify --full`` prints them as
+    FAILED lines)."""
+    return [
+        f"{report.encounter_id}: audit: {d.command_id} v{d.version} ({d.command}): {d.text}"
+        for d in report.differences
+    ]
 
 
 def report_lines(report: AuditReport) -> list[str]:

@@ -95,7 +95,7 @@ def parse_mods(values: list[str] | None):
     return tuple(mods)
 
 
-def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False, reroll: str = ""):
+def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False, reroll: str = "", salt: str = ""):
     """Execute ``command`` against the current encounter and print what
     happened and what the table waits for next."""
     from affray.commands.handler import execute
@@ -103,7 +103,7 @@ def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False, rer
     opts = options(ctx)
     with open_store(opts) as store:
         outcome = execute(
-            store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor, reroll=reroll
+            store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor, reroll=reroll, salt=salt
         )
     if not quiet:
         report(outcome)

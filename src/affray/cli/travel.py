@@ -226,7 +226,8 @@ def register(app: typer.Typer) -> None:
         """Re-derive every recorded decision with today's rules and list where the log differs.
 
         A report only: the log is never changed. Differences come from rules
-        fixed since the fight, changed tables, or rulings no command makes.
+        fixed since the fight, changed tables, rulings no command makes, or
+        a decision taken from a forged snapshot. Exit 1 when any differs.
 
         Example: affray audit
         """
@@ -239,9 +240,11 @@ def register(app: typer.Typer) -> None:
             result = audit_encounter(store, eid)
         if json:
             echo_json(result.data())
-            return
-        for line in report_lines(result):
-            typer.echo(line)
+        else:
+            for line in report_lines(result):
+                typer.echo(line)
+        if result.differences:
+            raise typer.Exit(1)
 
 
 def _narrate(outcome, indent: str = "") -> None:

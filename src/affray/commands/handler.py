@@ -72,6 +72,9 @@ def execute(
     seed: bytes | None = None,
     reroll: str = "",
     note: str = "",
+    salt: str = "",
+    typed_by: str | None = None,
+    guard: bool = True,
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
@@ -80,7 +83,12 @@ def execute(
     ``reroll`` is the GM's reason for rolling anew right after an undo
     (logged as a note; without it, the undone command's dice must be reused);
     ``note`` is added as the last event of a fight command's batch (amend
-    marks the commands it re-issues with it).
+    marks the commands it re-issues with it); ``salt`` is the command's own
+    salt, mixed into its engine rolls only (:mod:`affray.dice`, "Salts");
+    ``typed_by`` is who typed the table dice (default: ``actor``; amend's
+    replay keeps the original typist); ``guard=False`` skips the re-roll
+    guard, for amend, which re-issues recorded faces and checks its own
+    ``--dice`` (:func:`_guard_reroll`).
     """
     if isinstance(command, cmd.OpenEncounter):
         return _open(store, command, actor=actor, seed=seed)
@@ -95,7 +103,7 @@ def execute(
     if state.phase == "closed":
         raise base.RuleError(f"encounter {eid} is closed; open a new one with 'affray new'")
     values = dicelib.parse_values(dice) if dice.strip() else []
-    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter, cmd.Rewind)):
+    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter, cmd.Rewind, cmd.AddSalt)):
         if values:
             raise base.RuleError(f"'{command.__struct_config__.tag}' rolls no dice; drop --dice")
         events = _meta(store, eid, state, command)
@@ -104,10 +112,14 @@ def execute(
         seed = store.get_seed(eid)
         roller = dicelib.Roller(  # a branch derives engine dice with its origin's id
             seed, state.dice_stream or eid, state.next_roll_index, values,
-            manual=state.manual_dice or seed is None, typed_by=actor,
+            manual=state.manual_dice or seed is None, typed_by=actor if typed_by is None else typed_by,
+            salts=store.salts(eid), command_salt=salt,
         )
         step = _step_for(state, command)
-        issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
+        issued = ev.CommandIssued(
+            command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll,
+            salt=salt if salt else msgspec.UNSET,
+        )
         ready = _issue(state, issued)
         try:
             events = [issued] + system.decide(ready, command, roller)
@@ -116,12 +128,14 @@ def execute(
             missing = dicelib.MissingDice([(d.purpose, d.expr) for d in rest]) if rest else exc
             if seed is None and not state.manual_dice:
                 raise base.RuleError(
-                    f"the dice seed of {eid} is not in this database (an imported open encounter), "
+                    f"the dice seed of {eid} is not in its key file {store.keys.path or '(memory)'} "
+                    f"(an imported open encounter, or the key file was lost or changed), "
                     f"so the engine cannot roll; {missing}"
                 ) from None
             raise missing from None
         roller.finish()
-        events = _guard_reroll(store, eid, state, events, reroll, actor)
+        if guard:
+            events = _guard_reroll(store, eid, state, events, reroll, actor)
         if note:
             events.append(ev.NoteAdded(text=note))
     return _append(store, eid, state, events, actor)
@@ -130,29 +144,31 @@ def execute(
 def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll: str, actor: str) -> list[ev.Event]:
     """Undo must not become a way to re-roll (DESIGN.md, "Undo, redo...").
 
-    Engine dice re-derive the same values by construction (roll numbers
-    follow the live log). Table dice are typed, so right after an undo the
-    new command's dice must repeat the undone command's, unless the GM asks
-    for new ones with a reason, which is logged as a note.
+    A die is known by its place among the dice of the live log: the n-th die
+    rolled since the encounter opened (:func:`rolled_slots`). A command
+    issued where an undone or rewound command stood (after any number of
+    undos, a rewind, and for every command re-issued there, not only the
+    first) must show the faces the log already rolled at those places,
+    whatever their source, for each die of the same size as the one rolled
+    there (a die of another size belongs to another command: the decision
+    changed, not the dice): engine dice re-derive the same faces by
+    construction (roll numbers follow the live log, and a salt never changes
+    a roll already drawn), and typed dice must repeat them. A new face needs
+    the GM's ``--reroll REASON``, logged as a note; without it the command is
+    refused with nothing written.
     """
-    cid = _last_undone(store, eid, state.version)
-    if cid is None:
+    new = [(f, sides) for e in events if isinstance(e, ev.DiceRolled) for f, sides in _sided(e.expr, e.faces)]
+    if not new:
         return events
-    old = []
-    if cid.startswith("c") and cid[1:].isdigit():
-        for rec in store.read(eid, from_version=int(cid[1:])):
-            if rec.command_id != cid:
-                break
-            if isinstance(rec.event, ev.DiceRolled) and rec.event.source == "table":
-                old.extend(rec.event.faces)
-    new = [f for e in events if isinstance(e, ev.DiceRolled) and e.source == "table" for f in e.faces]
-    if not old or not new:
+    slots, live_total = rolled_slots(store, eid, to_version=state.version)
+    old = [slots.get(live_total + i) for i in range(len(new))]
+    # a die of another size is another die (the command changed), not a re-roll
+    changed = [(i, o[2]) for i, (o, n) in enumerate(zip(old, new)) if o is not None and o[1] == n[1] and o[0] != n[0]]
+    if not changed:
         return events
-    n = min(len(old), len(new))
-    if old[:n] == new[:n]:
-        return events
+    cid = changed[0][1]
     if not reroll:
-        shown = ",".join(str(f) for f in old)
+        shown = ",".join(str(o[0]) for o in old if o is not None and o[2] == cid)
         raise base.RuleError(
             f"the undone command {cid} was rolled with {shown}; type the same dice, "
             "or pass --reroll REASON to roll anew (the request is logged)"
@@ -161,21 +177,66 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
     return events + [ev.NoteAdded(text=f"re-roll after undoing {cid}, asked by {actor or 'the GM'}: {reroll}")]
 
 
-def _last_undone(store, eid: str, head: int) -> str | None:
-    """The command an undo just retracted, if nothing but notes and further
-    undos came after it (a redo or any fight command ends the guard); after
-    a rewind, the first fight command it voided."""
-    start = max(1, head - 64)
-    for rec in reversed(list(store.read(eid, from_version=start))):
-        if isinstance(rec.event, ev.EncounterRewound):
-            from affray.commands.travel import rewound_command
+def _sided(expr: str, faces) -> list[tuple[int, int]]:
+    """``(face, sides)`` of each die of a recorded roll."""
+    try:
+        sides = dicelib.parse(expr).dice
+    except dicelib.DiceError:
+        sides = (0,) * len(faces)
+    return [(int(f), s) for f, s in zip(faces, sides)]
 
-            return rewound_command(store, eid, rec.version)
-        if isinstance(rec.event, ev.CommandRetracted):
-            return rec.event.command_id
-        if not isinstance(rec.event, ev.NoteAdded):
-            return None
-    return None
+
+def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[int, tuple[int, int, str]], int]:
+    """The dice the log already rolled, by place: ``({slot: (face, sides,
+    command_id)}, live)`` where ``live`` is the number of dice in the live
+    log (the slot the next command's first die takes) and each slot at or
+    after it holds the newest face an undone or rewound command rolled
+    there. Empty when the log holds no undo or rewind (nothing to guard).
+
+    Walks the dice and the undo, redo and rewind events through the type
+    index, in version order (a log with undos pays one pass per command).
+    """
+    metas = store.read_meta(eid, to_version=to_version)  # the log the command was decided on
+    if not any(isinstance(m.event, (ev.CommandRetracted, ev.EncounterRewound)) for m in metas):
+        return {}, 0
+    items: list[tuple[int, int, object]] = [(m.version, 1, m) for m in metas]
+    for version, command_id, _schema, data in store.versions_of_type(eid, "dice-rolled", to_version=to_version):
+        rolled = msgspec.json.decode(data)
+        items.append((version, 0, (command_id, _sided(rolled.get("expr", ""), rolled.get("faces") or ()))))
+    items.sort(key=lambda item: (item[0], item[1]))
+    dice: dict[str, list[tuple[int, int]]] = {}  # command id -> its (face, sides)
+    first: dict[str, int] = {}  # command id -> version of its first die
+    start: dict[str, int] = {}  # command id -> the slot of its first die
+    live: set[str] = set()
+    slots: dict[int, tuple[int, int, str]] = {}
+    total = 0
+    for version, kind, item in items:
+        if kind == 0:
+            cid, faces = item
+            if cid not in dice:
+                dice[cid], first[cid], start[cid] = [], version, total
+                live.add(cid)
+            for face, sides in faces:
+                slots[start[cid] + len(dice[cid])] = (face, sides, cid)
+                dice[cid].append((face, sides))
+                total += 1
+            continue
+        e = item.event
+        if isinstance(e, ev.CommandRetracted) and e.command_id in live:
+            live.discard(e.command_id)
+            total -= len(dice[e.command_id])
+        elif isinstance(e, ev.CommandRestored) and e.command_id in dice and e.command_id not in live:
+            live.add(e.command_id)
+            cid = e.command_id
+            start[cid] = total
+            for i, (face, sides) in enumerate(dice[cid]):
+                slots[total + i] = (face, sides, cid)
+            total += len(dice[cid])
+        elif isinstance(e, ev.EncounterRewound):
+            for cid in [c for c in live if first[c] > e.to_version]:
+                live.discard(cid)
+                total -= len(dice[cid])
+    return slots, total
 
 
 def _issue(state: State, issued: ev.CommandIssued) -> State:
@@ -226,6 +287,9 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         while f"{eid}-{n}" in taken:
             n += 1
         eid = f"{eid}-{n}"
+    if any(c.isspace() for c in eid):
+        raise base.RuleError(f"encounter id {eid!r} holds a space; choose another with --id")
+    chosen = seed is not None and not command.manual_dice  # a manual-dice seed decides no die
     seed = seed if seed is not None else dicelib.new_seed()
     opened = ev.EncounterOpened(
         encounter_id=eid,
@@ -234,6 +298,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         seed_sha256=dicelib.commitment(seed),
         manual_dice=command.manual_dice,
         rulings=rulings,
+        seed_chosen=True if chosen else msgspec.UNSET,
     )
     outcome = _append(store, eid, State(), [opened], actor, seed=seed)
     return outcome
@@ -244,6 +309,12 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         if not command.text.strip():
             raise base.RuleError("a note needs text: affray note \"the bridge is slippery\"")
         return [ev.NoteAdded(text=command.text, secret=command.secret)]
+    if isinstance(command, cmd.AddSalt):
+        if not command.value.strip():
+            raise base.RuleError("a salt needs a value: affray salt \"any words or digits\" --as NAME")
+        if len(command.value) > 1024:
+            raise base.RuleError(f"a salt is at most 1024 characters, got {len(command.value)}")
+        return [ev.SaltAdded(value=command.value, from_index=store.engine_high_water(eid))]
     if isinstance(command, cmd.CloseEncounter):
         seed = store.get_seed(eid)
         return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
@@ -256,6 +327,11 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         live = [c for c in tl.live_commands() if c != tl.commands[0]]
         if not live:
             raise base.RuleError("nothing to undo: only the opening of the encounter is on record")
+        newest = tl.first_version[live[-1]]
+        if any(isinstance(r.event, ev.SaltAdded) for r in store.read(eid, from_version=newest, to_version=newest)):
+            raise base.RuleError(
+                f"{live[-1]} is a salt, which cannot be undone: it counts for every roll from now on"
+            )
         return [ev.CommandRetracted(command_id=live[-1])]
     if not tl.redo_stack:
         raise base.RuleError("nothing to redo: no command was undone since the last new command")
