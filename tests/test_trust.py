@@ -128,6 +128,9 @@ def test_a_chosen_seed_is_recorded_and_shown(duel: Cli):
     assert "CHOSEN" in duel.ok("verify").stdout
     data = duel.json("verify")
     assert data["encounters"][0]["seed_chosen"] is True and data["exit"] == 0
+    for fmt in ("markdown", "bbcode", "discord", "html"):
+        assert "a seed chosen by the GM" in duel.ok("export", "--format", fmt).stdout, fmt
+    assert '"seed_chosen":true' in duel.ok("export", "--format", "jsonl").stdout
 
 
 @pytest.mark.parametrize("seed", ["00", "00ff", "0badc0de" * 3 + "0bad"])
@@ -432,6 +435,18 @@ def test_a_bad_anchor_is_one_line(engine_fight: Cli):
 # --------------------------------------------------------------------------- #
 
 
+def _forged_broadsword(store: EventStore):
+    """The state now, and the same with Vasana's Broadsword at 5% instead of 65%."""
+    state = load_state(store, "ford")
+    vasana = state.combatants["vasana"]
+    sheet = json.loads(json.dumps(vasana.sheet))
+    sheet["weapons"][0]["skill"] = 5
+    forged = msgspec.structs.replace(
+        state, combatants={**state.combatants, "vasana": msgspec.structs.replace(vasana, sheet=sheet)}
+    )
+    return state, forged
+
+
 def test_a_forged_snapshot_is_caught_by_verify_and_by_the_audit(manual_fight: Cli):
     """The forged-snapshot attack: Vasana's Broadsword 65% becomes 5% in a
     snapshot, so her 40 is recorded as a miss. verify finds the snapshot;
@@ -439,14 +454,9 @@ def test_a_forged_snapshot_is_caught_by_verify_and_by_the_audit(manual_fight: Cl
     decision, with exit 1."""
     db = manual_fight.db
     with EventStore(db) as store:
-        state = load_state(store, "ford")
-        vasana = state.combatants["vasana"]
-        sheet = json.loads(json.dumps(vasana.sheet))
-        sheet["weapons"][0]["skill"] = 5
-        forged = msgspec.structs.replace(
-            state, combatants={**state.combatants, "vasana": msgspec.structs.replace(vasana, sheet=sheet)}
-        )
-        store.save_snapshot("ford", state.version, dump(forged))
+        state, forged = _forged_broadsword(store)
+        # the head hash is public: the forger binds the snapshot to the right one
+        store.save_snapshot("ford", state.version, dump(forged, store.head("ford")[1]))
     manual_fight.ok("attack", "vasana", "broo1", "--dice", "40")
     result = manual_fight("verify")
     assert result.exit_code == 1 and "snapshot at version" in result.stderr
@@ -458,6 +468,21 @@ def test_a_forged_snapshot_is_caught_by_verify_and_by_the_audit(manual_fight: Cl
     assert audit.exit_code == 1 and "1 differ" in audit.stdout
     full = manual_fight("verify", "--full")
     assert full.exit_code == 1 and "audit:" in full.stderr
+
+
+def test_a_snapshot_of_another_history_is_never_used(manual_fight: Cli):
+    """A snapshot bound to another head (copied from another log, or left
+    under a rewritten one) is ignored: the state comes from the log."""
+    db = manual_fight.db
+    with EventStore(db) as store:
+        state, forged = _forged_broadsword(store)
+        store.save_snapshot("ford", state.version, dump(forged, "0" * 64))
+        assert load_state(store, "ford").combatants["vasana"].sheet["weapons"][0]["skill"] == 65
+        store.save_snapshot("ford", state.version, dump(forged))  # written before snapshots were bound: ignored too
+        assert load_state(store, "ford").combatants["vasana"].sheet["weapons"][0]["skill"] == 65
+    manual_fight.ok("attack", "vasana", "broo1", "--dice", "40")
+    assert manual_fight("audit").exit_code == 0
+    assert "success" in manual_fight.ok("log").stdout
 
 
 # --------------------------------------------------------------------------- #
@@ -491,3 +516,80 @@ def test_an_archived_log_in_a_folder_that_cannot_be_written_is_read(engine_fight
         Path(f"{engine_fight.db}{suffix}").unlink(missing_ok=True)
     assert engine_fight.ok("verify", "--dice").exit_code == 0
     assert engine_fight.json("state")["round"] == 1
+
+
+# --------------------------------------------------------------------------- #
+# 8. The property: salted fights re-derive, and any single change is caught
+# --------------------------------------------------------------------------- #
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from affray.commands.demo import autoplay, next_command, setup  # noqa: E402
+from affray.rules.base import RuleError  # noqa: E402
+from affray.verify import check_encounter  # noqa: E402
+
+_salts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(str.strip)
+_move = st.one_of(
+    st.just(("auto", "")),
+    st.just(("undo", "")),
+    st.tuples(st.just("salt"), _salts),
+    st.tuples(st.just("own-salt"), _salts),
+)
+
+
+def _play(store: EventStore, eid: str, moves) -> None:
+    for kind, value in moves:
+        state = load_state(store, eid)
+        if state.phase in ("over", "closed"):
+            break
+        try:
+            if kind == "salt":
+                execute(store, cmd.AddSalt(value=value), encounter_id=eid, actor="sam")
+            elif kind == "undo":
+                execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+            elif kind == "own-salt":
+                command = next_command(state)
+                if command is None:
+                    break
+                execute(store, command, encounter_id=eid, actor="gm", salt=value)
+            else:
+                autoplay(store, eid, actor="gm", max_commands=1)
+        except RuleError:
+            continue  # a refused command (nothing to undo, a salt to undo, a re-roll): nothing written
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.binary(min_size=16, max_size=32),
+    moves=st.lists(_move, min_size=6, max_size=22),
+    pick=st.integers(0, 10_000),
+    change=st.sampled_from(["face", "index", "source"]),
+    delta=st.integers(1, 3),
+)
+def test_salted_fights_re_derive_and_any_single_change_is_caught(tmp_path_factory, seed, moves, pick, change, delta):
+    db = tmp_path_factory.mktemp("prop") / "fight.db"
+    with EventStore(db, synchronous="NORMAL") as store:
+        eid = setup(store, "duel", seed=seed, actor="gm")
+        _play(store, eid, [("auto", "")] * 2 + moves)
+        report = check_encounter(store, eid, dice=True)
+        assert report.problems == [] and report.dice == "checked"
+        rolls = [(v, d) for v, d in versions_of(db, "dice-rolled", eid) if d["source"] == "engine" and d["faces"]]
+        assert report.engine_rolls == len(rolls) > 0
+    version, roll = rolls[pick % len(rolls)]
+    sides = dicelib.parse(roll["expr"]).dice
+
+    def edit(data):
+        if change == "face":
+            j = pick % len(data["faces"])
+            data["faces"][j] = data["faces"][j] % sides[j] + 1 if sides[j] > 1 else data["faces"][j] + 1
+        elif change == "index":
+            data["index"] = data["index"] + delta if data["index"] < delta or pick % 2 else data["index"] - delta
+        else:
+            data.update(source="table", index=-1, typed_by="gm")
+        return data
+
+    tamper(db, eid, version, edit)
+    with EventStore(db, readonly=True) as store:
+        assert store.verify(eid) == []  # the chain was re-hashed: only the dice checks can tell
+        assert check_encounter(store, eid, dice=True).problems

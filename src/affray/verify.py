@@ -46,7 +46,7 @@ from affray.audit import audit_records, difference_lines
 from affray.events import codec
 from affray.events import core as ev
 from affray.events.envelope import Live
-from affray.projections.snapshots import load, replay
+from affray.projections.snapshots import load_bound, replay
 from affray.projections.state import State
 from affray.projections.timeline import fold
 from affray.store.errors import StoreError
@@ -267,9 +267,12 @@ class _Replay:
         found = self.store.latest_snapshot(self.encounter_id, version)
         if found is None or found[0] != version:
             return ""
-        cached = load(found[1])
-        if cached is None:
+        loaded = load_bound(found[1])
+        if loaded is None:
             return ""  # written for another state schema: ignored, not wrong
+        cached, head_hash = loaded
+        if head_hash and head_hash != self.store.hash_at(self.encounter_id, version):
+            return f"{self.encounter_id}: snapshot at version {version} was taken at another head (a rewritten log, or a copied snapshot)"
         if state.version != version:
             state = msgspec.structs.replace(state, version=version)
         if cached != state:

@@ -359,7 +359,7 @@ def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *
     round_ended = any(isinstance(e, ev.RoundEnded) for e in events)
     if wants_snapshot(state.version, after.version, round_ended):
         try:
-            store.save_snapshot(eid, after.version, dump(after))
+            store.save_snapshot(eid, after.version, dump(after, records[-1].hash))
         except StoreError:
             pass  # a cache: the command is committed, and must not be reported as failed
     return Outcome(encounter_id=eid, records=records, before=state, state=after)

@@ -260,7 +260,7 @@ def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, ac
         )
         at_version += len(events)
     state = load_state(store, new_id, use_snapshots=False)
-    store.save_snapshot(new_id, state.version, dump(state))
+    store.save_snapshot(new_id, state.version, dump(state, store.head(new_id)[1]))
     return first, state
 
 

@@ -11,7 +11,7 @@ import sqlite3
 import msgspec
 
 from affray.events import codec
-from affray.store.chain import canonical, chain_hash
+from affray.store.chain import Canonicals, chain_hash
 
 
 class ChainCheck:
@@ -32,6 +32,7 @@ class ChainCheck:
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = 1, "", -1, ""
         self.seen = False
         self._decode = decode
+        self._canonical = Canonicals(encounter_id)
 
     def feed(self, seq, version, command_id, type_, schema, data, recorded_at, actor, hash_, *, decode=None):
         where, problems = self.where, self.problems
@@ -44,8 +45,10 @@ class ChainCheck:
         if seq < self.prev_seq:
             problems.append(f"{at}: stored before version {expected - 1} (events were reordered)")
         text = data if isinstance(data, str) else None
-        if text is None or chain_hash(
-            self.prev_hash, canonical(self.encounter_id, version, command_id, type_, schema, recorded_at, actor, text)
+        if text is None or not isinstance(version, int) or not all(
+            isinstance(x, str) for x in (command_id, type_, recorded_at, actor)
+        ) or not isinstance(schema, int) or chain_hash(
+            self.prev_hash, self._canonical(version, command_id, type_, schema, recorded_at, actor, text)
         ) != hash_:
             problems.append(f"{at}: hash mismatch (this event, or the hash before it, was changed)")
         event = None
