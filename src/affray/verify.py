@@ -139,9 +139,8 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     """
     report = EncounterReport(encounter_id=encounter_id)
     chain = ChainCheck(encounter_id)
-    snap_versions = store.snapshot_versions(encounter_id)
-    snaps = iter(snap_versions)
-    next_snap = next(snaps, None)
+    snaps = store.snapshot_stream(encounter_id)
+    next_snap, next_blob = next(snaps, (None, b""))
     fold_ = _Replay(store, encounter_id)
     dice_check = _DiceCheck(store, encounter_id, report) if dice else None
     decode_fast, typed = codec.typed_decoders(), codec.typed_decoder
@@ -172,12 +171,13 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
             while next_snap is not None and next_snap <= version:
                 if next_snap == version:
                     report.snapshots += 1
-                    problem = fold_.compare_snapshot(version)
+                    problem = fold_.compare_snapshot(version, next_blob, hash_)
                     if problem:
                         report.problems.append(problem)
-                next_snap = next(snaps, None)
+                next_snap, next_blob = next(snaps, (None, b""))
         if tick is not None and n % _TICK == 0:
             tick(version)
+    snaps.close()
     head = store.head(encounter_id) if store.has_encounter(encounter_id) else None
     found = chain.finish(head) or []
     report.events = n
@@ -260,18 +260,15 @@ class _Replay:
             self._before.clear()
         self._state = msgspec.structs.replace(self._state, version=live.version)
 
-    def compare_snapshot(self, version: int) -> str:
+    def compare_snapshot(self, version: int, blob: bytes, at_hash: str) -> str:
         state = self.state
         if self.broken:
             return ""
-        found = self.store.latest_snapshot(self.encounter_id, version)
-        if found is None or found[0] != version:
-            return ""
-        loaded = load_bound(found[1])
+        loaded = load_bound(blob)
         if loaded is None:
             return ""  # written for another state schema: ignored, not wrong
         cached, head_hash = loaded
-        if head_hash and head_hash != self.store.hash_at(self.encounter_id, version):
+        if head_hash and head_hash != at_hash:
             return f"{self.encounter_id}: snapshot at version {version} was taken at another head (a rewritten log, or a copied snapshot)"
         if state.version != version:
             state = msgspec.structs.replace(state, version=version)

@@ -57,15 +57,19 @@ class Canonicals:
         self._text: dict[str, str] = {}
 
     def _q(self, value: str) -> str:
-        found = self._text.get(value)
-        if found is None:
-            if len(self._text) > 4096:
-                self._text.clear()
-            found = self._text[value] = _json(value).decode()
+        if not isinstance(value, str):
+            raise TypeError(f"a text field holds {type(value).__name__}")
+        if len(self._text) > 4096:
+            self._text.clear()
+        found = self._text[value] = _json(value).decode()
         return found
 
     def __call__(self, version: int, command_id: str, type: str, schema: int,
                  recorded_at: str, actor: str, data: str) -> str:
-        q = self._q
-        return (f'{self._head}{version},"command_id":{q(command_id)},"type":{q(type)},'
-                f'"schema":{schema},"recorded_at":{q(recorded_at)},"actor":{q(actor)},"data":{data}}}')
+        text, q = self._text, self._q
+        return (
+            f'{self._head}{version:d},"command_id":{text.get(command_id) or q(command_id)},'
+            f'"type":{text.get(type) or q(type)},"schema":{schema:d},'
+            f'"recorded_at":{text.get(recorded_at) or q(recorded_at)},"actor":{text.get(actor) or q(actor)},'
+            f'"data":{data}}}'
+        )

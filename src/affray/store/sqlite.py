@@ -639,6 +639,22 @@ class EventStore:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def snapshot_stream(self, encounter_id: str) -> Iterator[tuple[int, bytes]]:
+        """Every snapshot of ``encounter_id`` as ``(version, data)``, oldest
+        first, streamed from a cursor (one in memory at a time)."""
+        cur = None
+        try:
+            cur = self._conn.execute(
+                "SELECT version, data FROM snapshots WHERE encounter_id = ? ORDER BY version", (encounter_id,)
+            )
+            for version, data in cur:
+                yield version, bytes(data)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        finally:
+            if cur is not None:
+                cur.close()
+
     @_guarded
     def snapshots(self, encounter_id: str) -> list[tuple[int, bytes]]:
         """Every snapshot of ``encounter_id`` as ``(version, data)``, oldest first."""
