@@ -593,3 +593,73 @@ def test_salted_fights_re_derive_and_any_single_change_is_caught(tmp_path_factor
     with EventStore(db, readonly=True) as store:
         assert store.verify(eid) == []  # the chain was re-hashed: only the dice checks can tell
         assert check_encounter(store, eid, dice=True).problems
+
+
+def test_verify_of_an_unknown_encounter_is_one_line(engine_fight: Cli):
+    assert_user_error(engine_fight("-e", "nowhere", "verify"), "nowhere")
+
+
+def test_against_finds_the_encounter_the_anchor_belongs_to(engine_fight: Cli, tmp_path):
+    """With no --encounter, the anchor's own encounter is checked, closed or not."""
+    head = _head(engine_fight)
+    export = tmp_path / "ford.jsonl"
+    engine_fight.ok("export", "--format", "jsonl", "--secret", "--out", str(export))
+    engine_fight.ok("close")
+    engine_fight.ok("new", "Second fight")
+    for spec in (head["head"], f"{head['version']}:{head['head']}", str(export)):
+        out = engine_fight.ok("verify", "--against", spec).stdout
+        assert out.startswith("ford:") and "extends the anchor" in out
+
+
+def test_verify_reports_progress_and_streams(engine_fight: Cli, monkeypatch):
+    from affray import verify as verify_module
+    from affray.verify import verify_store
+
+    monkeypatch.setattr(verify_module, "_TICK", 5)  # a tick every 5 events (4,096 by default)
+
+    ticks: list[int] = []
+
+    class Bar:
+        def __init__(self, total):
+            self.total = total
+
+        def __enter__(self):
+            return ticks.append
+
+        def __exit__(self, *exc):
+            return False
+
+    with EventStore(engine_fight.db, readonly=True) as store:
+        verdict = verify_store(store, dice=True, progress=Bar)
+    assert verdict.code == 0 and verdict.reports[0].events == engine_fight.events()
+    assert ticks and ticks == sorted(ticks) and ticks[-1] <= engine_fight.events()
+
+
+def test_the_salted_derivation_is_exactly_the_documented_one():
+    """README "How it is built" / affray.dice "Salts", written out by hand."""
+    import hashlib
+    import hmac
+
+    def face(seed: bytes, eid: str, index: int, sides: int, salts: list[str]) -> int:
+        s = hashlib.sha256(b"".join(b"%d:%s" % (len(x.encode()), x.encode()) for x in salts)).hexdigest()
+        limit = 2**64 - 2**64 % sides
+        k = 0
+        while True:
+            d = hmac.new(seed, f"{eid}:{index}:{k}:{s}".encode(), hashlib.sha256).digest()
+            for j in range(0, 32, 8):
+                v = int.from_bytes(d[j:j + 8], "big")
+                if v < limit:
+                    return 1 + v % sides
+            k += 1
+
+    seed = bytes(range(16))
+    standing = [(0, "owls"), (3, "ünïcode 4417"), (7, "late")]
+    for index in range(10):
+        for sides in (4, 10, 20, 100, 3):
+            applies = [v for first, v in standing if first <= index]
+            expected = face(seed, "ford", index, sides, applies + ["mine"])
+            assert dicelib.salted_faces(seed, "ford", index, (sides,), standing, "mine") == (expected,)
+            if applies:
+                assert dicelib.engine_face(seed, "ford", index, sides, tuple(applies)) == face(seed, "ford", index, sides, applies)
+    # no salt: the unsalted contract, unchanged
+    assert dicelib.salted_faces(seed, "ford", 0, (100,)) == (dicelib.engine_face(seed, "ford", 0, 100),)

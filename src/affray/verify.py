@@ -49,7 +49,7 @@ from affray.events.envelope import Live
 from affray.projections.snapshots import load_bound, replay
 from affray.projections.state import State
 from affray.projections.timeline import fold
-from affray.store.errors import StoreError
+from affray.store.errors import UnknownEncounter
 from affray.store.verify import ChainCheck
 
 #: Exit code: the dice cannot be checked yet (the seed is not revealed).
@@ -179,7 +179,9 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
             tick(version)
     snaps.close()
     head = store.head(encounter_id) if store.has_encounter(encounter_id) else None
-    found = chain.finish(head) or []
+    found = chain.finish(head)
+    if found is None:  # neither events nor a head: no such encounter
+        raise UnknownEncounter(encounter_id, store.path)
     report.events = n
     report.version, report.head_hash = head if head else (0, "")
     if found:
@@ -473,6 +475,36 @@ def parse_anchor(spec: str, encounter_id: str) -> tuple[int | None, str]:
     if row is None:
         raise UserError(f"{text} holds no events to anchor to")
     return int(row["version"]), str(row["hash"])
+
+
+def anchor_encounter(store, spec: str) -> str:
+    """The encounter ``verify --against SPEC`` checks when none is named:
+    the one a jsonl export names, else the one whose log holds the hash,
+    else the newest open one, else the newest. Errors: ``UserError``."""
+    from affray.errors import UserError
+
+    text = spec.strip()
+    ids = store.encounter_ids()
+    if not ids:
+        raise UserError(f"{store.path} holds no encounter to check against the anchor")
+    if os.path.isfile(text):
+        named = ""
+        with open(text, "rb") as fh:
+            for line in fh:
+                if line.strip():
+                    try:
+                        named = str(msgspec.json.decode(line).get("encounter_id", "")) or named
+                    except (msgspec.DecodeError, AttributeError):
+                        break
+        if named in ids:
+            return named
+    else:
+        wanted = text.rpartition(":")[2].lower()
+        if _is_hash(wanted):
+            for eid in ids:
+                if store.version_of_hash(eid, wanted) is not None:
+                    return eid
+    return store.newest_open_encounter() or ids[-1]
 
 
 def _is_hash(text: str) -> bool:

@@ -216,16 +216,14 @@ def register(app: typer.Typer) -> None:
 
         Example: affray verify --dice --against 3f2a…(the 64-hex head 'affray head' printed)
         """
-        from affray.verify import verify_store
+        from affray.verify import anchor_encounter, verify_store
         from affray.views.progress import progress_bar
 
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
             eid = opts.encounter
             if against and not eid:
-                from affray.commands.lookup import resolve_encounter
-
-                eid = resolve_encounter(store, None)
+                eid = anchor_encounter(store, against)
             verdict = verify_store(
                 store, eid, dice=dice, full=full, against=against,
                 progress=None if json else (lambda total: _ticks(progress_bar(total, text_to_stdout=False, label="Verifying"))),

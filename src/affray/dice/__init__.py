@@ -33,7 +33,9 @@ and never changes; ``tests/test_dice.py`` pins golden values.
 
 Inputs
     ``seed``
-        The encounter's secret key: 32 random bytes (:func:`new_seed`).
+        The encounter's secret key: 32 random bytes (:func:`new_seed`),
+        kept in the key file beside the log (``<db>.keys``, mode 0600;
+        :mod:`affray.store.keys`), never in the log itself.
         The encounter's first event (``EncounterOpened.seed_sha256``)
         commits to it as ``SHA-256(seed)`` in lowercase hex
         (:func:`commitment`); ``EncounterClosed.seed`` reveals it as
