@@ -43,6 +43,7 @@ import msgspec
 
 from affray import dice as dicelib
 from affray.audit import audit_records, difference_lines
+from affray.errors import UserError
 from affray.events import codec
 from affray.events import core as ev
 from affray.events.envelope import Live
@@ -441,8 +442,6 @@ def parse_anchor(spec: str, encounter_id: str) -> tuple[int | None, str]:
     """``(version or None, hash)`` from ``--against``: a 64-hex head hash,
     ``VERSION:HASH``, or a JSON Lines export (its last line of
     ``encounter_id``, else its last line). Errors: ``UserError``."""
-    from affray.errors import UserError
-
     text = spec.strip()
     version_text, sep, maybe_hash = text.partition(":")
     if sep and version_text.isdigit() and _is_hash(maybe_hash):
@@ -481,8 +480,6 @@ def anchor_encounter(store, spec: str) -> str:
     """The encounter ``verify --against SPEC`` checks when none is named:
     the one a jsonl export names, else the one whose log holds the hash,
     else the newest open one, else the newest. Errors: ``UserError``."""
-    from affray.errors import UserError
-
     text = spec.strip()
     ids = store.encounter_ids()
     if not ids:
