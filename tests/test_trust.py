@@ -663,3 +663,27 @@ def test_the_salted_derivation_is_exactly_the_documented_one():
                 assert dicelib.engine_face(seed, "ford", index, sides, tuple(applies)) == face(seed, "ford", index, sides, applies)
     # no salt: the unsalted contract, unchanged
     assert dicelib.salted_faces(seed, "ford", 0, (100,)) == (dicelib.engine_face(seed, "ford", 0, 100),)
+
+
+def test_an_amend_replay_that_cannot_keep_an_engine_roll_stops_and_says_why(duel: Cli):
+    """Amending the parry (two engine dice) to no reaction shifts the engine's
+    roll numbers: the damage roll after it cannot keep engine roll #5, so the
+    replay stops there instead of typing its faces in as the GM's dice."""
+    for verb in (["start"], ["attack", "vasana", "broo1"], ["react", "broo1", "parry"], ["roll"]):
+        duel.ok(*verb)
+    typed_before = [d for _, d in versions_of(duel.db, "dice-rolled") if d["source"] == "table"]
+    out = duel.ok("amend", "1.2", "--reaction", "none", "--replay").stdout
+    assert "Replay stopped at" in out and "would now be engine roll #3" in out
+    assert "amend never relabels an engine roll as typed dice" in out
+    typed_after = [d for _, d in versions_of(duel.db, "dice-rolled") if d["source"] == "table"]
+    assert typed_after == typed_before
+    assert duel("verify", "--dice").exit_code == 0
+
+
+def test_a_revealed_seed_that_is_not_the_committed_one_is_caught(engine_fight: Cli):
+    engine_fight.ok("close")
+    [(version, _)] = versions_of(engine_fight.db, "encounter-closed")
+    tamper(engine_fight.db, "ford", version, lambda d: {**d, "seed": "11" * 32})
+    Path(f"{engine_fight.db}.keys").unlink()
+    result = engine_fight("verify", "--dice")
+    assert result.exit_code == 1 and any("does not match the commitment" in line for line in failed(result))
