@@ -132,10 +132,11 @@ def describe(recorded: list[ev.Event], derived: list[ev.Event]) -> str:
     return f"{ta}: {fields}{more}"
 
 
-def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditReport:
+def audit_records(records: list[Recorded], encounter_id: str = "", tick=None) -> AuditReport:
     """Audit a whole encounter log (see the module docstring). Pure: reads
     the records and the current rules, nothing else. ``affray audit`` exits 1 when any
-    command differs."""
+    command differs. ``tick(version)``, when given, is called after each
+    command (a progress bar)."""
     from affray import dice as dicelib
     from affray.commands.points import command_text, decide_only, faces_of
     from affray.rules.base import to_command
@@ -185,6 +186,8 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
         if batch and rec.command_id != batch[0].command_id:
             check(batch, state)
             state = fold(state, batch)
+            if tick is not None:
+                tick(batch[-1].version)
             batch = []
         batch.append(rec)
     if batch:
@@ -192,7 +195,7 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
     return report
 
 
-def audit_encounter(store, encounter_id: str) -> AuditReport:
+def audit_encounter(store, encounter_id: str, tick=None) -> AuditReport:
     """:func:`audit_records` for an encounter of ``store`` (read only).
 
     Raises :class:`affray.errors.UserError` when the hash chain is broken:
@@ -203,7 +206,7 @@ def audit_encounter(store, encounter_id: str) -> AuditReport:
         from affray.errors import UserError
 
         raise UserError(f"{problems[0]}; the log fails 'affray verify', so it cannot be audited")
-    return audit_records(list(store.read(encounter_id)), encounter_id)
+    return audit_records(list(store.read(encounter_id)), encounter_id, tick=tick)
 
 
 def difference_lines(report: AuditReport) -> list[str]:

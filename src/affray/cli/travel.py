@@ -234,10 +234,13 @@ def register(app: typer.Typer) -> None:
         from affray.audit import audit_encounter, report_lines
         from affray.commands.lookup import resolve_encounter
 
+        from affray.views.progress import progress_bar
+
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
             eid = resolve_encounter(store, opts.encounter)
-            result = audit_encounter(store, eid)
+            with progress_bar(store.version(eid), text_to_stdout=False, label="Auditing") as bar:
+                result = audit_encounter(store, eid, tick=bar.tick)
         if json:
             echo_json(result.data())
         else:
