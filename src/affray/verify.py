@@ -149,6 +149,7 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     n = 0
     feed_chain, fold_feed = chain.feed, fold_.feed
     dice_feed = dice_check.feed if dice_check is not None else None
+    dice_command = ""
     for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in store.read_raw(encounter_id):
         n += 1
         if current.get(type_) == schema:
@@ -165,7 +166,8 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
         live = Live(version, command_id, event)
         if version == 1 and isinstance(event, ev.EncounterOpened):
             report.seed_chosen = event.is_chosen
-        if dice_feed is not None:  # before the fold: the engine's next roll number as the command found it
+        if dice_feed is not None and (command_id != dice_command or type(event) in _DICE_TYPES):
+            dice_command = command_id  # before the fold: the engine's next roll number as the command found it
             dice_feed(live, fold_)
         fold_feed(live)
         if next_snap is not None and next_snap <= version:
