@@ -22,7 +22,6 @@ import ast
 import html
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys

@@ -23,7 +23,6 @@ import gzip
 import io
 import itertools
 import json
-import shutil
 import sqlite3
 import zipfile
 from contextlib import closing

@@ -11,7 +11,6 @@ exit 2, and nothing appended.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
