@@ -687,3 +687,36 @@ def test_a_revealed_seed_that_is_not_the_committed_one_is_caught(engine_fight: C
     Path(f"{engine_fight.db}.keys").unlink()
     result = engine_fight("verify", "--dice")
     assert result.exit_code == 1 and any("does not match the commitment" in line for line in failed(result))
+
+
+def _as_schema_2(db: Path, seed: bytes) -> None:
+    """Turn a log into one written before the key file: its seed in the
+    dice_seeds table, no key file, schema 2."""
+    Path(f"{db}.keys").unlink()
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("INSERT INTO dice_seeds (encounter_id, seed) VALUES ('ford', ?)", (seed,))
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0003_dice_seeds_to_key_file'")
+        conn.execute("PRAGMA user_version = 2")
+        conn.commit()
+
+
+def test_an_old_log_is_read_as_it_is_and_its_seed_moves_out_on_the_first_write(engine_fight: Cli):
+    db = engine_fight.db
+    seed = bytes.fromhex(Path(f"{db}.keys").read_text().split()[1])
+    _as_schema_2(db, seed)
+    # a read verb on the archived old log neither fails nor upgrades it
+    assert engine_fight.ok("verify", "--dice").exit_code == 0
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    # the first write verb migrates: the seed goes to the key file, out of the log
+    engine_fight.ok("note", "after the upgrade")
+    assert Path(f"{db}.keys").read_text().split() == ["ford", seed.hex()]
+    assert (Path(f"{db}.keys").stat().st_mode & 0o777) == 0o600
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT count(*) FROM dice_seeds").fetchone()[0] == 0
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    for suffix in ("", "-wal"):
+        if Path(f"{db}{suffix}").exists():
+            assert seed not in Path(f"{db}{suffix}").read_bytes()
+    engine_fight.ok("roll")
+    assert engine_fight.ok("verify", "--dice").exit_code == 0

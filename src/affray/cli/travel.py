@@ -32,8 +32,8 @@ def register(app: typer.Typer) -> None:
 
         The state afterwards is exactly the state at that point: conditions,
         actions spent and pending steps as they were. Engine dice re-derive
-        the same values; table dice typed right after a rewind must repeat
-        the voided command's (or pass --reroll REASON).
+        the same values; every command issued where a voided one stood must
+        roll the dice it rolled (or pass --reroll REASON, which is logged).
 
         Example: affray rewind --to 1.2
         """

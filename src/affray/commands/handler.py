@@ -80,8 +80,9 @@ def execute(
 
     ``dice`` are table values in the order ``affray pending`` lists them;
     ``seed`` fixes the dice seed of a new encounter (for reproducible runs);
-    ``reroll`` is the GM's reason for rolling anew right after an undo
-    (logged as a note; without it, the undone command's dice must be reused);
+    ``reroll`` is the GM's reason for rolling anew where an undone or
+    rewound command stood (logged as a note; without it, the dice rolled
+    there must be reused: :func:`_guard_reroll`);
     ``note`` is added as the last event of a fight command's batch (amend
     marks the commands it re-issues with it); ``salt`` is the command's own
     salt, mixed into its engine rolls only (:mod:`affray.dice`, "Salts");

@@ -14,6 +14,10 @@ an encounter is the one whose SHA-256 is the commitment in its
 after ``affray new``) is never used. Encounter ids hold no spaces or line
 breaks (``slug``; ``--id`` is checked by the handler).
 
+A log written before the key file kept its seeds in its ``dice_seeds``
+table; schema migration 3 moves them here on the first write (and
+:meth:`affray.store.EventStore.get_seed` still reads that table).
+
 Losing the key file loses nothing recorded: ``affray close`` cannot reveal
 the seed then, ``verify --dice`` cannot check the dice (exit 4), and the
 engine cannot roll for that encounter (type the dice with ``--dice``).

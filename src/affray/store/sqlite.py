@@ -34,7 +34,7 @@ from affray.store.errors import (
     translate,
 )
 from affray.store.keys import KeyFile, default_path, matches
-from affray.store.schema import SCHEMA_VERSION, is_affray, migrate, user_version
+from affray.store.schema import READABLE_SINCE, SCHEMA_VERSION, is_affray, migrate, user_version
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 _MAX_VERSION = 2**63 - 1
@@ -228,11 +228,13 @@ class EventStore:
                 raise DatabaseCorrupt(self.path, "it is a SQLite database, but not an affray one")
             raise DatabaseCorrupt(self.path, "it holds no affray log")
         if self.readonly:
+            if found >= READABLE_SINCE:
+                return  # readable as it is (its seeds are still in dice_seeds)
             raise StoreError(
                 f"{self.path} has an older affray schema (version {found}); "
                 "open it once without read-only to upgrade it"
             )
-        migrate(conn, self.path, wal=not memory)
+        migrate(conn, self.path, wal=not memory, keys=self.keys)
 
     # ------------------------------------------------------------------ #
     # writing
