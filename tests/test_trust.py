@@ -8,6 +8,8 @@ catches it. README, "Threat model", claims only what these tests prove.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import sqlite3
@@ -16,14 +18,19 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import BROO, SEED, VASANA, Cli, assert_user_error, dice_events, raw_events
 from affray import dice as dicelib
+from affray.commands.demo import autoplay, next_command, setup
 from affray.commands.handler import execute
 from affray.events import commands as cmd
 from affray.projections.snapshots import dump, load_state
 from affray.store import EventStore
+from affray.rules.base import RuleError
 from affray.store.chain import canonical, chain_hash
+from affray.verify import check_encounter, verify_store
 
 # --------------------------------------------------------------------------- #
 # Tools of the attacker: edit the file, re-hash the chain
@@ -522,13 +529,6 @@ def test_an_archived_log_in_a_folder_that_cannot_be_written_is_read(engine_fight
 # 8. The property: salted fights re-derive, and any single change is caught
 # --------------------------------------------------------------------------- #
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from affray.commands.demo import autoplay, next_command, setup  # noqa: E402
-from affray.rules.base import RuleError  # noqa: E402
-from affray.verify import check_encounter  # noqa: E402
-
 _salts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(str.strip)
 _move = st.one_of(
     st.just(("auto", "")),
@@ -613,7 +613,6 @@ def test_against_finds_the_encounter_the_anchor_belongs_to(engine_fight: Cli, tm
 
 def test_verify_reports_progress_and_streams(engine_fight: Cli, monkeypatch):
     from affray import verify as verify_module
-    from affray.verify import verify_store
 
     monkeypatch.setattr(verify_module, "_TICK", 5)  # a tick every 5 events (4,096 by default)
 
@@ -637,8 +636,6 @@ def test_verify_reports_progress_and_streams(engine_fight: Cli, monkeypatch):
 
 def test_the_salted_derivation_is_exactly_the_documented_one():
     """README "How it is built" / affray.dice "Salts", written out by hand."""
-    import hashlib
-    import hmac
 
     def face(seed: bytes, eid: str, index: int, sides: int, salts: list[str]) -> int:
         s = hashlib.sha256(b"".join(b"%d:%s" % (len(x.encode()), x.encode()) for x in salts)).hexdigest()
