@@ -717,3 +717,66 @@ def test_an_old_log_is_read_as_it_is_and_its_seed_moves_out_on_the_first_write(e
             assert seed not in Path(f"{db}{suffix}").read_bytes()
     engine_fight.ok("roll")
     assert engine_fight.ok("verify", "--dice").exit_code == 0
+
+
+def _reference_slots(store: EventStore, eid: str) -> tuple[dict, int]:
+    """The re-roll guard's map of the dice, the slow way: every die of the
+    whole log walked in version order, undo, redo and rewind applied."""
+    from affray.events import core as ev
+    from affray.projections.timeline import Timeline
+
+    records = list(store.read(eid))
+    if not any(isinstance(r.event, (ev.CommandRetracted, ev.EncounterRewound)) for r in records):
+        return {}, 0
+    dice: dict[str, list] = {}
+    start: dict[str, int] = {}
+    live: list[str] = []
+    slots: dict[int, tuple] = {}
+    total = 0
+    for i, rec in enumerate(records):
+        e = rec.event
+        if isinstance(e, ev.DiceRolled):
+            cid = rec.command_id
+            if cid not in dice:
+                dice[cid], start[cid] = [], total
+                live.append(cid)
+            for face, sides in zip(e.faces, dicelib.parse(e.expr).dice):
+                slots[start[cid] + len(dice[cid])] = (face, sides, cid)
+                dice[cid].append((face, sides))
+                total += 1
+        elif isinstance(e, (ev.CommandRetracted, ev.CommandRestored, ev.EncounterRewound)):
+            now = Timeline(records[: i + 1])
+            was = set(live)
+            live = [c for c in dice if now.is_live(c)]
+            for cid in live:
+                if cid not in was:  # restored: takes its places again
+                    start[cid] = total
+                    for j, (face, sides) in enumerate(dice[cid]):
+                        slots[total + j] = (face, sides, cid)
+                    total += len(dice[cid])
+            total -= sum(len(dice[c]) for c in was - set(live))
+    return {s: v for s, v in slots.items() if s >= total}, total
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(moves=st.lists(st.sampled_from(["auto", "auto", "undo", "redo", "rewind"]), min_size=4, max_size=24),
+       seed=st.binary(min_size=16, max_size=16))
+def test_the_guards_map_of_the_dice_matches_a_walk_of_every_die(moves, seed):
+    from affray.commands.handler import rolled_slots
+
+    store = EventStore(":memory:")
+    eid = setup(store, "duel", seed=seed, actor="gm")
+    autoplay(store, eid, actor="gm", max_commands=2)
+    for move in moves:
+        try:
+            if move == "auto":
+                autoplay(store, eid, actor="gm", max_commands=1)
+            elif move == "undo":
+                execute(store, cmd.Undo(), encounter_id=eid)
+            elif move == "redo":
+                execute(store, cmd.Redo(), encounter_id=eid)
+            else:
+                execute(store, cmd.Rewind(to_version=max(4, store.version(eid) - 12)), encounter_id=eid)
+        except RuleError:
+            continue
+        assert rolled_slots(store, eid) == _reference_slots(store, eid)

@@ -687,6 +687,37 @@ class EventStore:
         return [(int(first), str(value)) for _, first, value in rows]
 
     @_guarded
+    def dice_per_command(self, encounter_id: str, to_version: int | None = None) -> list[tuple[str, int, int]]:
+        """``(command_id, version of its first roll, number of dice)`` for
+        every command of ``encounter_id`` that rolled dice (live or not), in
+        version order, counted in SQL through the type index (nothing is
+        decoded in Python): the re-roll guard's map of the dice."""
+        rows = self._conn.execute(
+            "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+            "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version <= ? GROUP BY command_id",
+            (encounter_id, _MAX_VERSION if to_version is None else to_version),
+        ).fetchall()
+        rows.sort(key=lambda r: r[1])
+        return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
+
+    @_guarded
+    def dice_of(self, encounter_id: str, command_ids) -> dict[str, list[tuple[str, list[int]]]]:
+        """The rolls of the given commands as ``{command_id: [(expr, faces),
+        ...]}`` in version order (a few commands: the re-roll guard)."""
+        ids = sorted(set(command_ids))
+        out: dict[str, list[tuple[int, str, list[int]]]] = {}
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            for version, cid, expr, faces in self._conn.execute(
+                "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? "
+                f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                [encounter_id, *chunk],
+            ):
+                out.setdefault(cid, []).append((version, expr or "", msgspec.json.decode(faces or "[]")))
+        return {cid: [(expr, faces) for _, expr, faces in sorted(rolls)] for cid, rolls in out.items()}
+
+    @_guarded
     def engine_high_water(self, encounter_id: str) -> int:
         """One past the highest engine roll number ``encounter_id`` ever drew,
         undone and rewound rolls included (0 when it drew none)."""
