@@ -9,6 +9,8 @@ only reads: the number of rows never changes.
 
 from __future__ import annotations
 
+import json
+
 
 from affray.audit import audit_encounter, audit_records, report_lines
 from affray.cli import travel as cli_travel
@@ -169,8 +171,12 @@ def test_cli_audit_reports_a_changed_table(manual_duel, monkeypatch):
     n = cli.events()
     ss, sf = tables.PARRY[("success", "success")], tables.PARRY[("success", "failure")]
     monkeypatch.setitem(tables.PARRY, ("success", "success"), sf)
-    out = cli.ok("audit").stdout.splitlines()
+    result = cli("audit")
+    assert result.exit_code == 1  # a difference is a finding (issue 11)
+    out = result.stdout.splitlines()
     assert len(out) == 2 and out[-1] == "audit: 5 commands re-derived, 1 differ"
     assert "(react broo1 parry --dice 30,50): reaction-resolved:" in out[0]
-    assert cli.json("audit")["differences"][0]["command"] == "react broo1 parry --dice 30,50"
+    as_json = cli("audit", "--json")
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stdout)["differences"][0]["command"] == "react broo1 parry --dice 30,50"
     assert cli.events() == n

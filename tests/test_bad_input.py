@@ -389,7 +389,7 @@ def _empty_file(path: Path, tmp_path: Path) -> None:
 
 def _truncated(path: Path, tmp_path: Path) -> None:
     real = Cli(path)
-    real.ok("new", "Ford", "--seed", "00ff")
+    real.ok("new", "Ford", "--seed", "00ff" * 8)
     real.ok("join", VASANA, "--side", "heroes")
     real.ok("join", BROO, "--name", "Broo 1", "--side", "broo")
     real.ok("start")

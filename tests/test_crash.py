@@ -80,8 +80,8 @@ def test_kill_between_schema_commit_and_wal_switch(tmp_path: Path) -> None:
 
             real = schema.migrate
 
-            def migrate_then_die(conn, path, *, wal=True):
-                real(conn, path, wal=False)  # committed, not yet switched
+            def migrate_then_die(conn, path, *, wal=True, **kwargs):
+                real(conn, path, wal=False, **kwargs)  # committed, not yet switched
                 os.kill(os.getpid(), signal.SIGKILL)
 
             sqlite_mod.migrate = migrate_then_die
@@ -106,7 +106,7 @@ def test_kill_while_creating_the_file_leaves_nothing_half_made(tmp_path: Path) -
         try:
             import affray.store.sqlite as sqlite_mod
 
-            def die_inside(conn, path, *, wal=True):
+            def die_inside(conn, path, *, wal=True, **kwargs):
                 conn.execute("BEGIN IMMEDIATE")
                 conn.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY)")
                 os.kill(os.getpid(), signal.SIGKILL)

@@ -23,7 +23,6 @@ import gzip
 import io
 import itertools
 import json
-import shutil
 import sqlite3
 import zipfile
 from contextlib import closing
@@ -35,7 +34,7 @@ from hypothesis import strategies as st
 
 from affray.store import SCHEMA_VERSION
 
-from conftest import Cli, assert_clean_outcome, fuzz_case, fuzz_examples
+from conftest import copy_log, Cli, assert_clean_outcome, fuzz_case, fuzz_examples
 
 FUZZ = dict(
     deadline=None,
@@ -60,7 +59,7 @@ verbs = st.sampled_from(READS + WRITES)
 def log_db(_templates, tmp_path_factory) -> Path:
     """A real log, every page in the main file (WAL checkpointed and gone)."""
     db = tmp_path_factory.mktemp("fuzz-db") / "log.db"
-    shutil.copyfile(_templates("fight"), db)
+    copy_log(_templates("fight"), db)
     runner = Cli(db)
     runner.ok("attack", "vasana", "broo1", "--dice", "34")
     runner.ok("react", "broo1", "parry", "--dice", "71,34")

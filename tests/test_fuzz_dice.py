@@ -11,7 +11,6 @@ exit 2, and nothing appended.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -23,7 +22,7 @@ from hypothesis import strategies as st
 from affray import dice
 from affray.store import EventStore
 
-from conftest import Cli, assert_clean_outcome, fuzz_case, fuzz_examples
+from conftest import copy_log, Cli, assert_clean_outcome, fuzz_case, fuzz_examples
 
 FUZZ = dict(
     deadline=None,
@@ -131,7 +130,7 @@ def dice_steps(_templates, tmp_path_factory) -> dict[str, tuple[Path, list[str]]
 
     def at(name: str, template: str, setup: list[list[str]], command: list[str]) -> None:
         db = root / f"{name}.db"
-        shutil.copyfile(_templates(template), db)
+        copy_log(_templates(template), db)
         runner = Cli(db)
         for argv in setup:
             runner.ok(*argv)
@@ -166,7 +165,7 @@ def test_dice_at_every_step(cli, dice_steps, tmp_path, step, text, reroll):
     db = tmp_path / "dice.db"
     for suffix in ("-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    shutil.copyfile(template, db)
+    copy_log(template, db)
     before = Cli(db).events()
     argv = [*command, "--dice", text] + ([] if reroll is None else ["--reroll", reroll])
     result = cli(*argv, db=db)

@@ -33,7 +33,7 @@ def test_precise_attack_in_a_flurry_is_refused(fight):
 @pytest.fixture
 def archer(cli, tmp_path):
     sling = copy_sheet(GORP, tmp_path / "gorp.json", ('"ready": ["Club"]', '"ready": ["Sling"]'))
-    cli.ok("new", "Ambush", "--system", "mrq1", "--seed", "00ff")
+    cli.ok("new", "Ambush", "--system", "mrq1", "--seed", "00ff" * 8)
     cli.ok("join", VASANA, "--side", "heroes")
     cli.ok("join", sling, "--side", "trolls")
     cli.ok("start", "--dice", "1,10")  # Vasana 14, Gorp 21

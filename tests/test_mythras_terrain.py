@@ -362,7 +362,7 @@ def test_cli_jump_and_a_refused_crawl(cli):
     """Seed 001 "Jump" and "Crawl" through ``affray act``: the jump rolls
     at once; crawling while standing is ONE error line, exit 2, nothing
     appended."""
-    cli.ok("new", "Gorge", "--system", "mythras", "--seed", "00ff")
+    cli.ok("new", "Gorge", "--system", "mythras", "--seed", "00ff" * 8)
     cli.ok("join", EX / "kaelin.toml", "--side", "heroes")
     cli.ok("join", EX / "grusk.toml", "--side", "orcs")
     cli.ok("start", "--dice", "7,5")
@@ -378,7 +378,7 @@ def test_cli_act_takes_a_quoted_action_with_spaces(cli):
     """``affray act kaelin "jump:0.5 standing"`` as one quoted argument works as
     the words typed apart do (the CLI's quoting is undone before the action
     is read); seed 001 "Jump" (from standing: half the reach)."""
-    cli.ok("new", "Gorge", "--system", "mythras", "--seed", "00ff")
+    cli.ok("new", "Gorge", "--system", "mythras", "--seed", "00ff" * 8)
     cli.ok("join", EX / "kaelin.toml", "--side", "heroes")
     cli.ok("join", EX / "grusk.toml", "--side", "orcs")
     cli.ok("start", "--dice", "7,5")

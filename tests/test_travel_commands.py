@@ -557,7 +557,7 @@ def test_amend_refusals_append_nothing(golden):
         amend(store, cmd.AmendCommand(target=undone, modifiers=mod), encounter_id=eid, actor="sam")
 
 
-def test_amend_on_engine_dice_re_derives_the_amended_roll_and_types_the_replays():
+def test_amend_on_engine_dice_re_derives_the_amended_roll_and_keeps_the_replays_engine_rolls():
     store = EventStore(":memory:")
     eid = setup(store, "duel", seed=b"amend engine", actor="gm")
     state = load_state(store, eid)
@@ -577,7 +577,8 @@ def test_amend_on_engine_dice_re_derives_the_amended_roll_and_types_the_replays(
         before = next(o for o in outs if o.records[0].command_id == old)
         after = next(o for o in report.outcomes if o.records[0].command_id == new)
         assert [d[2] for d in dice_of(after.records)] == [d[2] for d in dice_of(before.records)]
-        assert all(d[4] == "table" for d in dice_of(after.records))
+        # issue 11: a replayed engine roll stays engine roll #N, never relabelled as typed dice
+        assert [(d[4], d[5]) for d in dice_of(after.records)] == [(d[4], d[5]) for d in dice_of(before.records)]
     assert load_state(store, eid) == project(store.read(eid)) and store.verify(eid) == []
     assert verify_encounter(store, eid, dice=True)[0] == []
 

@@ -136,9 +136,11 @@ def describe(recorded: list[ev.Event], derived: list[ev.Event]) -> str:
     return f"{ta}: {fields}{more}"
 
 
-def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditReport:
+def audit_records(records: list[Recorded], encounter_id: str = "", tick=None) -> AuditReport:
     """Audit a whole encounter log (see the module docstring). Pure: reads
-    the records and the current rules, nothing else."""
+    the records and the current rules, nothing else. ``affray audit`` exits 1 when any
+    command differs. ``tick(version)``, when given, is called after each
+    command (a progress bar)."""
     tl = Timeline(records)
     report = AuditReport(encounter_id=encounter_id or (records[0].encounter_id if records else ""))
     state = State()
@@ -183,6 +185,8 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
         if batch and rec.command_id != batch[0].command_id:
             check(batch, state)
             state = fold(state, batch)
+            if tick is not None:
+                tick(batch[-1].version)
             batch = []
         batch.append(rec)
     if batch:
@@ -190,7 +194,7 @@ def audit_records(records: list[Recorded], encounter_id: str = "") -> AuditRepor
     return report
 
 
-def audit_encounter(store, encounter_id: str) -> AuditReport:
+def audit_encounter(store, encounter_id: str, tick=None) -> AuditReport:
     """:func:`audit_records` for an encounter of ``store`` (read only).
 
     Raises :class:`affray.errors.UserError` when the hash chain is broken:
@@ -199,7 +203,16 @@ def audit_encounter(store, encounter_id: str) -> AuditReport:
     problems = store.verify(encounter_id)
     if problems:
         raise UserError(f"{problems[0]}; the log fails 'affray verify', so it cannot be audited")
-    return audit_records(list(store.read(encounter_id)), encounter_id)
+    return audit_records(list(store.read(encounter_id)), encounter_id, tick=tick)
+
+
+def difference_lines(report: AuditReport) -> list[str]:
+    """One problem line per difference (``verify --full`` prints them as
+    FAILED lines)."""
+    return [
+        f"{report.encounter_id}: audit: {d.command_id} v{d.version} ({d.command}): {d.text}"
+        for d in report.differences
+    ]
 
 
 def report_lines(report: AuditReport) -> list[str]:

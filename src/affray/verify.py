@@ -1,65 +1,607 @@
 """``affray verify``: is the record intact, and were the dice fair?
 
-Checks, per encounter: the SHA-256 hash chain and version density (the
-store's own verify: edits, deletions, reordering); every snapshot against a
-fresh replay (snapshots are a cache, never trusted blindly); and, with
-``dice``, that the seed matches its commitment and re-derives every engine
-roll (DESIGN.md, "Dice"); a branch's engine rolls are derived with its
-origin's encounter id (:func:`affray.commands.points.stream_of`).
+One pass over each encounter's stored rows (:func:`check_encounter`), in
+version order, with memory that does not grow with the log:
 
-The other audit, re-deriving every recorded decision with the current rules,
-is :mod:`affray.audit`.
+* **the hash chain** (:class:`affray.store.verify.ChainCheck`): every hash
+  recomputed, version density, reordering, the head row, data that does not
+  decode;
+* **a full replay**: the state is folded from the log itself as the pass goes
+  (undo, redo and rewind applied as :func:`affray.projections.timeline.project`
+  does) and compared with every snapshot at its version; a snapshot is never
+  trusted, and a log that no longer replays is a problem;
+* with ``dice``, **every engine roll**: the seed (revealed by ``close``, else
+  the key file beside the log) must match the commitment; every engine roll
+  must re-derive from the seed, its roll numbers and the salts that apply
+  (:mod:`affray.dice`, "Salts"); the engine roll numbers must run 0, 1, 2,
+  ... along the live log with no gap, repeat or jump: each command's engine
+  rolls start at the next roll number of the log as that command found it
+  (so a command issued after an undo or a rewind reuses the numbers of the
+  rolls it replaces, and nothing else may); the table dice of a command
+  must be the values it typed (``CommandIssued.dice``); and every salt must
+  start past the rolls already drawn;
+* with ``against``, **an anchor**: a head hash someone kept (or the last
+  line of a JSON Lines export) must be in the chain, at its version, so the
+  log still extends it (:func:`check_against`).
+
+A branch's engine rolls are derived with its origin's encounter id
+(:func:`affray.commands.points.stream_of`). The other audit, re-deriving
+every recorded decision with the current rules, is :mod:`affray.audit`
+(``verify --full`` runs it too).
+
+Exit codes (``affray verify``): 0 intact; 1 a problem (tampering, a
+difference); 4 intact so far, but the dice cannot be checked yet: the seed
+is not revealed and not in this key file (not a failure).
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
+
+import msgspec
+
 from affray import dice as dicelib
-from affray.commands.points import stream_of
-from affray.events.core import DiceRolled, EncounterClosed, EncounterOpened
-from affray.projections.snapshots import load
-from affray.projections.timeline import project
+from affray.audit import audit_records, difference_lines
+from affray.errors import UserError
+from affray.events import codec
+from affray.events import core as ev
+from affray.events.envelope import Live
+from affray.projections.snapshots import load_bound, replay
+from affray.projections.state import State
+from affray.projections.timeline import fold
+from affray.store.errors import UnknownEncounter
+from affray.store.verify import ChainCheck
+
+#: Exit code: the dice cannot be checked yet (the seed is not revealed).
+EXIT_DICE_PENDING = 4
+
+_META = frozenset({ev.CommandRetracted, ev.CommandRestored, ev.EncounterRewound})
+_DICE_TYPES = frozenset({ev.DiceRolled, ev.CommandIssued, ev.EncounterOpened, ev.SaltAdded})
+_UNDO_DEPTH = 64  # states kept to step back over an undo without a replay
+_TICK = 4096  # rows between progress ticks
+
+
+@dataclass
+class EncounterReport:
+    """What :func:`check_encounter` found for one encounter.
+
+    ``dice``: ``"checked"`` (every engine roll re-derived), ``"pending"``
+    (the seed is neither revealed nor in the key file), ``"manual"`` (no
+    engine dice), or ``""`` (not asked)."""
+
+    encounter_id: str
+    events: int = 0
+    version: int = 0
+    head_hash: str = ""
+    chain_ok: bool = True
+    snapshots: int = 0
+    engine_rolls: int = 0
+    salts: int = 0
+    seed_chosen: bool = False
+    seed_revealed: bool = False
+    dice: str = ""
+    anchor: str = ""
+    audit: object = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> str:
+        if not self.chain_ok:
+            return f"{self.encounter_id}: hash chain BROKEN"
+        line = (f"{self.encounter_id}: {self.events} events, hash chain intact, "
+                f"{self.snapshots} snapshots checked")
+        if self.dice in ("checked", "manual"):
+            line += f", {self.engine_rolls} engine rolls re-derived"
+            if self.salts:
+                line += f" with {self.salts} salts"
+            if self.dice == "manual":
+                line += " (manual dice)"
+        elif self.dice == "pending":
+            line += ", dice NOT checked: the seed is not revealed (it is revealed by 'affray close')"
+        if self.seed_chosen:
+            line += "; the dice seed was CHOSEN by the GM (new --seed)"
+        if self.anchor:
+            line += f"; {self.anchor}"
+        if self.audit is not None:
+            line += f"; {self.audit.summary}"
+        return line
+
+    def data(self) -> dict:
+        return {
+            "encounter": self.encounter_id,
+            "events": self.events,
+            "version": self.version,
+            "head": self.head_hash,
+            "chain_intact": self.chain_ok,
+            "snapshots_checked": self.snapshots,
+            "dice": self.dice,
+            "engine_rolls": self.engine_rolls,
+            "salts": self.salts,
+            "seed_chosen": self.seed_chosen,
+            "seed_revealed": self.seed_revealed,
+            "anchor": self.anchor,
+            "audit": self.audit.data() if self.audit is not None else None,
+            "problems": list(self.problems),
+        }
 
 
 def verify_encounter(store, encounter_id: str, *, dice: bool = False) -> tuple[list[str], str]:
     """(problems, one-line summary) for ``encounter_id``; no problems = intact."""
-    problems = list(store.verify(encounter_id))
-    if problems:
-        return problems, f"{encounter_id}: hash chain BROKEN"
-    records = list(store.read(encounter_id))
-    snaps = 0
-    for version, blob in store.snapshots(encounter_id):
-        snaps += 1
-        cached = load(blob)
-        if cached is None:
-            continue  # written for another state schema: ignored, not wrong
-        if cached != project([r for r in records if r.version <= version]):
-            problems.append(f"{encounter_id}: snapshot at version {version} differs from a replay")
-    summary = f"{encounter_id}: {len(records)} events, hash chain intact, {snaps} snapshots checked"
-    if dice:
-        found, rolls = _verify_dice(store, encounter_id, records)
-        problems += found
-        summary += f", {rolls} engine rolls re-derived"
-    return problems, summary
+    report = check_encounter(store, encounter_id, dice=dice)
+    return report.problems, report.summary
 
 
-def _verify_dice(store, encounter_id: str, records) -> tuple[list[str], int]:
-    opened = next((r.event for r in records if isinstance(r.event, EncounterOpened)), None)
-    closed = next((r.event for r in records if isinstance(r.event, EncounterClosed)), None)
-    if closed is not None and closed.seed:
-        seed = bytes.fromhex(closed.seed)
-    else:
-        seed = store.get_seed(encounter_id)
-    if seed is None:
-        return [f"{encounter_id}: no seed to check the dice with (the encounter is open and its seed is not here)"], 0
-    problems = []
-    if opened is not None and dicelib.commitment(seed) != opened.seed_sha256:
-        problems.append(f"{encounter_id}: the seed does not match the commitment sha256 {opened.seed_sha256[:16]}…")
-    stream = stream_of(records, encounter_id)  # a branch follows its origin's dice
+def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) -> EncounterReport:
+    """Check one encounter in one pass (see the module docstring).
+
+    ``tick(version)``, when given, is called now and then with the version
+    reached (a progress bar). Reads only; raises the store's errors.
+    """
+    report = EncounterReport(encounter_id=encounter_id)
+    chain = ChainCheck(encounter_id)
+    snaps = store.snapshot_stream(encounter_id)
+    next_snap, next_blob = next(snaps, (None, b""))
+    fold_ = _Replay(store, encounter_id)
+    dice_check = _DiceCheck(store, encounter_id, report) if dice else None
+    decode_fast, typed = codec.typed_decoders(), codec.typed_decoder
+    current = codec.CURRENT_SCHEMA
     n = 0
-    for r in records:
-        e = r.event
-        if isinstance(e, DiceRolled) and e.source == "engine" and e.faces:
-            n += 1
-            if dicelib.rederive(seed, stream, e) != tuple(e.faces):
-                problems.append(f"{encounter_id}: version {r.version}: engine roll #{e.index} {e.expr} does not re-derive")
-    return problems, n
+    feed_chain, fold_feed = chain.feed, fold_.feed
+    dice_feed = dice_check.feed if dice_check is not None else None
+    dice_command = ""
+    for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in store.read_raw(encounter_id):
+        n += 1
+        if current.get(type_) == schema:
+            feed_chain(seq, version, command_id, type_, schema, data, recorded_at, actor, hash_, decode=False)
+            try:
+                event = (decode_fast.get(type_) or typed(type_))(data)
+            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent) as exc:
+                chain.problems.append(f"encounter {encounter_id} version {version}: cannot decode its data: {exc}")
+                continue
+        else:
+            event = feed_chain(seq, version, command_id, type_, schema, data, recorded_at, actor, hash_)
+            if event is None:
+                continue
+        live = Live(version, command_id, event)
+        if version == 1 and isinstance(event, ev.EncounterOpened):
+            report.seed_chosen = event.is_chosen
+        if dice_feed is not None and (command_id != dice_command or type(event) in _DICE_TYPES):
+            dice_command = command_id  # before the fold: the engine's next roll number as the command found it
+            dice_feed(live, fold_)
+        fold_feed(live)
+        if next_snap is not None and next_snap <= version:
+            while next_snap is not None and next_snap <= version:
+                if next_snap == version:
+                    report.snapshots += 1
+                    problem = fold_.compare_snapshot(version, next_blob, hash_)
+                    if problem:
+                        report.problems.append(problem)
+                next_snap, next_blob = next(snaps, (None, b""))
+        if tick is not None and n % _TICK == 0:
+            tick(version)
+    snaps.close()
+    head = store.head(encounter_id) if store.has_encounter(encounter_id) else None
+    found = chain.finish(head)
+    if found is None:  # neither events nor a head: no such encounter
+        raise UnknownEncounter(encounter_id, store.path)
+    report.events = n
+    report.version, report.head_hash = head if head else (0, "")
+    if found:
+        report.chain_ok = False
+        report.problems[:0] = found
+        return report
+    fold_.finish()
+    report.problems.extend(fold_.problems)
+    if dice_check is not None:
+        dice_check.finish()
+    return report
+
+
+class _Replay:
+    """The state of the log cut at each version, kept as the pass goes:
+    ``project(records up to v)``, without holding the records. The events
+    of a command are folded in when the command ends; an undo of one of the
+    last commands steps back to the state before it; any other undo, redo
+    or rewind re-projects from the store (streamed)."""
+
+    def __init__(self, store, encounter_id: str) -> None:
+        self.store, self.encounter_id = store, encounter_id
+        self._state = State()
+        self.problems: list[str] = []
+        self.broken = False
+        self._before: list[tuple[str, State]] = []  # (command id, state before it), newest last
+        self._pending: list[Live] = []
+        self._command = ""
+
+    @property
+    def state(self) -> State:
+        """The state after every event fed so far."""
+        if self._pending:
+            self._flush()
+        return self._state
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if self.broken:
+            return
+        try:
+            self._state = fold(self._state, pending)
+        except Exception as exc:  # noqa: BLE001 - a log edited by hand: reported, not raised
+            self._broke(pending[-1].version, exc)
+
+    def _broke(self, version: int, exc: Exception) -> None:
+        self.broken = True
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        self.problems.append(f"{self.encounter_id} version {version}: the log does not replay ({detail})")
+
+    def feed(self, live: Live) -> None:
+        if self.broken:
+            return
+        if type(live.event) in _META:
+            if self._pending:
+                self._flush()
+            try:
+                self._meta(live)
+            except Exception as exc:  # noqa: BLE001 - as above
+                self._broke(live.version, exc)
+            self._command = ""
+            return
+        if live.command_id != self._command:
+            if self._pending:
+                self._flush()
+            self._command = live.command_id
+            self._before.append((live.command_id, self._state))
+            if len(self._before) > _UNDO_DEPTH:
+                del self._before[0]
+        self._pending.append(live)
+
+    def _meta(self, live: Live) -> None:
+        e = live.event
+        if isinstance(e, ev.CommandRetracted) and self._before and self._before[-1][0] == e.command_id:
+            _, self._state = self._before.pop()
+        else:
+            self._state = replay(self.store, self.encounter_id, to_version=live.version)
+            self._before.clear()
+        self._state = msgspec.structs.replace(self._state, version=live.version)
+
+    def compare_snapshot(self, version: int, blob: bytes, at_hash: str) -> str:
+        state = self.state
+        if self.broken:
+            return ""
+        loaded = load_bound(blob)
+        if loaded is None:
+            return ""  # written for another state schema: ignored, not wrong
+        cached, head_hash = loaded
+        if head_hash and head_hash != at_hash:
+            return f"{self.encounter_id}: snapshot at version {version} was taken at another head (a rewritten log, or a copied snapshot)"
+        if state.version != version:
+            state = msgspec.structs.replace(state, version=version)
+        if cached != state:
+            return f"{self.encounter_id}: snapshot at version {version} differs from a replay"
+        return ""
+
+    def finish(self) -> None:
+        if self._pending:
+            self._flush()
+
+
+class _DiceCheck:
+    """The engine dice of one encounter, checked as the pass goes: each
+    command's rolls are held until its last event (a command's events are
+    consecutive), then re-derived and, when the command is live, checked
+    for dense roll numbers."""
+
+    def __init__(self, store, encounter_id: str, report: EncounterReport) -> None:
+        self.encounter_id, self.report = encounter_id, report
+        self.problems = report.problems
+        self.standing = store.salts(encounter_id)
+        report.salts = len(self.standing)
+        self.seed, self.commitment, self.stream = None, None, encounter_id
+        self.manual = False
+        closed = store.versions_of_type(encounter_id, "encounter-closed")
+        revealed = ""
+        for _v, _c, schema, data in closed:
+            revealed = codec.decode("encounter-closed", schema, data).seed or revealed
+        if revealed:
+            try:
+                self.seed = bytes.fromhex(revealed)
+                report.seed_revealed = True
+            except ValueError:
+                self.problems.append(f"{encounter_id}: the revealed seed is not hex")
+        if self.seed is None:
+            self.seed = store.get_seed(encounter_id)  # the key file: checked against the commitment
+        self.batch: list[Live] = []
+        self.start: int | None = None  # the engine's next roll number when the current command was decided
+        self.high_water = 0  # one past the highest roll number drawn (live or not)
+        self.rolls = 0
+        self.any_engine = False
+        self._opened = False
+
+    def feed(self, rec: Live, replay_: _Replay) -> None:
+        e = rec.event
+        if self.batch and self.batch[0].command_id != rec.command_id:
+            self._flush()
+        if type(e) not in _DICE_TYPES:
+            return
+        if not self.batch:
+            self.start = None if replay_.broken else replay_.state.next_roll_index
+        if isinstance(e, ev.EncounterOpened) and not self._opened:
+            self._opened = True
+            self.commitment = e.seed_sha256
+            self.manual = e.manual_dice
+            self.stream = e.dice_stream or self.encounter_id
+            if self.seed is not None and dicelib.commitment(self.seed) != e.seed_sha256:
+                self.problems.append(
+                    f"{self.encounter_id}: the seed does not match the commitment sha256 {e.seed_sha256[:16]}…"
+                )
+                self.seed = None
+        elif isinstance(e, ev.SaltAdded) and e.from_index < self.high_water:
+            self.problems.append(
+                f"{self.encounter_id} version {rec.version}: the salt starts at roll #{e.from_index}, "
+                f"but rolls up to #{self.high_water - 1} were drawn before it (a salt must never change a drawn roll)"
+            )
+        if isinstance(e, (ev.DiceRolled, ev.CommandIssued)):
+            self.batch.append(rec)
+
+    def _flush(self) -> None:
+        batch, self.batch = self.batch, []
+        rolls = [r for r in batch if isinstance(r.event, ev.DiceRolled)]
+        if not rolls:
+            return
+        issued = next((r.event for r in batch if isinstance(r.event, ev.CommandIssued)), None)
+        salt = issued.salt_text if issued is not None else ""
+        if issued is not None:
+            self._typed(issued, rolls)
+        for r in rolls:
+            e = r.event
+            if e.source != "engine" or not e.faces:
+                if e.source not in ("engine", "table"):
+                    self.problems.append(f"{self.encounter_id} version {r.version}: roll source {e.source!r} is neither engine nor table")
+                continue
+            self.any_engine = True
+            self.rolls += 1
+            where = f"{self.encounter_id} version {r.version}"
+            if e.index < 0:
+                self.problems.append(f"{where}: engine roll {e.expr} ({e.purpose}) has no roll number")
+                continue
+            self.high_water = max(self.high_water, e.index + len(e.faces))
+            if self.seed is None:
+                continue
+            try:
+                derived = dicelib.salted_faces(self.seed, self.stream, e.index, _sides(e.expr), self.standing, salt)
+            except (ValueError, dicelib.DiceError) as exc:
+                self.problems.append(f"{where}: engine roll #{e.index} {e.expr} cannot be re-derived ({exc})")
+                continue
+            if derived != tuple(e.faces):
+                self.problems.append(f"{where}: engine roll #{e.index} {e.expr} does not re-derive")
+        expected = self.start
+        if expected is None:
+            return  # the log does not replay here: reported already
+        for r in rolls:
+            e = r.event
+            if e.source != "engine" or not e.faces or e.index < 0:
+                continue
+            if e.index != expected:
+                kind = "repeats" if e.index < expected else "skips to"
+                self.problems.append(
+                    f"{self.encounter_id} version {r.version}: engine roll {kind} #{e.index} where the engine "
+                    f"was at #{expected} (engine roll numbers run 0, 1, 2, ... along the live log)"
+                )
+            expected = e.index + len(e.faces)
+
+    def _typed(self, issued: ev.CommandIssued, rolls: list[Live]) -> None:
+        """Table dice are what the command typed (``CommandIssued.dice``), in
+        order: a roll relabelled as typed dice shows faces nobody typed."""
+        sides = [s for r in rolls if r.event.source == "table" for s in _sides(r.event.expr)]
+        faces = [f for r in rolls if r.event.source == "table" for f in r.event.faces]
+        tokens = list(issued.dice)
+        try:
+            typed = [dicelib.face_from_token(t, n, "") for t, n in zip(tokens, sides)]
+        except (dicelib.DiceError, ValueError):
+            typed = None
+        if typed is None or len(tokens) != len(faces) or typed != list(faces):
+            where = rolls[0].version
+            self.problems.append(
+                f"{self.encounter_id} version {where}: typed dice {','.join(map(str, faces)) or 'none'} "
+                f"are not the dice its command typed ({','.join(tokens) or 'none'})"
+            )
+
+    def finish(self) -> None:
+        if self.batch:
+            self._flush()
+        self.report.engine_rolls = self.rolls
+        if self.manual and not self.any_engine:
+            self.report.dice = "manual"
+        elif self.seed is None and self.any_engine:
+            self.report.dice = "pending"
+        else:
+            self.report.dice = "checked"
+
+
+_SIDES: dict[str, tuple[int, ...]] = {}
+
+
+def _sides(expr: str) -> tuple[int, ...]:
+    """The dice of a recorded expression (cached: a fight has few)."""
+    found = _SIDES.get(expr)
+    if found is None:
+        try:
+            found = dicelib.parse(expr).dice
+        except dicelib.DiceError:
+            found = ()
+        if len(_SIDES) < 4096:
+            _SIDES[expr] = found
+    return found
+
+
+# --------------------------------------------------------------------------- #
+# Anchors: does the log still extend a head someone kept?
+# --------------------------------------------------------------------------- #
+
+
+def parse_anchor(spec: str, encounter_id: str) -> tuple[int | None, str]:
+    """``(version or None, hash)`` from ``--against``: a 64-hex head hash,
+    ``VERSION:HASH``, or a JSON Lines export (its last line of
+    ``encounter_id``, else its last line). Errors: ``UserError``."""
+    text = spec.strip()
+    version_text, sep, maybe_hash = text.partition(":")
+    if sep and version_text.isdigit() and _is_hash(maybe_hash):
+        return int(version_text), maybe_hash.lower()
+    if _is_hash(text):
+        return None, text.lower()
+    if not os.path.isfile(text):
+        raise UserError(
+            f"--against takes a head hash (64 hex digits, as 'affray head' prints), "
+            f"VERSION:HASH, or a .jsonl export; {spec!r} is none of these"
+        )
+    last = mine = None
+    try:
+        with open(text, "rb") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                try:
+                    row = msgspec.json.decode(line)
+                except msgspec.DecodeError:
+                    raise UserError(f"{text} is not a JSON Lines export: a line is not JSON") from None
+                if not isinstance(row, dict) or "hash" not in row or "version" not in row:
+                    raise UserError(f"{text} is not a JSON Lines export of affray (a line has no version and hash)")
+                last = row
+                if row.get("encounter_id") == encounter_id:
+                    mine = row
+    except OSError as exc:
+        raise UserError(f"cannot read {text}: {exc.strerror}") from None
+    row = mine or last
+    if row is None:
+        raise UserError(f"{text} holds no events to anchor to")
+    return int(row["version"]), str(row["hash"])
+
+
+def anchor_encounter(store, spec: str) -> str:
+    """The encounter ``verify --against SPEC`` checks when none is named:
+    the one a jsonl export names, else the one whose log holds the hash,
+    else the newest open one, else the newest. Errors: ``UserError``."""
+    text = spec.strip()
+    ids = store.encounter_ids()
+    if not ids:
+        raise UserError(f"{store.path} holds no encounter to check against the anchor")
+    if os.path.isfile(text):
+        named = ""
+        with open(text, "rb") as fh:
+            for line in fh:
+                if line.strip():
+                    try:
+                        named = str(msgspec.json.decode(line).get("encounter_id", "")) or named
+                    except (msgspec.DecodeError, AttributeError):
+                        break
+        if named in ids:
+            return named
+    else:
+        wanted = text.rpartition(":")[2].lower()
+        if _is_hash(wanted):
+            for eid in ids:
+                if store.version_of_hash(eid, wanted) is not None:
+                    return eid
+    return store.newest_open_encounter() or ids[-1]
+
+
+def _is_hash(text: str) -> bool:
+    return len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def check_against(store, encounter_id: str, version: int | None, hash_: str) -> tuple[list[str], str]:
+    """(problems, one-line verdict): whether the log of ``encounter_id``
+    still holds ``hash_`` (at ``version`` when given). With an intact chain
+    that proves every event up to it is the one the anchor saw: a
+    truncation before it, a rewrite before it (re-hashed or not), or a log
+    that forked from it all fail."""
+    short = hash_[:16]
+    if version is not None:
+        now = store.hash_at(encounter_id, version)
+        if now is None:
+            head = store.version(encounter_id)
+            return ([f"{encounter_id}: the anchor is at version {version}, but the log ends at version {head} "
+                     "(it was truncated)"], "")
+        if now != hash_:
+            return ([f"{encounter_id}: the event at version {version} has hash {now[:16]}…, the anchor says {short}… "
+                     "(the log was rewritten at or before it)"], "")
+        return [], f"extends the anchor {short}… at version {version}"
+    found = store.version_of_hash(encounter_id, hash_)
+    if found is None:
+        return ([f"{encounter_id}: no event has the anchor hash {short}… "
+                 "(the log was truncated before it, or rewritten at or before it)"], "")
+    return [], f"extends the anchor {short}… at version {found}"
+
+
+# --------------------------------------------------------------------------- #
+# The whole verb
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class Verdict:
+    """``affray verify`` over a file (or one encounter): ``problems`` each
+    once, in the order found; ``code`` the exit code."""
+
+    reports: list[EncounterReport] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def code(self) -> int:
+        if self.problems:
+            return 1
+        if any(r.dice == "pending" for r in self.reports):
+            return EXIT_DICE_PENDING
+        return 0
+
+    def data(self) -> dict:
+        return {
+            "ok": not self.problems,
+            "exit": self.code,
+            "encounters": [r.data() for r in self.reports],
+            "problems": list(self.problems),
+        }
+
+
+def verify_store(store, encounter_id: str | None = None, *, dice: bool = False, full: bool = False,
+                 against: str = "", progress=None) -> Verdict:
+    """Check the file (or one encounter): see the module docstring.
+    ``progress(total)`` returns a context manager giving ``tick(n)`` or
+    ``None`` (the CLI's progress bar). ``against`` needs one encounter (the
+    newest open one is the CLI's default). ``full`` runs the audit too
+    (:func:`affray.audit.audit_encounter`): a decision the rules make
+    otherwise today is a problem."""
+    verdict = Verdict()
+    if encounter_id is None:
+        found, ids = store.verify_file()
+        verdict.problems += found
+    else:
+        ids = [encounter_id]
+    anchor = parse_anchor(against, ids[0]) if against and ids else None
+    total = sum(store.version(eid) for eid in ids)
+    done = 0
+    with (progress(total) if progress is not None else _no_progress()) as tick:
+        for eid in ids:
+            step = None if tick is None else (lambda v, base=done: tick(base + v))
+            report = check_encounter(store, eid, dice=dice, tick=step)
+            done += report.version
+            if anchor is not None and eid == ids[0] and report.chain_ok:
+                more, verdict_line = check_against(store, eid, *anchor)
+                report.problems += more
+                report.anchor = verdict_line
+            if full and report.chain_ok and report.events:
+                report.audit = audit_records(list(store.read(eid)), eid)
+                report.problems += difference_lines(report.audit)
+            verdict.reports.append(report)
+            verdict.problems += report.problems
+    verdict.problems = list(dict.fromkeys(verdict.problems))  # each FAILED line once
+    return verdict
+
+
+class _no_progress:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False

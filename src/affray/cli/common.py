@@ -70,7 +70,7 @@ def forward(ctx: typer.Context, verb, params: dict):
         raise typer.Exit(code)
 
 
-def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False, reroll: str = ""):
+def run(ctx: typer.Context, command, *, dice: str = "", quiet: bool = False, reroll: str = "", salt: str = ""):
     """Execute ``command`` against the current encounter and print what
     happened and what the table waits for next (:func:`affray.cli.core.run`)."""
-    return core.run(options(ctx), command, dice=dice, quiet=quiet, reroll=reroll)
+    return core.run(options(ctx), command, dice=dice, quiet=quiet, reroll=reroll, salt=salt)

@@ -125,14 +125,14 @@ def parse_mods(values) -> tuple:
     return tuple(mods)
 
 
-def run(opts: Options, command, *, dice: str = "", quiet: bool = False, reroll: str = ""):
+def run(opts: Options, command, *, dice: str = "", quiet: bool = False, reroll: str = "", salt: str = ""):
     """Execute ``command`` against the current encounter and print what
     happened and what the table waits for next; the outcome."""
     from affray.commands.handler import execute
 
     with open_store(opts) as store:
         outcome = execute(
-            store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor, reroll=reroll
+            store, command, encounter_id=opts.encounter, dice=dice or "", actor=opts.actor, reroll=reroll, salt=salt
         )
     if not quiet:
         report(outcome)

@@ -119,7 +119,7 @@ class Verb:
 
 FIGHT = "affray.cli.fight_verbs:"
 READ = "affray.cli.read_verbs:"
-_DICE = {"--dice": ("dice", STR), "--reroll": ("reroll", STR)}
+_DICE = {"--dice": ("dice", STR), "--reroll": ("reroll", STR), "--salt": ("salt", STR)}
 _MODS = {"--mod": ("mod", MANY), "--situation": ("situation", MANY)}
 _JSON = {"--json": ("json", FLAG)}
 
@@ -132,7 +132,6 @@ VERBS: dict[str, Verb] = {
     "log": Verb(READ + "log", (), {**_JSON, "--dice": ("dice", FLAG), "--tail": ("tail", INT), "--round": ("round_no", INT)}),
     "why": Verb(READ + "why", ("combatant", "subject?"), _JSON),
     "replay": Verb(READ + "replay", (), {"--round": ("round_no", INT), **_JSON}, required=("round_no",)),
-    "verify": Verb(READ + "verify", (), {"--dice": ("dice", FLAG)}),
     "rulings": Verb(READ + "rulings", (), {"--system": ("system", STR), "-s": ("system", STR)}),
     # the fight
     "new": Verb(FIGHT + "new", ("name",), {

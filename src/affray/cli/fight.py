@@ -14,10 +14,11 @@ from typing import Optional
 import typer
 
 from affray.cli import fight_verbs
-from affray.cli.common import forward, handles_errors
+from affray.cli.common import forward, handles_errors, run
 
-REROLL_HELP = "Right after an undo: roll anew instead of repeating the undone dice, for this reason (logged)."
+REROLL_HELP = "Where an undone or rewound command stood: roll anew instead of repeating the dice it rolled, for this reason (logged)."
 DICE_HELP = "Table dice, in the order 'affray pending' lists them (e.g. '71,34'; 00 is 100 on a d100)."
+SALT_HELP = "Your own salt for this command's engine rolls only (any text; recorded), so nobody could predict them before it."
 MOD_HELP = "Situational modifier with its reason, e.g. '-20:unstable ground' (repeatable)."
 SIT_HELP = "A named situation from the system's table, e.g. unstable-ground (repeatable)."
 
@@ -28,6 +29,27 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     @handles_errors
+    def salt(
+        ctx: typer.Context,
+        value: str = typer.Argument(..., help="Any text: dice you threw, a phrase, random digits."),
+    ):
+        """Add your salt: it is mixed into every engine roll from now on.
+
+        Players' entropy (commit-reveal): the GM committed to the dice seed
+        when the encounter opened, before any salt, so he cannot have chosen
+        a seed that favours what comes. Who adds it is recorded (--as NAME).
+        A salt never changes a roll already drawn, and cannot be undone.
+
+        Example: affray --as sam salt "owls at midnight 4417"
+        """
+        from affray.events.commands import AddSalt
+
+        out = run(ctx, AddSalt(value=value), quiet=True)
+        e = out.records[0].event
+        typer.echo(f"Salt recorded at version {out.records[0].version}: engine rolls from #{e.from_index} on mix it in.")
+
+    @app.command()
+    @handles_errors
     def new(
         ctx: typer.Context,
         name: str = typer.Argument(..., help="The encounter's display name."),
@@ -35,9 +57,13 @@ def register(app: typer.Typer) -> None:
         manual_dice: bool = typer.Option(False, "--manual-dice", help="Never roll for the table: every die must come from --dice."),
         ruling: Optional[list[str]] = typer.Option(None, "--ruling", help="A named ruling, NAME=VALUE (repeatable); see 'affray rulings'."),
         encounter_id: str = typer.Option("", "--id", help="Encounter id (default: from the name)."),
-        seed: str = typer.Option("", "--seed", help="Dice seed as hex, for a reproducible fight (default: random)."),
+        seed: str = typer.Option("", "--seed", help="Dice seed as hex (at least 32 hex digits), for a reproducible fight (default: random); the log records that it was chosen."),
     ):
         """Open a new encounter.
+
+        The engine's secret dice seed goes to the key file beside the log
+        (DB.keys, mode 0600; AFFRAY_KEYS names another), never into the log:
+        only its SHA-256 is recorded until 'affray close' reveals it.
 
         Example: affray new "Ambush at the ford" --system mrq1
         """
@@ -65,6 +91,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """Start the first round: roll strike ranks.
 
@@ -91,6 +118,7 @@ def register(app: typer.Typer) -> None:
         crowd: str = typer.Option("", "--crowd", help="mrq1: firing into a crowd: who is next to the target (hit when a covered location is)."),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """Make an attack (one combat action): close combat, or ranged with a ranged weapon.
 
@@ -113,6 +141,7 @@ def register(app: typer.Typer) -> None:
         situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """React to the pending attack: parry, dodge or none.
 
@@ -127,6 +156,7 @@ def register(app: typer.Typer) -> None:
         who: str = typer.Argument("", help="Whose roll (default: the first pending roll)."),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """Perform the pending roll step (damage and location, wound tests...).
 
@@ -157,6 +187,7 @@ def register(app: typer.Typer) -> None:
         action: list[str] = typer.Argument(..., help="The action and its arguments (see below); mythras: ACTION[:ARG] (brace, move:TARGET, ward:left-arm, luck, ...)."),
         dice: str = typer.Option("", "--dice", help=DICE_HELP + " For actions that roll at once (mrq1 skill use; mythras luck, trip, sweep, leap, jump, hustle through difficult terrain)."),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """Spend a combat action on something other than a plain attack.
 
@@ -214,6 +245,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """End the round: expiries, Resilience re-tests, next strike ranks.
 
@@ -279,6 +311,7 @@ def register_mrq1(app: typer.Typer) -> None:
         situation: Optional[list[str]] = typer.Option(None, "--situation", help=SIT_HELP),
         dice: str = typer.Option("", "--dice", help=DICE_HELP),
         reroll: str = typer.Option("", "--reroll", help=REROLL_HELP),
+        salt: str = typer.Option("", "--salt", help=SALT_HELP),
     ):
         """Grapple (mrq1): a grapple attack, or a grappling combatant's action.
 

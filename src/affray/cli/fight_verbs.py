@@ -19,6 +19,7 @@ def new(opts: Options, *, name: str, system: str = "mrq1", manual_dice: bool = F
         encounter_id: str = "", seed: str = "") -> None:
     """Open a new encounter."""
     from affray.commands.handler import execute
+    from affray.dice import MIN_CHOSEN_SEED
     from affray.events.commands import OpenEncounter
     from affray.rules import base
 
@@ -34,8 +35,11 @@ def new(opts: Options, *, name: str, system: str = "mrq1", manual_dice: bool = F
             seed_bytes = bytes.fromhex(seed)
         except ValueError:
             raise UserError(f"--seed takes hex digits, got {seed!r}") from None
-        if not seed_bytes:
-            raise UserError("--seed must not be empty")
+        if not manual_dice and len(seed_bytes) < MIN_CHOSEN_SEED:
+            raise UserError(
+                f"--seed must be at least {MIN_CHOSEN_SEED} bytes ({2 * MIN_CHOSEN_SEED} hex digits), "
+                f"got {len(seed_bytes)}: a shorter seed can be found from its commitment; pass a longer one, or none"
+            )
     base.get(system).rulings(rulings)  # refuse a bad system or ruling before creating a file
     with open_store(opts, must_exist=False) as store:
         out = execute(
@@ -63,17 +67,17 @@ def join(opts: Options, *, sheet: str, side: str, name: str = "", handle: str = 
     run(opts, JoinCombatant(sheet=data, side=side, name=name, handle=handle, surprised=surprised))
 
 
-def start(opts: Options, *, dice: str = "", reroll: str = "") -> None:
+def start(opts: Options, *, dice: str = "", reroll: str = "", salt: str = "") -> None:
     """Start the first round: roll strike ranks."""
     from affray.events.commands import StartRound
 
-    run(opts, StartRound(), dice=dice, reroll=reroll)
+    run(opts, StartRound(), dice=dice, reroll=reroll, salt=salt)
 
 
 def attack(opts: Options, *, attacker: str, target: str, weapon: str = "", mod=None, situation=None,
            charge: int | None = None, past: str = "", flurry: bool = False, precise: str = "",
            off_hand: bool = False, range_m: int | None = None, cover: str = "", crowd: str = "",
-           dice: str = "", reroll: str = "") -> None:
+           dice: str = "", reroll: str = "", salt: str = "") -> None:
     """Make an attack (one combat action): close combat, or ranged with a ranged weapon."""
     from affray.events.commands import DeclareAttack
 
@@ -102,11 +106,12 @@ def attack(opts: Options, *, attacker: str, target: str, weapon: str = "", mod=N
         ),
         dice=dice,
         reroll=reroll,
+        salt=salt,
     )
 
 
 def react(opts: Options, *, defender: str, reaction: str, with_item: str = "", mod=None, situation=None,
-          dice: str = "", reroll: str = "") -> None:
+          dice: str = "", reroll: str = "", salt: str = "") -> None:
     """React to the pending attack: parry, dodge or none."""
     from affray.events.commands import ChooseReaction
 
@@ -118,14 +123,15 @@ def react(opts: Options, *, defender: str, reaction: str, with_item: str = "", m
         ),
         dice=dice,
         reroll=reroll,
+        salt=salt,
     )
 
 
-def roll(opts: Options, *, who: str = "", dice: str = "", reroll: str = "") -> None:
+def roll(opts: Options, *, who: str = "", dice: str = "", reroll: str = "", salt: str = "") -> None:
     """Perform the pending roll step."""
     from affray.events.commands import RollPending
 
-    run(opts, RollPending(who=who), dice=dice, reroll=reroll)
+    run(opts, RollPending(who=who), dice=dice, reroll=reroll, salt=salt)
 
 
 def choose(opts: Options, *, who: str, option: str, secret: bool = False) -> None:
@@ -135,19 +141,19 @@ def choose(opts: Options, *, who: str, option: str, secret: bool = False) -> Non
     run(opts, MakeChoice(who=who, option=option, secret=secret))
 
 
-def act(opts: Options, *, who: str, action, dice: str = "", reroll: str = "") -> None:
+def act(opts: Options, *, who: str, action, dice: str = "", reroll: str = "", salt: str = "") -> None:
     """Spend a combat action on something other than a plain attack."""
     from affray.events.commands import TakeAction
 
     text = " ".join(_quote_value(a) for a in action)
-    run(opts, TakeAction(who=who, action=text), dice=dice, reroll=reroll)
+    run(opts, TakeAction(who=who, action=text), dice=dice, reroll=reroll, salt=salt)
 
 
-def end_round(opts: Options, *, dice: str = "", reroll: str = "") -> None:
+def end_round(opts: Options, *, dice: str = "", reroll: str = "", salt: str = "") -> None:
     """End the round."""
     from affray.events.commands import EndRound
 
-    run(opts, EndRound(), dice=dice, reroll=reroll)
+    run(opts, EndRound(), dice=dice, reroll=reroll, salt=salt)
 
 
 def note(opts: Options, *, text: str, secret: bool = False) -> None:
@@ -187,7 +193,7 @@ def close(opts: Options, *, reason: str = "") -> None:
 
 
 def grapple(opts: Options, *, who: str, manoeuvre: str, target: str = "", weapon: str = "", mod=None,
-            situation=None, dice: str = "", reroll: str = "") -> None:
+            situation=None, dice: str = "", reroll: str = "", salt: str = "") -> None:
     """Grapple (mrq1)."""
     from affray.events.commands import Grapple
 
@@ -197,6 +203,7 @@ def grapple(opts: Options, *, who: str, manoeuvre: str, target: str = "", weapon
                 situations=tuple(situation or ())),
         dice=dice,
         reroll=reroll,
+        salt=salt,
     )
 
 

@@ -12,8 +12,21 @@ from typing import Optional
 import typer
 
 from affray.cli import read_verbs
-from affray.cli.common import UserError, forward, handles_errors, open_store, options
+from affray.cli.common import UserError, echo_json, forward, handles_errors, open_store, options
 from affray.cli.read_verbs import quiet_stdout
+
+
+class _ticks:
+    """A progress bar's ``tick`` as a context manager (``None`` off a terminal)."""
+
+    def __init__(self, cm) -> None:
+        self._cm = cm
+
+    def __enter__(self):
+        return self._cm.__enter__().tick
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
 
 
 def _discard(path: str) -> None:
@@ -164,14 +177,72 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def verify(
         ctx: typer.Context,
-        dice: bool = typer.Option(False, "--dice", help="Also re-derive every engine roll from the seed."),
+        dice: bool = typer.Option(False, "--dice", help="Also re-derive every engine roll from the seed and the salts, and check that roll numbers run 0, 1, 2, ... along the live log."),
+        against: str = typer.Option("", "--against", help="A head someone kept (HASH, VERSION:HASH, or a .jsonl export): prove the log still extends it."),
+        full: bool = typer.Option(False, "--full", help="Also run the audit: re-derive every decision with today's rules."),
+        json: bool = typer.Option(False, "--json", help="Machine-readable output."),
     ):
-        """Check the hash chain (edits, deletions, reordering), the snapshots
-        and, with --dice, every engine roll.
+        """Check the hash chain (edits, deletions, reordering), every snapshot
+        against a full replay and, with --dice, every engine roll.
 
-        Example: affray verify --dice
+        Exit 0: intact. Exit 1: tampering or a difference (each FAILED line
+        once, on stderr). Exit 4: intact, but the dice cannot be checked yet:
+        the seed is neither revealed ('affray close') nor in the key file.
+
+        Example: affray verify --dice --against 3f2a…(the 64-hex head 'affray head' printed)
         """
-        forward(ctx, read_verbs.verify, locals())
+        from affray.verify import anchor_encounter, verify_store
+        from affray.views.progress import progress_bar
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = opts.encounter
+            if against and not eid:
+                eid = anchor_encounter(store, against)
+            verdict = verify_store(
+                store, eid, dice=dice, full=full, against=against,
+                progress=None if json else (lambda total: _ticks(progress_bar(total, text_to_stdout=False, label="Verifying"))),
+            )
+        if json:
+            echo_json(verdict.data())
+            raise typer.Exit(verdict.code)
+        for report in verdict.reports:
+            typer.echo(report.summary)
+        for p in verdict.problems:
+            typer.echo(f"FAILED: {' '.join(p.split())}", err=True)  # one line each (quick_check's can hold several)
+        if verdict.code == 1:
+            raise typer.Exit(1)
+        if verdict.code == 4:
+            typer.echo("OK so far: the log is intact, but the dice cannot be checked until the seed is revealed ('affray close').")
+            raise typer.Exit(4)
+        typer.echo("OK: the log is intact.")
+
+    @app.command()
+    @handles_errors
+    def head(
+        ctx: typer.Context,
+        json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    ):
+        """Print the encounter's head: its newest version and full hash.
+
+        Keep it (post it in the thread): 'affray verify --against HASH' later
+        proves the log still extends it, so nothing before it was cut,
+        rewritten or forged.
+
+        Example: affray head
+        """
+        from affray.commands.lookup import resolve_encounter
+
+        opts = options(ctx)
+        with open_store(opts, readonly=True) as store:
+            eid = resolve_encounter(store, opts.encounter)
+            version, hash_ = store.head(eid)
+            commitment = store.commitment(eid) or ""
+        if json:
+            echo_json({"encounter": eid, "version": version, "head": hash_, "seed_sha256": commitment})
+            return
+        typer.echo(f"{eid} version {version} head {hash_}")
+        typer.echo(f"seed commitment sha256 {commitment}")
 
     @app.command()
     @handles_errors

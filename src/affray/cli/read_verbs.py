@@ -103,29 +103,6 @@ def quiet_stdout() -> None:
         pass
 
 
-def verify(opts: Options, *, dice: bool = False) -> int:
-    """Check the hash chain, the snapshots and, with ``dice``, every engine
-    roll; 1 when something failed."""
-    from affray.verify import verify_encounter
-
-    with open_store(opts, readonly=True) as store:
-        ids = [opts.encounter] if opts.encounter else store.encounter_ids()
-        # the whole file first: it also finds encounters whose every event was deleted
-        problems, checked = ([] if opts.encounter else list(store.verify())), []
-        for eid in ids:
-            found, summary = verify_encounter(store, eid, dice=dice)
-            problems += found
-            checked.append(summary)
-    for line in checked:
-        echo(line)
-    if problems:
-        for p in problems:
-            echo(f"FAILED: {' '.join(p.split())}", err=True)  # one line each (quick_check's can hold several)
-        return 1
-    echo("OK: the log is intact.")
-    return 0
-
-
 def rulings(opts: Options, *, system: str = "mrq1") -> None:
     """List a system's named rulings, their defaults and sources."""
     from affray.rules import base

@@ -36,8 +36,8 @@ def register(app: typer.Typer) -> None:
 
         The state afterwards is exactly the state at that point: conditions,
         actions spent and pending steps as they were. Engine dice re-derive
-        the same values; table dice typed right after a rewind must repeat
-        the voided command's (or pass --reroll REASON).
+        the same values; every command issued where a voided one stood must
+        roll the dice it rolled (or pass --reroll REASON, which is logged).
 
         Example: affray rewind --to 1.2
         """
@@ -164,22 +164,28 @@ def register(app: typer.Typer) -> None:
         """Re-derive every recorded decision with today's rules and list where the log differs.
 
         A report only: the log is never changed. Differences come from rules
-        fixed since the fight, changed tables, or rulings no command makes.
+        fixed since the fight, changed tables, rulings no command makes, or
+        a decision taken from a forged snapshot. Exit 1 when any differs.
 
         Example: affray audit
         """
         from affray.audit import audit_encounter, report_lines
         from affray.commands.lookup import resolve_encounter
 
+        from affray.views.progress import progress_bar
+
         opts = options(ctx)
         with open_store(opts, readonly=True) as store:
             eid = resolve_encounter(store, opts.encounter)
-            result = audit_encounter(store, eid)
+            with progress_bar(store.version(eid), text_to_stdout=False, label="Auditing") as bar:
+                result = audit_encounter(store, eid, tick=bar.tick)
         if json:
             echo_json(result.data())
-            return
-        for line in report_lines(result):
-            typer.echo(line)
+        else:
+            for line in report_lines(result):
+                typer.echo(line)
+        if result.differences:
+            raise typer.Exit(1)
 
 
 def _narrate(outcome, indent: str = "") -> None:

@@ -131,6 +131,43 @@ def _stop_line(p: Point, exc: Exception) -> str:
     return f"replay stopped at {p.command_id} ({what}, step {p.label}): {why}"
 
 
+def _rolls(events) -> list[tuple[str, int, tuple[int, ...], str]]:
+    """``(source, index, faces, typed_by)`` of each roll with dice."""
+    return [(e.source, e.index, tuple(e.faces), e.typed_by) for e in events if isinstance(e, ev.DiceRolled) and e.faces]
+
+
+def _replay_dice(q: Point, state: State, again: cmd.Command, seed, stream: str, salts, actor: str):
+    """The table values and typist a replayed command is issued with, so
+    each of its rolls keeps its recorded source: a table roll is typed again
+    by whoever typed it, an engine roll is rolled by the engine with the
+    same roll number (and so the same faces). Raises :class:`RuleError`
+    (the replay stops there) when that cannot be: the command now rolls
+    otherwise, or its engine rolls no longer line up with the engine's roll
+    numbers (the amended command rolled a different number of engine dice)."""
+    recorded = _rolls(r.event for r in q.records)
+    table = [f for source, _i, faces, _t in recorded if source == "table" for f in faces]
+    typed_by = next((t for source, _i, _f, t in recorded if source == "table"), actor)
+    engine = any(source == "engine" for source, *_ in recorded)
+    derived = decide_only(
+        state, again, [str(f) for f in table], seed=seed, stream=stream, manual=not engine or seed is None,
+        actor=typed_by, salts=salts, salt=q.issued.salt_text if q.issued is not None else "",
+    )
+    now = _rolls(derived)
+    if now != recorded:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(recorded, now)) if a != b), min(len(recorded), len(now))
+        )
+        if first < len(recorded) and recorded[first][0] == "engine":
+            source, index, faces, _t = recorded[first]
+            at = now[first][1] if first < len(now) and now[first][0] == "engine" else state.next_roll_index
+            raise RuleError(
+                f"its engine roll #{index} ({','.join(map(str, faces))}) would now be engine roll #{at}; "
+                "amend never relabels an engine roll as typed dice"
+            )
+        raise RuleError("its dice no longer replay as recorded")
+    return [str(f) for f in table], typed_by
+
+
 def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, actor: str = "") -> AmendReport:
     """Amend a command (see the module docstring). Raises :class:`RuleError`
     (or a dice error) with nothing appended when the amended command itself
@@ -176,13 +213,16 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
     base = fold(State(), (r for r in tl.live_records() if r.version <= cut))
     base = msgspec.structs.replace(base, version=head + 1)
     seed, stream = store.get_seed(eid), stream_of(records, eid)
+    salts, own_salt = tuple(store.salts(eid)), p.issued.salt_text
     try:
-        decide_only(base, changed, values, seed=seed, stream=stream, manual=base.manual_dice, actor=actor)
+        decide_only(base, changed, values, seed=seed, stream=stream, manual=base.manual_dice, actor=actor,
+                    salts=salts, salt=own_salt)
     except dicelib.TooManyDice as exc:
         if command.dice.strip():
             raise
         values = list(exc.used)  # the change needs fewer dice: keep those it uses
-        decide_only(base, changed, values, seed=seed, stream=stream, manual=base.manual_dice, actor=actor)
+        decide_only(base, changed, values, seed=seed, stream=stream, manual=base.manual_dice, actor=actor,
+                    salts=salts, salt=own_salt)
 
     later = [q for q in points if q.first_version > p.last_version]
     report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
@@ -197,7 +237,9 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
             work = eid
         reroll = command.reroll
         note = f"amend: {p.command_id} (step {p.label}) issued again: {changes}" + (f" (re-roll: {reroll})" if reroll else "")
-        out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note)
+        # amend checked --dice against the command's own dice above
+        out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note,
+                      salt=own_salt, guard=False)
         report.outcomes.append(out)
         report.amended = out.records[0].command_id
         state = out.state
@@ -212,11 +254,11 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
                         out = execute(store, again, encounter_id=work, actor=actor)
                     else:
                         again = to_command(q.issued.command)
-                        dice = faces_of(q.records)
-                        decide_only(state, again, dice, actor=actor)  # no new dice, no refusal
+                        dice, typed_by = _replay_dice(q, state, again, seed, stream, salts, actor)
                         out = execute(
-                            store, again, encounter_id=work, dice=",".join(dice), actor=actor,
+                            store, again, encounter_id=work, dice=",".join(dice), actor=actor, typed_by=typed_by,
                             note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
+                            salt=q.issued.salt_text, guard=False,
                         )
                 except (RuleError, dicelib.DiceError) as exc:
                     report.stopped = _stop_line(q, exc)

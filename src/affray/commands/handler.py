@@ -25,7 +25,7 @@ from affray.projections.state import State
 from affray.projections.timeline import Timeline
 from affray.commands.core import Outcome, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
-from affray.commands.travel import branch, rewind_events, rewound_command
+from affray.commands.travel import branch, rewind_events
 from affray.rules import base
 from affray.store.errors import StoreError
 
@@ -63,15 +63,24 @@ def execute(
     seed: bytes | None = None,
     reroll: str = "",
     note: str = "",
+    salt: str = "",
+    typed_by: str | None = None,
+    guard: bool = True,
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
     ``dice`` are table values in the order ``affray pending`` lists them;
     ``seed`` fixes the dice seed of a new encounter (for reproducible runs);
-    ``reroll`` is the GM's reason for rolling anew right after an undo
-    (logged as a note; without it, the undone command's dice must be reused);
+    ``reroll`` is the GM's reason for rolling anew where an undone or
+    rewound command stood (logged as a note; without it, the dice rolled
+    there must be reused: :func:`_guard_reroll`);
     ``note`` is added as the last event of a fight command's batch (amend
-    marks the commands it re-issues with it).
+    marks the commands it re-issues with it); ``salt`` is the command's own
+    salt, mixed into its engine rolls only (:mod:`affray.dice`, "Salts");
+    ``typed_by`` is who typed the table dice (default: ``actor``; amend's
+    replay keeps the original typist); ``guard=False`` skips the re-roll
+    guard, for amend, which re-issues recorded faces and checks its own
+    ``--dice`` (:func:`_guard_reroll`).
     """
     if isinstance(command, cmd.OpenEncounter):
         return _open(store, command, actor=actor, seed=seed)
@@ -84,7 +93,7 @@ def execute(
     if state.phase == "closed":
         raise base.RuleError(f"encounter {eid} is closed; open a new one with 'affray new'")
     values = dicelib.parse_values(dice) if dice.strip() else []
-    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter, cmd.Rewind)):
+    if isinstance(command, (cmd.Undo, cmd.Redo, cmd.AddNote, cmd.CloseEncounter, cmd.Rewind, cmd.AddSalt)):
         if values:
             raise base.RuleError(f"'{command.__struct_config__.tag}' rolls no dice; drop --dice")
         events = _meta(store, eid, state, command)
@@ -93,10 +102,14 @@ def execute(
         seed = store.get_seed(eid)
         roller = dicelib.Roller(  # a branch derives engine dice with its origin's id
             seed, state.dice_stream or eid, state.next_roll_index, values,
-            manual=state.manual_dice or seed is None, typed_by=actor,
+            manual=state.manual_dice or seed is None, typed_by=actor if typed_by is None else typed_by,
+            salts=store.salts(eid), command_salt=salt,
         )
         step = _step_for(state, command)
-        issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
+        issued = ev.CommandIssued(
+            command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll,
+            salt=salt if salt else msgspec.UNSET,
+        )
         ready = with_issued(state, issued)
         try:
             events = [issued] + system.decide(ready, command, roller)
@@ -105,12 +118,14 @@ def execute(
             missing = dicelib.MissingDice([(d.purpose, d.expr) for d in rest]) if rest else exc
             if seed is None and not state.manual_dice:
                 raise base.RuleError(
-                    f"the dice seed of {eid} is not in this database (an imported open encounter), "
+                    f"the dice seed of {eid} is not in its key file {store.keys.path or '(memory)'} "
+                    f"(an imported open encounter, or the key file was lost or changed), "
                     f"so the engine cannot roll; {missing}"
                 ) from None
             raise missing from None
         roller.finish()
-        events = _guard_reroll(store, eid, state, events, reroll, actor)
+        if guard:
+            events = _guard_reroll(store, eid, state, events, reroll, actor)
         if note:
             events.append(ev.NoteAdded(text=note))
     return _append(store, eid, state, events, actor)
@@ -119,29 +134,31 @@ def execute(
 def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll: str, actor: str) -> list[ev.Event]:
     """Undo must not become a way to re-roll (DESIGN.md, "Undo, redo...").
 
-    Engine dice re-derive the same values by construction (roll numbers
-    follow the live log). Table dice are typed, so right after an undo the
-    new command's dice must repeat the undone command's, unless the GM asks
-    for new ones with a reason, which is logged as a note.
+    A die is known by its place among the dice of the live log: the n-th die
+    rolled since the encounter opened (:func:`rolled_slots`). A command
+    issued where an undone or rewound command stood (after any number of
+    undos, a rewind, and for every command re-issued there, not only the
+    first) must show the faces the log already rolled at those places,
+    whatever their source, for each die of the same size as the one rolled
+    there (a die of another size belongs to another command: the decision
+    changed, not the dice): engine dice re-derive the same faces by
+    construction (roll numbers follow the live log, and a salt never changes
+    a roll already drawn), and typed dice must repeat them. A new face needs
+    the GM's ``--reroll REASON``, logged as a note; without it the command is
+    refused with nothing written.
     """
-    cid = _last_undone(store, eid, state.version)
-    if cid is None:
+    new = [(f, sides) for e in events if isinstance(e, ev.DiceRolled) for f, sides in _sided(e.expr, e.faces)]
+    if not new:
         return events
-    old = []
-    if cid.startswith("c") and cid[1:].isdigit():
-        for rec in store.read(eid, from_version=int(cid[1:])):
-            if rec.command_id != cid:
-                break
-            if isinstance(rec.event, ev.DiceRolled) and rec.event.source == "table":
-                old.extend(rec.event.faces)
-    new = [f for e in events if isinstance(e, ev.DiceRolled) and e.source == "table" for f in e.faces]
-    if not old or not new:
+    slots, live_total = rolled_slots(store, eid, to_version=state.version)
+    old = [slots.get(live_total + i) for i in range(len(new))]
+    # a die of another size is another die (the command changed), not a re-roll
+    changed = [(i, o[2]) for i, (o, n) in enumerate(zip(old, new)) if o is not None and o[1] == n[1] and o[0] != n[0]]
+    if not changed:
         return events
-    n = min(len(old), len(new))
-    if old[:n] == new[:n]:
-        return events
+    cid = changed[0][1]
     if not reroll:
-        shown = ",".join(str(f) for f in old)
+        shown = ",".join(str(o[0]) for o in old if o is not None and o[2] == cid)
         raise base.RuleError(
             f"the undone command {cid} was rolled with {shown}; type the same dice, "
             "or pass --reroll REASON to roll anew (the request is logged)"
@@ -150,19 +167,71 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
     return events + [ev.NoteAdded(text=f"re-roll after undoing {cid}, asked by {actor or 'the GM'}: {reroll}")]
 
 
-def _last_undone(store, eid: str, head: int) -> str | None:
-    """The command an undo just retracted, if nothing but notes and further
-    undos came after it (a redo or any fight command ends the guard); after
-    a rewind, the first fight command it voided."""
-    start = max(1, head - 64)
-    for rec in reversed(list(store.read(eid, from_version=start))):
-        if isinstance(rec.event, ev.EncounterRewound):
-            return rewound_command(store, eid, rec.version)
-        if isinstance(rec.event, ev.CommandRetracted):
-            return rec.event.command_id
-        if not isinstance(rec.event, ev.NoteAdded):
-            return None
-    return None
+def _sided(expr: str, faces) -> list[tuple[int, int]]:
+    """``(face, sides)`` of each die of a recorded roll."""
+    try:
+        sides = dicelib.parse(expr).dice
+    except dicelib.DiceError:
+        sides = (0,) * len(faces)
+    return [(int(f), s) for f, s in zip(faces, sides)]
+
+
+def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[int, tuple[int, int, str]], int]:
+    """The dice the log already rolled, by place: ``({slot: (face, sides,
+    command_id)}, live)`` where ``live`` is the number of dice in the live
+    log (the slot the next command's first die takes) and each slot at or
+    after it holds the newest face an undone or rewound command rolled
+    there. Empty when the log holds no undo or rewind (nothing to guard).
+
+    Walks the commands that rolled dice (counted in SQL) and the undo, redo
+    and rewind events in version order; only the few commands that rolled
+    at or after ``live`` have their faces read. A log with undos pays this
+    walk for each command (one row per command that rolled: about 20 ms for
+    100,000 events).
+    """
+    metas = store.read_meta(eid, to_version=to_version)  # the log the command was decided on
+    if not any(isinstance(m.event, (ev.CommandRetracted, ev.EncounterRewound)) for m in metas):
+        return {}, 0
+    items: list[tuple[int, int, object]] = [(m.version, 1, m.event) for m in metas]
+    items += [(first, 0, (cid, n)) for cid, first, n in store.dice_per_command(eid, to_version)]
+    items.sort(key=lambda item: (item[0], item[1]))
+    count: dict[str, int] = {}  # command id -> its number of dice
+    first: dict[str, int] = {}  # command id -> version of its first die
+    live: set[str] = set()
+    placed: list[tuple[str, int]] = []  # (command id, its first slot) each time a command takes its places
+    total = 0
+    for version, kind, item in items:
+        if kind == 0:
+            cid, n = item
+            count[cid], first[cid] = n, version
+            live.add(cid)
+            placed.append((cid, total))
+            total += n
+        elif isinstance(item, ev.CommandRetracted) and item.command_id in live:
+            live.discard(item.command_id)
+            total -= count[item.command_id]
+        elif isinstance(item, ev.CommandRestored) and item.command_id in count and item.command_id not in live:
+            live.add(item.command_id)
+            placed.append((item.command_id, total))
+            total += count[item.command_id]
+        elif isinstance(item, ev.EncounterRewound):
+            for cid in [c for c in live if first[c] > item.to_version]:
+                live.discard(cid)
+                total -= count[cid]
+    owners: dict[int, tuple[str, int]] = {}  # slot >= total -> (command id, the die's place in it), newest wins
+    for cid, start in placed:
+        for i in range(max(0, total - start), count[cid]):
+            owners[start + i] = (cid, i)
+    if not owners:
+        return {}, total
+    rolls = store.dice_of(eid, {cid for cid, _ in owners.values()})
+    dice = {cid: [d for expr, faces in found for d in _sided(expr, faces)] for cid, found in rolls.items()}
+    slots = {}
+    for slot, (cid, i) in owners.items():
+        if i < len(dice.get(cid, ())):
+            face, sides = dice[cid][i]
+            slots[slot] = (face, sides, cid)
+    return slots, total
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:
@@ -200,6 +269,9 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         while f"{eid}-{n}" in taken:
             n += 1
         eid = f"{eid}-{n}"
+    if any(c.isspace() for c in eid):
+        raise base.RuleError(f"encounter id {eid!r} holds a space; choose another with --id")
+    chosen = seed is not None and not command.manual_dice  # a manual-dice seed decides no die
     seed = seed if seed is not None else dicelib.new_seed()
     opened = ev.EncounterOpened(
         encounter_id=eid,
@@ -208,6 +280,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         seed_sha256=dicelib.commitment(seed),
         manual_dice=command.manual_dice,
         rulings=rulings,
+        seed_chosen=True if chosen else msgspec.UNSET,
     )
     outcome = _append(store, eid, State(), [opened], actor, seed=seed)
     return outcome
@@ -218,6 +291,12 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         if not command.text.strip():
             raise base.RuleError("a note needs text: affray note \"the bridge is slippery\"")
         return [ev.NoteAdded(text=command.text, secret=command.secret)]
+    if isinstance(command, cmd.AddSalt):
+        if not command.value.strip():
+            raise base.RuleError("a salt needs a value: affray salt \"any words or digits\" --as NAME")
+        if len(command.value) > 1024:
+            raise base.RuleError(f"a salt is at most 1024 characters, got {len(command.value)}")
+        return [ev.SaltAdded(value=command.value, from_index=store.engine_high_water(eid))]
     if isinstance(command, cmd.CloseEncounter):
         seed = store.get_seed(eid)
         return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
@@ -228,6 +307,11 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         live = [c for c in tl.live_commands() if c != tl.commands[0]]
         if not live:
             raise base.RuleError("nothing to undo: only the opening of the encounter is on record")
+        newest = tl.first_version[live[-1]]
+        if any(isinstance(r.event, ev.SaltAdded) for r in store.read(eid, from_version=newest, to_version=newest)):
+            raise base.RuleError(
+                f"{live[-1]} is a salt, which cannot be undone: it counts for every roll from now on"
+            )
         return [ev.CommandRetracted(command_id=live[-1])]
     if not tl.redo_stack:
         raise base.RuleError("nothing to redo: no command was undone since the last new command")
@@ -255,7 +339,7 @@ def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *
     round_ended = any(isinstance(e, ev.RoundEnded) for e in events)
     if wants_snapshot(state.version, after.version, round_ended):
         try:
-            store.save_snapshot(eid, after.version, dump(after))
+            store.save_snapshot(eid, after.version, dump(after, records[-1].hash))
         except StoreError:
             pass  # a cache: the command is committed, and must not be reported as failed
     return Outcome(encounter_id=eid, records=records, before=state, state=after)

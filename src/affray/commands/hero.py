@@ -74,6 +74,7 @@ def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_i
     # the state once the newest command is retracted: check the spend first
     base = fold(State(), (r for r in tl.live_records() if r.command_id != p.command_id))
     base = msgspec.structs.replace(base, version=head.version + 1)
-    decide_only(base, spend, values, seed=seed, stream=base.dice_stream or eid, manual=manual, actor=actor, reroll=REASON)
+    decide_only(base, spend, values, seed=seed, stream=base.dice_stream or eid, manual=manual, actor=actor, reroll=REASON,
+                salts=tuple(store.salts(eid)))  # the engine as execute will roll: with the salts
     execute(store, cmd.Undo(), encounter_id=eid, actor=actor)
     return execute(store, spend, encounter_id=eid, dice=",".join(values), actor=actor, reroll=REASON)

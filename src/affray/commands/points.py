@@ -193,17 +193,23 @@ def decide_only(
     manual: bool = True,
     actor: str = "",
     reroll: str = "",
+    salts: tuple[tuple[int, str], ...] = (),
+    salt: str = "",
 ) -> list[ev.Event]:
     """The events ``command`` would append in ``state`` with table
     ``values`` (the batch ``execute`` builds: ``CommandIssued`` first),
     without touching any store. ``manual`` (default) refuses to roll what
-    ``values`` do not cover. Raises what ``execute`` raises."""
+    ``values`` do not cover; ``salts`` (the encounter's standing salts) and
+    ``salt`` (the command's own) feed the engine (:mod:`affray.dice`,
+    "Salts"). Raises what ``execute`` raises."""
     system = base.get(state.system)
     roller = dicelib.Roller(
         seed if not manual else None, stream or state.encounter_id, state.next_roll_index, values,
-        manual=manual, typed_by=actor,
+        manual=manual, typed_by=actor, salts=salts, command_salt=salt,
     )
-    issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
+    issued = ev.CommandIssued(
+        command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll, salt=salt or msgspec.UNSET
+    )
     events = [issued] + system.decide(with_issued(state, issued), command, roller)
     roller.finish()
     return events

@@ -109,24 +109,6 @@ def rewind_events(store, encounter_id: str, state: State, command: cmd.Rewind) -
     return fixes + [ev.EncounterRewound(to_version=version)]
 
 
-def rewound_command(store, encounter_id: str, rewind_version: int) -> str | None:
-    """For the undo guard: the first fight command a rewind (its event at
-    ``rewind_version``) voided, i.e. the one whose table dice a command
-    issued right after the rewind must repeat. None if there is none."""
-    records = list(store.read(encounter_id, to_version=rewind_version))
-    if not records or not isinstance(records[-1].event, ev.EncounterRewound):
-        return None
-    to_version = records[-1].event.to_version
-    batch = records[-1].command_id
-    before = [r for r in records if r.command_id != batch]
-    tl = Timeline(before)
-    fight = {r.command_id for r in before if isinstance(r.event, ev.CommandIssued)}
-    for cid in tl.commands:
-        if tl.first_version[cid] > to_version and tl.is_live(cid) and cid in fight:
-            return cid
-    return None
-
-
 # --------------------------------------------------------------------------- #
 # Branch
 # --------------------------------------------------------------------------- #
@@ -256,7 +238,7 @@ def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, ac
         )
         at_version += len(events)
     state = load_state(store, new_id, use_snapshots=False)
-    store.save_snapshot(new_id, state.version, dump(state))
+    store.save_snapshot(new_id, state.version, dump(state, store.head(new_id)[1]))
     return first, state
 
 

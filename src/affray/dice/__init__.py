@@ -33,7 +33,9 @@ and never changes; ``tests/test_dice.py`` pins golden values.
 
 Inputs
     ``seed``
-        The encounter's secret key: 32 random bytes (:func:`new_seed`).
+        The encounter's secret key: 32 random bytes (:func:`new_seed`),
+        kept in the key file beside the log (``<db>.keys``, mode 0600;
+        :mod:`affray.store.keys`), never in the log itself.
         The encounter's first event (``EncounterOpened.seed_sha256``)
         commits to it as ``SHA-256(seed)`` in lowercase hex
         (:func:`commitment`); ``EncounterClosed.seed`` reveals it as
@@ -85,6 +87,43 @@ Derivation of the face of die ``index``
                         return 1 + v % sides
                 k += 1
 
+Salts (players' entropy)
+========================
+
+Any participant may add a salt (``affray salt VALUE``): a ``SaltAdded``
+event with ``value`` (text) and ``from_index``, one past the highest engine
+roll number drawn so far in the whole log (undone and rewound rolls
+included). A command may bring its own salt (``--salt VALUE``), recorded in
+its ``CommandIssued.salt``. The salts that apply to engine die ``index`` are,
+in this order (:func:`salts_for`):
+
+* the value of every ``SaltAdded`` of the encounter, in log order, whose
+  ``from_index <= index`` (live or not: undoing or rewinding a salt never
+  takes it back);
+* then the rolling command's own salt, if it has one.
+
+When no salt applies, the face is derived exactly as above. Otherwise let
+``S`` be the lowercase hex SHA-256 of, for each applicable salt in order,
+its UTF-8 byte length in decimal ASCII, a ``:``, and its UTF-8 bytes
+(:func:`salt_digest`); step 2a's message becomes
+``f"{encounter_id}:{index}:{k}:{S}"`` for every ``k`` (``k = 0``
+included), and everything else is unchanged. Example::
+
+    S = hashlib.sha256(b"".join(b"%d:%s" % (len(s.encode()), s.encode())
+                                for s in salts)).hexdigest()
+    msg = f"{encounter_id}:{index}:{k}:{S}"
+
+A salt added after the seed's commitment is something the GM could not know
+when the seed was drawn, so the GM cannot have ground the seed to favour any
+outcome. Because ``from_index`` lies past every roll already drawn, a salt
+never changes a roll that was drawn: a command re-issued after an undo or a
+rewind reuses its roll numbers and gets the same faces. Whoever holds the
+seed and every salt can still compute the rolls to come (README, "Threat
+model").
+
+A chosen seed (``affray new --seed``) must be at least
+:data:`MIN_CHOSEN_SEED` bytes; the encounter records ``seed_chosen``.
+
 Table values
 ============
 
@@ -106,12 +145,16 @@ roll with no seed, faces that do not fit an expression) are plain
 
 from __future__ import annotations
 
-from affray.dice.engine import commitment, engine_face, new_seed, rederive
+from affray.dice.engine import commitment, engine_face, new_seed, rederive, salt_digest, salted_faces, salts_for
 from affray.dice.errors import BadDiceValue, BadExpression, DiceError, PartialDice, TooManyDice
 from affray.dice.expr import MAX_DICE, MAX_SIDES, Expr, combine, count_dice, parse
 from affray.dice.needs import MissingDice, needed_message
 from affray.dice.roller import Roller
 from affray.dice.table import face_from_token, parse_values
+
+#: The shortest seed a GM may choose (``affray new --seed``), in bytes: a
+#: shorter one could be brute-forced from its commitment.
+MIN_CHOSEN_SEED = 16
 
 __all__ = [
     "DiceError",
@@ -132,6 +175,10 @@ __all__ = [
     "needed_message",
     "Roller",
     "rederive",
+    "salt_digest",
+    "salts_for",
+    "salted_faces",
+    "MIN_CHOSEN_SEED",
     "MAX_DICE",
     "MAX_SIDES",
 ]

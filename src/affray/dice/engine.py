@@ -30,20 +30,49 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def _digest(seed: bytes, encounter_id: str, index: int, k: int) -> bytes:
+def salt_digest(salts: Sequence[str]) -> str:
+    """``S``, the digest of the salts that apply to one die (module
+    docstring, "Salts"): SHA-256 over, for each salt in order, the decimal
+    length of its UTF-8 bytes, a ``:`` and those bytes; lowercase hex.
+    ``""`` when there are no salts."""
+    if not salts:
+        return ""
+    h = hashlib.sha256()
+    for salt in salts:
+        raw = salt.encode("utf-8")
+        h.update(b"%d:" % len(raw))
+        h.update(raw)
+    return h.hexdigest()
+
+
+_KEYED: dict[bytes, "hmac.HMAC"] = {}  # seed -> HMAC-SHA256 keyed with it, copied per message
+
+
+def _digest(seed: bytes, encounter_id: str, index: int, k: int, salted: str = "") -> bytes:
     """HMAC-SHA256 block ``k`` for engine roll ``index`` (see module docstring)."""
-    msg = f"{encounter_id}:{index}" if k == 0 else f"{encounter_id}:{index}:{k}"
-    return hmac.new(seed, msg.encode("utf-8"), hashlib.sha256).digest()
+    if salted:
+        msg = f"{encounter_id}:{index}:{k}:{salted}"
+    else:
+        msg = f"{encounter_id}:{index}" if k == 0 else f"{encounter_id}:{index}:{k}"
+    keyed = _KEYED.get(seed)
+    if keyed is None:
+        if len(_KEYED) >= 64:
+            _KEYED.clear()
+        keyed = _KEYED[seed] = hmac.new(seed, digestmod=hashlib.sha256)
+    h = keyed.copy()
+    h.update(msg.encode("utf-8"))
+    return h.digest()
 
 
-def engine_face(seed: bytes, encounter_id: str, index: int, sides: int) -> int:
+def engine_face(seed: bytes, encounter_id: str, index: int, sides: int, salts: Sequence[str] = ()) -> int:
     """The face (``1..sides``) of engine roll ``index`` on a d``sides``.
 
     Derived from HMAC-SHA256(key=seed, msg=f"{encounter_id}:{index}") with
     rejection sampling, exactly as the module docstring specifies; the same
-    inputs always give the same face. ``seed`` is non-empty bytes,
-    ``index >= 0``, ``1 <= sides <= 2**64``; otherwise ``ValueError``
-    (a programming error).
+    inputs always give the same face. ``salts`` are the salts that apply to
+    this die, in order (:func:`salts_for`); with none the face is the
+    unsalted one. ``seed`` is non-empty bytes, ``index >= 0``,
+    ``1 <= sides <= 2**64``; otherwise ``ValueError`` (a programming error).
     """
     if not isinstance(seed, (bytes, bytearray)) or not seed:
         raise ValueError("the engine needs the encounter's seed as non-empty bytes")
@@ -52,9 +81,11 @@ def engine_face(seed: bytes, encounter_id: str, index: int, sides: int) -> int:
     if isinstance(sides, bool) or not isinstance(sides, int) or not 1 <= sides <= _TWO_64:
         raise ValueError(f"a die has 1 to 2**64 sides, not {sides!r}")
     limit = _TWO_64 - _TWO_64 % sides
+    salted = salt_digest(salts)
     k = 0
     while True:
-        block = _digest(bytes(seed), encounter_id, index, k)
+        block = (_digest(bytes(seed), encounter_id, index, k, salted) if salted
+                 else _digest(bytes(seed), encounter_id, index, k))
         for j in range(0, 32, 8):
             v = int.from_bytes(block[j:j + 8], "big")
             if v < limit:
@@ -73,12 +104,33 @@ def engine_faces(seed: bytes, encounter_id: str, first: int,
     )
 
 
-def rederive(seed: bytes, encounter_id: str, rolled: DiceRolled) -> tuple[int, ...]:
+def salts_for(index: int, standing: Sequence[tuple[int, str]] = (), command_salt: str = "") -> tuple[str, ...]:
+    """The salts that apply to engine die ``index``: the value of every
+    standing salt ``(from_index, value)`` (``SaltAdded``, in log order) with
+    ``from_index <= index``, then the command's own salt when it has one."""
+    out = tuple(value for first, value in standing if first <= index)
+    return out + (command_salt,) if command_salt else out
+
+
+def salted_faces(seed: bytes, encounter_id: str, first: int, dice: Sequence[int],
+                 standing: Sequence[tuple[int, str]] = (), command_salt: str = "") -> tuple[int, ...]:
+    """The faces of the engine dice ``dice`` (their sides) rolled from roll
+    number ``first`` on, each die with the salts that apply to it
+    (:func:`salts_for`). With no salts, the unsalted faces."""
+    return tuple(
+        engine_face(seed, encounter_id, first + i, sides, salts_for(first + i, standing, command_salt))
+        for i, sides in enumerate(dice)
+    )
+
+
+def rederive(seed: bytes, encounter_id: str, rolled: DiceRolled,
+             standing: Sequence[tuple[int, str]] = (), command_salt: str = "") -> tuple[int, ...]:
     """The faces an engine roll must have, re-derived from the revealed seed.
 
     ``rolled`` is a ``DiceRolled`` with ``source == "engine"``; its dice use
     roll numbers ``rolled.index``, ``rolled.index + 1``, ... (see the module
-    docstring). ``affray verify --dice`` compares the result with
+    docstring); ``standing`` are the encounter's salts ``(from_index,
+    value)`` and ``command_salt`` the rolling command's own (see "Salts"). ``affray verify --dice`` compares the result with
     ``rolled.faces``. A zero-dice roll re-derives to ``()``.
     Raises ``ValueError`` for a table roll, an engine roll with dice but no
     index, or a recorded expression that cannot be read (``BadExpression``).
@@ -93,4 +145,4 @@ def rederive(seed: bytes, encounter_id: str, rolled: DiceRolled) -> tuple[int, .
         return ()
     if rolled.index < 0:
         raise ValueError(f"engine roll {rolled.expr} ({rolled.purpose}) has no index")
-    return engine_faces(seed, encounter_id, rolled.index, e.dice)
+    return salted_faces(seed, encounter_id, rolled.index, e.dice, standing, command_salt)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from affray.dice.engine import engine_faces
+from affray.dice.engine import salted_faces
 from affray.dice.errors import PartialDice, TooManyDice
 from affray.dice.expr import Expr, count_dice, parse
 from affray.dice.needs import MissingDice, need_pair
@@ -22,7 +22,7 @@ class Roller:
     """The dice source of one command: table values first, then the engine.
 
     ``Roller(seed, encounter_id, next_index, values=(), manual=False,
-    typed_by="")``
+    typed_by="", salts=(), command_salt="")``
 
     * ``seed``: the encounter's seed (bytes), or ``None`` when the engine must
       not roll (manual mode, or a replay that supplies every value).
@@ -32,6 +32,10 @@ class Roller:
       ``parse_values(--dice)``; ints are accepted and written in decimal.
     * ``manual``: manual-dice mode; dice not supplied raise :class:`MissingDice`.
     * ``typed_by``: who typed the values, recorded on table rolls.
+    * ``salts``: the encounter's standing salts ``(from_index, value)`` in
+      log order, and ``command_salt`` this command's own (``--salt``); engine
+      dice are derived with the ones that apply to each die
+      (:func:`affray.dice.engine.salts_for`).
 
     Call :meth:`roll` for each expression in order, then :meth:`finish`.
     A failed :meth:`roll` consumes nothing.
@@ -39,7 +43,8 @@ class Roller:
 
     def __init__(self, seed: bytes | None, encounter_id: str, next_index: int,
                  values: Sequence[str | int] = (), manual: bool = False,
-                 typed_by: str = "") -> None:
+                 typed_by: str = "", salts: Sequence[tuple[int, str]] = (),
+                 command_salt: str = "") -> None:
         if next_index < 0:
             raise ValueError(f"next_index is >= 0, not {next_index}")
         tokens = [str(v) for v in values]
@@ -52,6 +57,8 @@ class Roller:
         self._pos = 0
         self.manual = manual
         self.typed_by = typed_by
+        self._salts = tuple(salts)
+        self._command_salt = command_salt
 
     @property
     def next_index(self) -> int:
@@ -111,7 +118,7 @@ class Roller:
         if self._seed is None:
             raise ValueError(f"engine roll of {e} for {purpose!r} but the roller has no seed")
         first = self._next_index
-        faces = engine_faces(self._seed, self._encounter_id, first, e.dice)
+        faces = salted_faces(self._seed, self._encounter_id, first, e.dice, self._salts, self._command_salt)
         self._next_index += n
         return DiceRolled(purpose=purpose, expr=str(e), faces=faces, total=e.total(faces),
                           source="engine", index=first, by=by)

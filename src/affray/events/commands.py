@@ -102,6 +102,13 @@ class AddNote(Command, frozen=True, kw_only=True, tag="note"):
     secret: bool = False
 
 
+class AddSalt(Command, frozen=True, kw_only=True, tag="salt"):
+    """Add a participant's salt: entropy mixed into every engine roll to
+    come (``affray salt VALUE``; :mod:`affray.dice`, "Salts")."""
+
+    value: str
+
+
 class Undo(Command, frozen=True, kw_only=True, tag="undo"):
     """Retract the newest live command (kept in the log, struck through)."""
 

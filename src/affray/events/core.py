@@ -140,6 +140,11 @@ class EncounterOpened(Event, frozen=True, kw_only=True, tag="encounter-opened"):
     :class:`EncounterClosed` (DESIGN.md, "Dice"). ``dice_stream`` is the
     encounter id engine rolls are derived with when it is not this one's: a
     branch shares its origin's seed and stream, so its rolls match.
+    ``seed_chosen`` is ``True`` when the GM chose the seed (``affray new
+    --seed``) instead of the engine drawing it; it is left out of the data
+    when false, so logs written before it decode and hash as they did
+    (``is_chosen`` reads it). A manual-dice encounter never records it: its
+    seed decides no die.
     """
 
     encounter_id: str
@@ -149,6 +154,12 @@ class EncounterOpened(Event, frozen=True, kw_only=True, tag="encounter-opened"):
     manual_dice: bool = False
     rulings: dict[str, str] = {}
     dice_stream: str = ""  # a branch derives engine dice with its origin's id
+    seed_chosen: bool | msgspec.UnsetType = msgspec.UNSET
+
+    @property
+    def is_chosen(self) -> bool:
+        """Whether the seed was chosen by the GM (``seed_chosen`` is true)."""
+        return self.seed_chosen is True
 
 
 class EncounterClosed(Event, frozen=True, kw_only=True, tag="encounter-closed"):
@@ -181,11 +192,36 @@ class CommandIssued(Event, frozen=True, kw_only=True, tag="command-issued"):
     """The command as the GM issued it, first event of its batch: the
     ``command`` as plain data (its ``command`` key is the command's tag), the
     table ``dice`` values typed with it and any ``reroll`` reason. Kept so an
-    audit can re-decide it and an amend can issue it again."""
+    audit can re-decide it and an amend can issue it again. ``salt`` is the
+    command's own salt (``--salt``), mixed into this command's engine rolls
+    only (:mod:`affray.dice`); left out of the data when not given
+    (``salt_text`` reads it)."""
 
     command: dict
     dice: tuple[str, ...] = ()
     reroll: str = ""
+    salt: str | msgspec.UnsetType = msgspec.UNSET
+
+    @property
+    def salt_text(self) -> str:
+        """The command's salt, ``""`` when it has none."""
+        return self.salt if isinstance(self.salt, str) else ""
+
+
+class SaltAdded(Event, frozen=True, kw_only=True, tag="salt-added"):
+    """A participant's salt: entropy mixed into every engine roll from roll
+    number ``from_index`` on (``affray salt VALUE``; who added it is the
+    envelope's actor).
+
+    ``from_index`` is one past the highest engine roll number the log had
+    drawn when the salt was added, counting undone and rewound rolls too, so
+    a salt never changes a roll already drawn. A salt counts from then on
+    whether or not its own command is later undone or rewound away.
+    Derivation: :mod:`affray.dice`, "Salts".
+    """
+
+    value: str
+    from_index: int
 
 
 class NoteAdded(Event, frozen=True, kw_only=True, tag="note-added"):

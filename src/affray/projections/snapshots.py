@@ -9,6 +9,16 @@ A snapshot is stale for a later point when a meta event after it retracts,
 restores or rewinds over a command at or before *V*; :func:`load_state`
 then falls back to an earlier snapshot. ``affray verify`` re-checks every
 snapshot against a full replay.
+
+A snapshot records the head hash of the log at *V* (the stored hash of the
+event at *V*), and :func:`load_state` uses it only while the log's event at
+*V* still has that hash: a snapshot of another history (a log rewritten or
+re-imported under it, a snapshot copied from another file) is ignored, and
+the state is folded from the log. A snapshot written before affray recorded
+the hash is ignored too. Whoever can write the file can still forge a
+snapshot with the right hash; ``affray verify`` finds it while it exists,
+and ``affray audit`` (or ``verify --full``) finds any decision it steered,
+since both fold the log alone (README, "Threat model").
 """
 
 from __future__ import annotations
@@ -28,21 +38,36 @@ _FOLDED = folded_tags()
 SNAPSHOT_EVERY = 1000
 
 _encoder = msgspec.msgpack.Encoder()
-_decoder = msgspec.msgpack.Decoder(tuple[int, State])
+_decoder = msgspec.msgpack.Decoder(tuple[int, State, str])
+_decoder_unbound = msgspec.msgpack.Decoder(tuple[int, State])  # written before the head hash was recorded
 
 
-def dump(state: State) -> bytes:
-    """Encode ``state`` for the snapshots table (msgpack, with its schema)."""
-    return _encoder.encode((STATE_SCHEMA, state))
+def dump(state: State, head_hash: str = "") -> bytes:
+    """Encode ``state`` for the snapshots table (msgpack: its schema, the
+    state, and ``head_hash``, the stored hash of the event at
+    ``state.version``, which :func:`load_state` checks before using it)."""
+    return _encoder.encode((STATE_SCHEMA, state, head_hash))
+
+
+def load_bound(data: bytes) -> tuple[State, str] | None:
+    """Decode a snapshot as ``(state, head hash)`` (``""`` for one written
+    before the hash was recorded); ``None`` when it was written for another
+    schema or is damaged."""
+    try:
+        schema, state, head_hash = _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+        try:
+            schema, state = _decoder_unbound.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # damaged: a cache, so replay
+            return None
+        head_hash = ""
+    return (state, head_hash) if schema == STATE_SCHEMA else None
 
 
 def load(data: bytes) -> State | None:
-    """Decode a snapshot; ``None`` when it was written for another schema."""
-    try:
-        schema, state = _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # damaged: a cache, so replay
-        return None
-    return state if schema == STATE_SCHEMA else None
+    """Decode a snapshot's state; ``None`` when it was written for another schema."""
+    found = load_bound(data)
+    return found[0] if found is not None else None
 
 
 def _stale(tail: Timeline, base_version: int) -> bool:
@@ -66,9 +91,12 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         if use_snapshots and at_most > 0:
             snap = store.latest_snapshot(encounter_id, at_most)
             if snap is not None:
-                loaded = load(snap[1])
-                if loaded is not None:
-                    base, base_version = loaded, snap[0]
+                loaded = load_bound(snap[1])
+                if loaded is not None and loaded[1] and loaded[1] == store.hash_at(encounter_id, snap[0]):
+                    base, base_version = loaded[0], snap[0]
+                elif snap[0] > 1:
+                    at_most = snap[0] - 1  # not of this history: an earlier one, or the log alone
+                    continue
         if not base_version:
             return replay(store, encounter_id, to_version=at_version)
         if not store.read_meta(encounter_id, from_version=base_version + 1, to_version=at_version):

@@ -44,3 +44,32 @@ def canonical(
 def chain_hash(prev_hash: str, canonical_text: str) -> str:
     """``sha256(prev_hash + canonical_text)`` as lowercase hex."""
     return sha256((prev_hash + canonical_text).encode()).hexdigest()
+
+
+class Canonicals:
+    """:func:`canonical` for one encounter's rows in a row, faster: the
+    JSON of the encounter id is encoded once, and that of the other text
+    fields is kept while they repeat (a command's events share the command
+    id, time and actor). The same text as :func:`canonical`, byte for byte."""
+
+    def __init__(self, encounter_id: str) -> None:
+        self._head = '{"encounter_id":' + _json(encounter_id).decode() + ',"version":'
+        self._text: dict[str, str] = {}
+
+    def _q(self, value: str) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"a text field holds {type(value).__name__}")
+        if len(self._text) > 4096:
+            self._text.clear()
+        found = self._text[value] = _json(value).decode()
+        return found
+
+    def __call__(self, version: int, command_id: str, type: str, schema: int,
+                 recorded_at: str, actor: str, data: str) -> str:
+        text, q = self._text, self._q
+        return (
+            f'{self._head}{version:d},"command_id":{text.get(command_id) or q(command_id)},'
+            f'"type":{text.get(type) or q(type)},"schema":{schema:d},'
+            f'"recorded_at":{text.get(recorded_at) or q(recorded_at)},"actor":{text.get(actor) or q(actor)},'
+            f'"data":{data}}}'
+        )

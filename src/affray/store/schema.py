@@ -14,7 +14,12 @@ import sqlite3
 from affray.store.errors import DatabaseCorrupt
 
 #: Number of migrations in :func:`_migrations`; bump it with each new one.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+#: The oldest schema a read-only store opens as it is: migration 3 only moves
+#: the dice seeds out of the file (readers fall back to ``dice_seeds``), so a
+#: read verb on an archived log written at schema 2 need not upgrade it.
+READABLE_SINCE = 2
 
 _EVENT_COLUMNS = {
     "seq": int,
@@ -68,8 +73,10 @@ FROM events WHERE type = 'damage-dealt' ORDER BY seq""",
 }
 
 
-def _migrations(sqlite_utils):  # noqa: ANN001 - the lazily imported module
-    """The ordered migration set (``len`` must equal :data:`SCHEMA_VERSION`)."""
+def _migrations(sqlite_utils, keys=None):  # noqa: ANN001 - the lazily imported module
+    """The ordered migration set (``len`` must equal :data:`SCHEMA_VERSION`).
+    ``keys`` is the store's :class:`affray.store.keys.KeyFile` (migration 3
+    moves the seeds into it)."""
     migrations = sqlite_utils.Migrations("affray")
 
     @migrations(name="0001_events_heads_snapshots_views")
@@ -105,6 +112,23 @@ def _migrations(sqlite_utils):  # noqa: ANN001 - the lazily imported module
             pk="encounter_id", not_null=["encounter_id", "seed"],
         )
 
+    @migrations(name="0003_dice_seeds_to_key_file")
+    def seeds_out(db) -> None:  # noqa: ANN001
+        # The seed must not be in the shared file (README, "Threat model"):
+        # move every seed to the key file beside it, then blank and delete the
+        # rows (secure_delete overwrites the freed content with zeros). The
+        # table stays, empty, so an older reader still finds it.
+        rows = db.execute("SELECT encounter_id, seed FROM dice_seeds").fetchall()
+        if not rows:
+            return
+        if keys is None:
+            raise ValueError("moving the dice seeds needs the store's key file")
+        for encounter_id, seed in rows:
+            if bytes(seed) not in keys.seeds(encounter_id):
+                keys.add(encounter_id, bytes(seed))
+        db.execute("PRAGMA secure_delete = ON")
+        db.execute("DELETE FROM dice_seeds")
+
     return migrations
 
 
@@ -134,7 +158,7 @@ def user_version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
-def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True) -> None:
+def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True, keys=None) -> None:
     """Bring the schema of ``conn`` up to :data:`SCHEMA_VERSION`.
 
     Runs in one ``BEGIN IMMEDIATE`` transaction, so two processes creating the
@@ -153,7 +177,7 @@ def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True) -> None:
             import sqlite_utils
 
             db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
-            migrations = _migrations(sqlite_utils)
+            migrations = _migrations(sqlite_utils, keys)
             migrations.apply(db)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")

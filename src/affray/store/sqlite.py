@@ -33,7 +33,8 @@ from affray.store.errors import (
     UnknownEncounter,
     translate,
 )
-from affray.store.schema import SCHEMA_VERSION, is_affray, migrate, user_version
+from affray.store.keys import KeyFile, default_path, matches
+from affray.store.schema import READABLE_SINCE, SCHEMA_VERSION, is_affray, migrate, user_version
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 _MAX_VERSION = 2**63 - 1
@@ -57,7 +58,6 @@ _SELECT_TYPE = (
 _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_PUT_SEED = "INSERT OR REPLACE INTO dice_seeds (encounter_id, seed) VALUES (?, ?)"
 _SET_HEAD = (
     "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
     "ON CONFLICT (encounter_id) DO UPDATE SET version = excluded.version, hash = excluded.hash"
@@ -82,6 +82,27 @@ def __getattr__(name: str):
     if name in ("canonical", "chain_hash"):
         return _chain()[name == "chain_hash"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _connect_readonly(path: str, timeout: float) -> sqlite3.Connection:
+    """A read-only connection: ``mode=ro``, or ``immutable=1`` when the
+    folder cannot be written (SQLite then cannot create a WAL log's
+    ``-shm`` file, and every read fails with "attempt to write a readonly
+    database"). ``immutable`` promises SQLite that nobody writes the file
+    meanwhile: true of an archived log."""
+    base = Path(path).resolve().as_uri()
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.access(folder, os.W_OK) or not os.access(path, os.W_OK):
+        return sqlite3.connect(base + "?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=timeout)
+    conn = sqlite3.connect(base + "?mode=ro", uri=True, isolation_level=None, timeout=timeout)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc) and "unable to open" not in str(exc):
+            raise
+        conn.close()
+        return sqlite3.connect(base + "?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=timeout)
+    return conn
 
 
 class EncounterInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -122,7 +143,13 @@ class EventStore:
     """An affray log in one SQLite file.
 
     ``EventStore(path, *, must_exist=False, readonly=False, synchronous="FULL",
-    busy_timeout_ms=5000)``. ``path`` may be ``":memory:"`` (tests).
+    busy_timeout_ms=5000, keys=None)``. ``path`` may be ``":memory:"`` (tests).
+    ``keys`` is the key file holding the secret dice seeds (default
+    ``AFFRAY_KEYS``, else ``<path>.keys``; :mod:`affray.store.keys`).
+
+    A read-only store opens the file with ``mode=ro``; when its folder cannot
+    be written (an archived log: SQLite could not create the WAL's ``-shm``
+    file) it falls back to ``immutable=1``.
 
     Creates the file and its schema when missing, unless ``must_exist`` (or
     ``readonly``) is set. Errors: :class:`DatabaseMissing`,
@@ -141,6 +168,7 @@ class EventStore:
         readonly: bool = False,
         synchronous: str = "FULL",
         busy_timeout_ms: int = 5000,
+        keys: str | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self.readonly = readonly
@@ -149,6 +177,7 @@ class EventStore:
         if synchronous not in _SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {_SYNCHRONOUS}, not {synchronous!r}")
         memory = self.path == ":memory:"
+        self.keys = KeyFile(None if memory else (keys or default_path(self.path)))
         if not memory:
             if not os.path.exists(self.path):
                 if must_exist or readonly:
@@ -160,8 +189,7 @@ class EventStore:
         timeout = busy_timeout_ms / 1000
         try:
             if readonly and not memory:
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=timeout)
+                conn = _connect_readonly(self.path, timeout)
             else:
                 conn = sqlite3.connect(self.path, isolation_level=None, timeout=timeout)
         except sqlite3.Error as exc:
@@ -200,11 +228,13 @@ class EventStore:
                 raise DatabaseCorrupt(self.path, "it is a SQLite database, but not an affray one")
             raise DatabaseCorrupt(self.path, "it holds no affray log")
         if self.readonly:
+            if found >= READABLE_SINCE:
+                return  # readable as it is (its seeds are still in dice_seeds)
             raise StoreError(
                 f"{self.path} has an older affray schema (version {found}); "
                 "open it once without read-only to upgrade it"
             )
-        migrate(conn, self.path, wal=not memory)
+        migrate(conn, self.path, wal=not memory, keys=self.keys)
 
     # ------------------------------------------------------------------ #
     # writing
@@ -267,8 +297,8 @@ class EventStore:
             version, prev = head if head else (0, "")
             if version != expected_version:
                 raise ConflictError(encounter_id, expected_version, version)
-            if seed is not None:
-                conn.execute(_PUT_SEED, (encounter_id, seed))
+            if seed is not None:  # beside the log, never in it: see affray.store.keys
+                self.keys.add(encounter_id, seed)
             out = []
             for event, tag, schema, data in prepared:
                 version += 1
@@ -603,6 +633,31 @@ class EventStore:
         return (row[0], bytes(row[1])) if row else None
 
     @_guarded
+    def snapshot_versions(self, encounter_id: str) -> list[int]:
+        """The versions ``encounter_id`` has snapshots at, oldest first (the
+        data is not read: :meth:`latest_snapshot` fetches one)."""
+        rows = self._conn.execute(
+            "SELECT version FROM snapshots WHERE encounter_id = ? ORDER BY version", (encounter_id,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def snapshot_stream(self, encounter_id: str) -> Iterator[tuple[int, bytes]]:
+        """Every snapshot of ``encounter_id`` as ``(version, data)``, oldest
+        first, streamed from a cursor (one in memory at a time)."""
+        cur = None
+        try:
+            cur = self._conn.execute(
+                "SELECT version, data FROM snapshots WHERE encounter_id = ? ORDER BY version", (encounter_id,)
+            )
+            for version, data in cur:
+                yield version, bytes(data)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        finally:
+            if cur is not None:
+                cur.close()
+
+    @_guarded
     def snapshots(self, encounter_id: str) -> list[tuple[int, bytes]]:
         """Every snapshot of ``encounter_id`` as ``(version, data)``, oldest first."""
         rows = self._conn.execute(
@@ -610,19 +665,144 @@ class EventStore:
         ).fetchall()
         return [(v, bytes(d)) for v, d in rows]
 
-    @_guarded
     def put_seed(self, encounter_id: str, seed: bytes) -> None:
-        """Keep the secret dice ``seed`` of ``encounter_id`` (outside the log:
-        the log holds only its SHA-256 until the encounter is closed)."""
+        """Keep the secret dice ``seed`` of ``encounter_id`` in the key file
+        (:mod:`affray.store.keys`), never in the log: the log holds only its
+        SHA-256 until the encounter is closed."""
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; the dice seed was not saved")
-        self._conn.execute(_PUT_SEED, (encounter_id, seed))
+        self.keys.add(encounter_id, seed)
+
+    @_guarded
+    def salts(self, encounter_id: str) -> list[tuple[int, str]]:
+        """Every ``salt-added`` event of ``encounter_id`` as ``(from_index,
+        value)``, in log order, live or not (a salt is never taken back;
+        :mod:`affray.dice`, "Salts"). Found through the type index."""
+        rows = self._conn.execute(
+            "SELECT version, json_extract(data, '$.from_index'), json_extract(data, '$.value') "
+            "FROM events WHERE type = 'salt-added' AND encounter_id = ?",
+            (encounter_id,),
+        ).fetchall()
+        rows.sort()
+        return [(int(first), str(value)) for _, first, value in rows]
+
+    @_guarded
+    def dice_per_command(self, encounter_id: str, to_version: int | None = None) -> list[tuple[str, int, int]]:
+        """``(command_id, version of its first roll, number of dice)`` for
+        every command of ``encounter_id`` that rolled dice (live or not), in
+        version order, counted in SQL through the type index (nothing is
+        decoded in Python): the re-roll guard's map of the dice."""
+        rows = self._conn.execute(
+            "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+            "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version <= ? GROUP BY command_id",
+            (encounter_id, _MAX_VERSION if to_version is None else to_version),
+        ).fetchall()
+        rows.sort(key=lambda r: r[1])
+        return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
+
+    @_guarded
+    def dice_of(self, encounter_id: str, command_ids) -> dict[str, list[tuple[str, list[int]]]]:
+        """The rolls of the given commands as ``{command_id: [(expr, faces),
+        ...]}`` in version order (a few commands: the re-roll guard)."""
+        ids = sorted(set(command_ids))
+        out: dict[str, list[tuple[int, str, list[int]]]] = {}
+        for i in range(0, len(ids), _CHUNK):
+            chunk = ids[i:i + _CHUNK]
+            for version, cid, expr, faces in self._conn.execute(
+                "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? "
+                f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                [encounter_id, *chunk],
+            ):
+                out.setdefault(cid, []).append((version, expr or "", msgspec.json.decode(faces or "[]")))
+        return {cid: [(expr, faces) for _, expr, faces in sorted(rolls)] for cid, rolls in out.items()}
+
+    @_guarded
+    def engine_high_water(self, encounter_id: str) -> int:
+        """One past the highest engine roll number ``encounter_id`` ever drew,
+        undone and rewound rolls included (0 when it drew none)."""
+        row = self._conn.execute(
+            "SELECT max(json_extract(data, '$.index') + json_array_length(data, '$.faces')) "
+            "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? "
+            "AND json_extract(data, '$.source') = 'engine' AND json_extract(data, '$.index') >= 0",
+            (encounter_id,),
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    @_guarded
+    def head(self, encounter_id: str) -> tuple[int, str]:
+        """``(version, hash)`` of the encounter's newest event: its head.
+        Errors: :class:`UnknownEncounter`."""
+        row = self._conn.execute(
+            "SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)
+        ).fetchone()
+        if row is None:
+            raise UnknownEncounter(encounter_id, self.path)
+        return int(row[0]), str(row[1])
+
+    @_guarded
+    def hash_at(self, encounter_id: str, version: int) -> str | None:
+        """The stored hash of the event at ``version``, or ``None``."""
+        row = self._conn.execute(
+            "SELECT hash FROM events WHERE encounter_id = ? AND version = ?", (encounter_id, version)
+        ).fetchone()
+        return row[0] if row else None
+
+    @_guarded
+    def version_of_hash(self, encounter_id: str, hash_: str) -> int | None:
+        """The version of the event of ``encounter_id`` whose stored hash is
+        ``hash_``, or ``None`` (a scan: verification only)."""
+        row = self._conn.execute(
+            "SELECT version FROM events WHERE encounter_id = ? AND hash = ? LIMIT 1", (encounter_id, hash_)
+        ).fetchone()
+        return row[0] if row else None
+
+    @_guarded
+    def commitment(self, encounter_id: str) -> str | None:
+        """The ``seed_sha256`` of the encounter's opening event, or ``None``."""
+        row = self._conn.execute(
+            "SELECT json_extract(data, '$.seed_sha256') FROM events "
+            "WHERE type = 'encounter-opened' AND encounter_id = ? ORDER BY version LIMIT 1",
+            (encounter_id,),
+        ).fetchone()
+        return row[0] if row else None
 
     @_guarded
     def get_seed(self, encounter_id: str) -> bytes | None:
-        """The secret dice seed of ``encounter_id``, or ``None`` if unknown."""
-        row = self._conn.execute("SELECT seed FROM dice_seeds WHERE encounter_id = ?", (encounter_id,)).fetchone()
-        return bytes(row[0]) if row else None
+        """The secret dice seed of ``encounter_id``, or ``None`` if unknown.
+
+        Only a seed whose SHA-256 is the encounter's commitment counts: one
+        from the key file, else (a log written before the key file) from the
+        file's old ``dice_seeds`` table. A seed swapped in after ``affray
+        new`` is never returned."""
+        committed = self.commitment(encounter_id)
+        if committed is None:  # no opening event (a branch rolled back, an unknown id): no seed
+            return None
+        seed = self.keys.find(encounter_id, committed)
+        if seed is not None:
+            return seed
+        try:
+            row = self._conn.execute(
+                "SELECT seed FROM dice_seeds WHERE encounter_id = ?", (encounter_id,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # a file with no dice_seeds table
+            return None
+        if row is None:
+            return None
+        seed = bytes(row[0])
+        if not matches(seed, committed):
+            return None
+        return seed
+
+    @_guarded
+    def verify_file(self) -> tuple[list[str], list[str]]:
+        """``(problems, encounter ids)``: SQLite's ``quick_check`` of the
+        whole file, and every encounter id in it, those whose events were all
+        deleted included (``affray verify`` then checks each encounter in
+        one pass of its own)."""
+        from affray.store import verify as _verify
+
+        return _verify.file_problems(self._conn)
 
     @_guarded
     def verify(self, encounter_id: str | None = None) -> list[str]:

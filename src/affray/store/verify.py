@@ -11,7 +11,75 @@ import sqlite3
 import msgspec
 
 from affray.events import codec
-from affray.store.chain import canonical, chain_hash
+from affray.store.chain import Canonicals, chain_hash
+
+
+class ChainCheck:
+    """The hash-chain check of one encounter, fed one stored row at a time
+    (so a caller that streams the log for other checks too reads it once).
+
+    ``feed(seq, version, command_id, type, schema, data, recorded_at,
+    actor, hash)`` checks one row and returns the decoded event (``None``
+    when it does not decode); ``finish(head)`` checks the head row
+    (``(version, hash)`` or ``None``) and returns every problem, one line
+    each, or ``None`` when the encounter has neither events nor head.
+    """
+
+    def __init__(self, encounter_id: str, *, decode: bool = True) -> None:
+        self.encounter_id = encounter_id
+        self.where = f"encounter {encounter_id}"
+        self.problems: list[str] = []
+        self.expected, self.prev_hash, self.prev_seq, self.last_hash = 1, "", -1, ""
+        self.seen = False
+        self._decode = decode
+        self._canonical = Canonicals(encounter_id)
+
+    def feed(self, seq, version, command_id, type_, schema, data, recorded_at, actor, hash_, *, decode=None):
+        self.seen = True
+        expected = self.expected
+        if version != expected or seq < self.prev_seq:
+            self._order(seq, version, expected)
+        try:
+            ok = chain_hash(
+                self.prev_hash, self._canonical(version, command_id, type_, schema, recorded_at, actor, data)
+            ) == hash_
+        except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
+            ok = False
+        if not ok or not isinstance(data, str):
+            self.problems.append(f"{self.where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
+        event = None
+        if self._decode if decode is None else decode:
+            event, found = _decoded(type_, schema, data)
+            self.problems.extend(f"{self.where} version {version}: {p}" for p in found)
+        self.expected, self.prev_hash, self.prev_seq, self.last_hash = version + 1, hash_, seq, hash_
+        return event
+
+    def _order(self, seq, version, expected) -> None:
+        where, problems = self.where, self.problems
+        if version > expected:
+            missing = str(expected) if version == expected + 1 else f"{expected}-{version - 1}"
+            problems.append(f"{where} version {missing}: missing (events were deleted)")
+        if seq < self.prev_seq:
+            problems.append(f"{where} version {version}: stored before version {expected - 1} (events were reordered)")
+
+    def finish(self, head) -> list[str] | None:
+        where, problems = self.where, self.problems
+        last = self.expected - 1
+        if head is None:
+            if not self.seen:
+                return None
+            problems.append(f"{where} version {last}: no head row (the heads table was edited)")
+        elif head[0] > last:
+            missing = str(head[0]) if head[0] == last + 1 else f"{last + 1}-{head[0]}"
+            problems.append(
+                f"{where} version {missing}: missing, the head is at version {head[0]} "
+                "(the newest events were deleted)"
+            )
+        elif head[0] < last:
+            problems.append(f"{where} version {last}: the head says version {head[0]} (the heads table was edited)")
+        elif head[1] != self.last_hash:
+            problems.append(f"{where} version {last}: head hash differs from the last event's (tail rewritten)")
+        return problems
 
 
 def verify_encounter(conn: sqlite3.Connection, encounter_id: str) -> list[str] | None:
@@ -24,57 +92,31 @@ def verify_encounter(conn: sqlite3.Connection, encounter_id: str) -> list[str] |
         "FROM events WHERE encounter_id = ? ORDER BY version",
         (encounter_id,),
     )
-    where = f"encounter {encounter_id}"
-    problems: list[str] = []
-    expected, prev_hash, prev_seq, last_hash = 1, "", -1, ""
-    seen = False
-    for seq, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
-        seen = True
-        at = f"{where} version {version}"
-        if version > expected:
-            missing = str(expected) if version == expected + 1 else f"{expected}-{version - 1}"
-            problems.append(f"{where} version {missing}: missing (events were deleted)")
-        if seq < prev_seq:
-            problems.append(f"{at}: stored before version {expected - 1} (events were reordered)")
-        text = data if isinstance(data, str) else None
-        if text is None or chain_hash(
-            prev_hash, canonical(encounter_id, version, command_id, type_, schema, recorded_at, actor, text)
-        ) != hash_:
-            problems.append(f"{at}: hash mismatch (this event, or the hash before it, was changed)")
-        problems.extend(f"{at}: {p}" for p in _decode_problems(type_, schema, data))
-        expected, prev_hash, prev_seq, last_hash = version + 1, hash_, seq, hash_
-    last = expected - 1
-    if head is None:
-        if not seen:
-            return None
-        problems.append(f"{where} version {last}: no head row (the heads table was edited)")
-    elif head[0] > last:
-        missing = str(head[0]) if head[0] == last + 1 else f"{last + 1}-{head[0]}"
-        problems.append(
-            f"{where} version {missing}: missing, the head is at version {head[0]} "
-            "(the newest events were deleted)"
-        )
-    elif head[0] < last:
-        problems.append(f"{where} version {last}: the head says version {head[0]} (the heads table was edited)")
-    elif head[1] != last_hash:
-        problems.append(f"{where} version {last}: head hash differs from the last event's (tail rewritten)")
-    return problems
+    check = ChainCheck(encounter_id)
+    for row in rows:
+        check.feed(*row)
+    return check.finish(head)
 
 
-def _decode_problems(type_: object, schema: object, data: object) -> list[str]:
+def _decoded(type_: object, schema: object, data: object):
+    """``(event or None, problems)`` for one stored row."""
     try:
         event = codec.decode(type_, schema, data)  # type: ignore[arg-type]
     except codec.UnknownEvent as exc:
-        return [f"cannot decode: {exc}"]
+        return None, [f"cannot decode: {exc}"]
     except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError) as exc:
-        return [f"cannot decode its data: {exc}"]
+        return None, [f"cannot decode its data: {exc}"]
     if codec.tag_of(event) != type_:
-        return [f"data says type {codec.tag_of(event)!r} but the row says {type_!r}"]
-    return []
+        return None, [f"data says type {codec.tag_of(event)!r} but the row says {type_!r}"]
+    return event, []
 
 
-def verify_all(conn: sqlite3.Connection) -> list[str]:
-    """Problems of every encounter, plus SQLite's own ``quick_check``."""
+def file_problems(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
+    """``(problems, encounter ids)`` of the whole file, without checking the
+    chains: SQLite's ``quick_check``, and every encounter id found in the
+    events or the heads table (one whose events were all deleted included),
+    in the order they were created. :func:`verify_encounter` (or a caller's
+    own pass) then checks each one."""
     problems = [
         f"database: {line}" for (line,) in conn.execute("PRAGMA quick_check") if line != "ok"
     ]
@@ -84,6 +126,12 @@ def verify_all(conn: sqlite3.Connection) -> list[str]:
     ids += [r[0] for r in conn.execute(
         "SELECT encounter_id FROM heads WHERE encounter_id NOT IN (SELECT encounter_id FROM events)"
     )]
+    return problems, ids
+
+
+def verify_all(conn: sqlite3.Connection) -> list[str]:
+    """Problems of every encounter, plus SQLite's own ``quick_check``."""
+    problems, ids = file_problems(conn)
     for eid in ids:
         problems.extend(verify_encounter(conn, eid) or [])
     return problems

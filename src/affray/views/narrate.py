@@ -80,7 +80,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
 
     match e:
         case ev.EncounterOpened():
-            dice = "manual dice" if e.manual_dice else f"dice seed committed: {e.seed_sha256[:12]}…"
+            dice = "manual dice" if e.manual_dice else f"dice seed committed: {e.seed_sha256[:12]}…" + (
+                " (a seed chosen by the GM)" if e.is_chosen else "")
             return f"Encounter \"{e.name}\" ({e.system}) opened; {dice}"
         case ev.CombatantJoined():
             return f"{e.name} joins side {e.side} ({e.combat_actions} combat actions)" + (" — surprised" if e.surprised else "")
@@ -179,6 +180,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return ("GM note (secret): " if e.secret else "GM note: ") + e.text
         case ev.EncounterClosed():
             return f"Encounter closed; dice seed revealed: {e.seed}"
+        case ev.SaltAdded():
+            return f"Salt added ({e.value!r}): it is mixed into every engine roll from #{e.from_index} on"
         case ev.CommandRetracted():
             return f"Undo: command {e.command_id} retracted"
         case ev.CommandRestored():
