@@ -11,8 +11,9 @@ travel → points → core and lookup.
 
 from __future__ import annotations
 
+import msgspec
+
 import re
-from dataclasses import dataclass, field
 
 from affray.events import core as ev
 from affray.events.envelope import Recorded
@@ -21,8 +22,7 @@ from affray.projections.state import State
 from affray.rules.base import Draft
 
 
-@dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     """What a handled command did: the records appended and the states
     before and after."""
 
@@ -30,7 +30,7 @@ class Outcome:
     records: list[Recorded]
     before: State
     state: State
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = []
 
 
 def slug(name: str) -> str:

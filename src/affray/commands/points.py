@@ -12,7 +12,6 @@ with given dice without appending (amend's check, the audit, Second Chance).
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass, field
 from typing import Iterable
 
 import msgspec
@@ -33,8 +32,7 @@ from affray.rules.base import RuleError
 # --------------------------------------------------------------------------- #
 
 
-@dataclass
-class Point:
+class Point(msgspec.Struct):
     """One live command on the timeline.
 
     ``start`` is the (round, step) the command was issued at; ``end`` the
@@ -53,7 +51,7 @@ class Point:
     kind: str = ""
     ends_round: int = 0
     issued: ev.CommandIssued | None = None
-    records: list[Recorded] = field(default_factory=list)
+    records: list[Recorded] = []
 
     @property
     def label(self) -> str:

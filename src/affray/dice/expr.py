@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import re
-from dataclasses import dataclass, field
 
 from affray.dice.errors import BadExpression
 
@@ -23,7 +22,6 @@ _MAX_DIGITS = 9
 # --------------------------------------------------------------------------- #
 
 
-@dataclass(frozen=True, slots=True)
 class Expr:
     """A parsed dice expression.
 
@@ -37,21 +35,38 @@ class Expr:
     Raises :class:`BadExpression` if a term is malformed.
     """
 
-    terms: tuple[tuple[int, int, int], ...] = ()
-    constant: int = 0
-    dice: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    __slots__ = ("terms", "constant", "dice")
 
-    def __post_init__(self) -> None:
-        terms = tuple(tuple(t) for t in self.terms)
+    terms: tuple[tuple[int, int, int], ...]
+    constant: int
+    dice: tuple[int, ...]
+
+    def __init__(self, terms: tuple[tuple[int, int, int], ...] = (), constant: int = 0) -> None:
+        terms = tuple(tuple(t) for t in terms)
         for sign, count, sides in terms:
             if sign not in (1, -1) or count < 1 or sides < 1:
                 raise BadExpression(
                     str((sign, count, sides)), "a term is (sign ±1, count ≥ 1, sides ≥ 1)"
                 )
         object.__setattr__(self, "terms", terms)
+        object.__setattr__(self, "constant", constant)
         object.__setattr__(
             self, "dice", tuple(sides for _, count, sides in terms for _ in range(count))
         )
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"Expr is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Expr):
+            return NotImplemented
+        return (self.terms, self.constant) == (other.terms, other.constant)
+
+    def __hash__(self) -> int:
+        return hash((self.terms, self.constant))
+
+    def __repr__(self) -> str:
+        return f"Expr(terms={self.terms!r}, constant={self.constant!r})"
 
     def minimum(self) -> int:
         """The lowest total the expression can give."""

@@ -16,10 +16,9 @@ from __future__ import annotations
 import importlib
 import re
 import typing
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
@@ -133,14 +132,13 @@ class SystemBase:
             raise RuleError(str(exc)) from None
 
 
-@dataclass(frozen=True, slots=True)
-class FollowUp:
+class FollowUp(NamedTuple):
     """A step queued on a draft's agenda: its ``kind`` (a key of the
     system router's ``steps`` table, :mod:`affray.rules.router`) and the
     keyword arguments its handler is called with."""
 
     kind: str
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, Any]
 
 
 class Draft:

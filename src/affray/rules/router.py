@@ -34,7 +34,6 @@ everything a later command needs is in the log's events.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from affray.rules.base import Draft, FollowUp, RuleError
@@ -48,7 +47,6 @@ CommandHandler = Callable[[Draft, Any], None]
 StepHandler = Callable[..., None]
 
 
-@dataclass(frozen=True)
 class Router:
     """One system's dispatch tables and the loop that drains the agenda.
 
@@ -64,10 +62,17 @@ class Router:
     handler is registered for, which is a bug in the system, not bad input.
     """
 
-    system: str
-    commands: Mapping[type, CommandHandler]
-    steps: Mapping[str, StepHandler]
-    sequencer: Callable[[Draft], None] | None = None
+    __slots__ = ("system", "commands", "steps", "sequencer")
+
+    def __init__(
+        self,
+        *,
+        system: str,
+        commands: Mapping[type, CommandHandler],
+        steps: Mapping[str, StepHandler],
+        sequencer: Callable[[Draft], None] | None = None,
+    ) -> None:
+        self.system, self.commands, self.steps, self.sequencer = system, commands, steps, sequencer
 
     def decide(self, draft: Draft, command: object) -> list:
         """Dispatch ``command``, drain the agenda, and return the events the

@@ -13,7 +13,6 @@ function hands on to the next rule it queues a step with ``draft.then``
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -499,16 +498,15 @@ USAGE = {
 ACTION_WORDS = tuple(w for w in USAGE if w != "area")
 
 
-@dataclass
-class Spec:
+class Spec(msgspec.Struct):
     """A parsed action: its word, positional arguments, ``key=value``
     options (``mod=`` and ``sit=`` may repeat)."""
 
     word: str
-    args: list[str] = field(default_factory=list)
-    opts: dict[str, str] = field(default_factory=dict)
-    mods: list[ev.Modifier] = field(default_factory=list)
-    sits: list[str] = field(default_factory=list)
+    args: list[str] = []
+    opts: dict[str, str] = {}
+    mods: list[ev.Modifier] = []
+    sits: list[str] = []
 
     def text(self) -> str:
         """The canonical action text (parses back to the same Spec)."""

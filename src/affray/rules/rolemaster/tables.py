@@ -66,7 +66,6 @@ import csv
 import hashlib
 import io
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -154,8 +153,7 @@ def parse_cell(text: str) -> Cell:
     return Cell(raw=t, hits=int(m.group(1)), severity=m.group(2) or "", crit_type=m.group(3) or "")
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(msgspec.Struct, frozen=True):
     """A row's range of totals or rolls, ``low``..``high`` inclusive."""
 
     low: int
@@ -174,8 +172,7 @@ def row_of(rows, x: int, *, clamp: bool = False):
     raise KeyError(x)
 
 
-@dataclass(frozen=True)
-class AttackTable:
+class AttackTable(msgspec.Struct, frozen=True):
     """A weapon attack table (rules-reference.md "Shape of an attack table")."""
 
     name: str
@@ -202,8 +199,7 @@ class AttackTable:
         return row, cells[col], read
 
 
-@dataclass(frozen=True)
-class CriticalTable:
+class CriticalTable(msgspec.Struct, frozen=True):
     """A critical table: a closed d100 per severity column (A11)."""
 
     name: str
@@ -219,8 +215,7 @@ class CriticalTable:
         return row, cells[severity]
 
 
-@dataclass(frozen=True)
-class FumbleTable:
+class FumbleTable(msgspec.Struct, frozen=True):
     """A fumble table: a closed d100, one result per range."""
 
     name: str
@@ -233,8 +228,7 @@ class FumbleTable:
         return row_of(self.rows, roll)
 
 
-@dataclass(frozen=True)
-class ManeuverTable:
+class ManeuverTable(msgspec.Struct, frozen=True):
     """A moving-maneuver table (A10): a column per difficulty."""
 
     name: str
@@ -268,8 +262,7 @@ class StaticCell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     text: str = ""
 
 
-@dataclass(frozen=True)
-class StaticTable:
+class StaticTable(msgspec.Struct, frozen=True):
     """A user-supplied static maneuver table: one column, rows by total;
     totals off either end read the end row (A8's bands are open-ended)."""
 

@@ -9,7 +9,6 @@ rules-reference.md section C.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import msgspec
 
@@ -36,8 +35,7 @@ ACTIONS = ("attack", "missile", "cast", "parry", "dodge", "draw", "spirit-attack
 TIMED = ("attack", "missile", "cast", "draw", "spirit-attack", "spirit-defend", "misc")
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(msgspec.Struct, frozen=True):
     """One declared melee action: ``slot`` 1 or 2 (3+ for a move phase
     given up to draw or act), ``kind`` among :data:`ACTIONS`, ``target``
     (a handle, "" = chosen at the SR), ``weapon`` (or the spell), ``mode``
@@ -150,7 +148,7 @@ def declared_condition(draft: Draft, handle: str, d: Declared) -> ev.ConditionAp
 
 def mark_used(draft: Draft, handle: str, d: Declared) -> None:
     """Record that declared action ``d`` is spent."""
-    draft.emit(declared_condition(draft, handle, Declared(**{**d.__dict__, "used": True})))
+    draft.emit(declared_condition(draft, handle, msgspec.structs.replace(d, used=True)))
 
 
 def phase(state: State) -> str:
@@ -433,7 +431,7 @@ def abort_events(draft: Draft, handle: str, d: Declared, how: str, replacement: 
     one more movement category)."""
     c = draft.state.combatants[handle]
     draft.emit(rev.ActionAborted(handle=handle, slot=d.slot, abort=how, replacement=replacement))
-    draft.emit(declared_condition(draft, handle, Declared(**{**d.__dict__, "abort": how})))
+    draft.emit(declared_condition(draft, handle, msgspec.structs.replace(d, abort=how)))
     if how != "plain":
         intent = intent_of(c)
         effects = dict(intent.effects, aborted=1)

@@ -23,6 +23,8 @@ into one at -20%.
 
 from __future__ import annotations
 
+import msgspec
+
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import rq3 as rev
@@ -93,7 +95,7 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
         if command.with_item and core.weapon_of(t, command.with_item).name != d.weapon and reaction == "parry":
             raise RuleError(f"{t.name} declared the parry with {d.weapon}, not {command.with_item}")
         if not d.target:
-            draft.emit(core.declared_condition(draft, defender, core.Declared(**{**d.__dict__, "target": x.attacker})))
+            draft.emit(core.declared_condition(draft, defender, msgspec.structs.replace(d, target=x.attacker)))
     if d.penalty:
         mods.append(ev.Modifier(d.penalty, "Defensive Abort" if d.slot > 10 else "two attackers, one 1H weapon"))
     if core.bonus(t):

@@ -30,6 +30,8 @@ abort (defensive or movement) per round.
 
 from __future__ import annotations
 
+import msgspec
+
 from affray.events import core as ev
 from affray.events import rq3 as rev
 from affray.rules.base import Draft, RuleError, find_combatant
@@ -266,7 +268,7 @@ def strike_ranks(draft: Draft, handle: str, moves: int, actions: list[tuple[str,
     enhance = max((d.sr for d in out if d.kind == "cast" and "enhance" in d.mode), default=0)
     if enhance:
         # seed 002: an attack the spell enhances comes at its own SR or the spell's, whichever is later
-        out = [core.Declared(**{**d.__dict__, "sr": max(d.sr, enhance)}) if d.kind in ("attack", "missile") else d
+        out = [msgspec.structs.replace(d, sr=max(d.sr, enhance)) if d.kind in ("attack", "missile") else d
                for d in out]
     return out
 
@@ -317,7 +319,7 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
         # seed 002 "3. Cast Spell": the carried spell needs another Cast Spell action, else it is aborted
         cast = next((d for d in declared if d.kind == "cast"), None)
         if cast is not None:
-            declared = [core.Declared(**{**d.__dict__, "sr": carried.effects.get("sr", 0), "weapon": carried.note})
+            declared = [msgspec.structs.replace(d, sr=carried.effects.get("sr", 0), weapon=carried.note)
                         if d is cast else d for d in declared]
         draft.emit(ev.ConditionExpired(handle=handle, condition_id=carried.id,
                                        reason="completed this round" if cast else "aborted: no Cast Spell declared"))
