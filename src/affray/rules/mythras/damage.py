@@ -105,7 +105,7 @@ def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingSte
     x = draft.state.exchange
     steps = list(steps)
     if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
-        steps.append(damage_step(draft.state, chosen, str(data.get("location", ""))))
+        steps.append(damage_step(draft.state, chosen, str(data.get("location", "")), str(data.get("side", ""))))
     if steps:
         draft.emit(ev.StepsAwaited(steps=tuple(steps)))
         return
@@ -113,9 +113,11 @@ def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingSte
                summary=str(next((e.outcome for e in reversed(draft.events) if isinstance(e, ev.ReactionResolved)), "")))
 
 
-def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingStep:
+def damage_step(state: State, chosen: list[str], location: str, side: str = "") -> ev.PendingStep:
     """The attacker's damage roll: weapon dice (twice for Impale), damage
-    modifier, and the d20 location unless it was chosen (seed 001 step 5)."""
+    modifier, and the d20 location unless it was chosen (seed 001 step 5).
+    ``side`` is who won the Special Effects in ``chosen`` (``attacker`` or
+    ``defender``): Damage Weapon and Entangle may be either side's."""
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     weapon, rolled, fixed, dm = _plan(state, chosen)
@@ -129,11 +131,11 @@ def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingSte
     if not location:
         needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
     shown = dicelib.combine(*(p for p in (rolled, str(fixed) if fixed else "", dm) if p))
-    into = f"{t.name}'s {x.with_item}" if "damage-weapon" in chosen and x.with_item else t.name
+    into = f"{t.name}'s {x.with_item}" if side == "attacker" and "damage-weapon" in chosen and x.with_item else t.name
     return ev.PendingStep(
         who=a.handle, verb="roll", kind="damage",
         prompt=f"{a.name}: roll damage {shown} against {into}" + (f"'s {location}" if location else " and hit location 1D20"),
-        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location},
+        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location, "side": side},
     )
 
 
@@ -194,7 +196,7 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
         total //= 2
     if "charge" in kinds(x):
         note.append("charge: Damage Modifier one step up")
-    data = {"chosen": ",".join(chosen), "location": location, "total": total,
+    data = {"chosen": ",".join(chosen), "location": location, "total": total, "side": str(step.data.get("side", "")),
             "shown": f"{weapon_part}{mod:+d}", "note": "; ".join(note)}
     if "sharpshooter" in chosen:
         options = tables.ADJACENT.get(location, ()) + ("keep",)
@@ -248,6 +250,10 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     note = [str(data.get("note", ""))] if data.get("note") else []
     follow: list[ev.PendingStep] = []
     flags = kinds(x)
+    # the attacker's Damage Weapon strikes the parrying weapon; the
+    # defender's was its own step (effects:weapon-damage), and the blow
+    # still lands as the parry allows (seed 001 "Damage Weapon")
+    strike_weapon = "damage-weapon" in chosen and data.get("side") == "attacker" and bool(x.with_item)
     # Knockback and Bash act on the damage rolled, before parry and armour
     if "bash" in chosen:
         feet = tables.bash_feet(total, weapon.kind == "shield" or "shield" in weapon.traits)
@@ -256,7 +262,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
                                          reason=f"Bash: {feet} ft back"))
         if "obstacle" in flags and feet:
             follow.append(_fall_step(state, t.handle, "bash", "bashed into an obstacle: Acrobatics, or Athletics at Hard, or fall"))
-    elif "damage-weapon" not in chosen and rulings_of(state).knockback == "on":
+    elif not strike_weapon and rulings_of(state).knockback == "on":
         siz = effective_siz(t, "knockback")
         feet = tables.knockback_feet(total, int(siz) if siz == int(siz) else siz)
         if feet:
@@ -272,12 +278,15 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     if _BLOCK_RANK[ward] > _BLOCK_RANK[block]:
         block = ward
         note.append(f"warded by {ward_by}")
-    after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
-    if "damage-weapon" in chosen and x.with_item:
-        draft.then("effects:damage-weapon", owner=t.handle, weapon=x.with_item, damage=after,
+    if strike_weapon:
+        # seed 001 "Damage Weapon": the attacker "applies his damage roll to
+        # it"; "the targeted weapon uses its own Armor Points" (the parry
+        # does not deflect a blow aimed at the parrying weapon itself)
+        draft.then("effects:damage-weapon", owner=t.handle, weapon=x.with_item, damage=total,
                    why=f"Damage Weapon by {a.name}")
         draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {x.with_item}")
         return
+    after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
     sheet = sheet_of(t)
     worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
     lost = sundered_ap(t, location)
@@ -311,7 +320,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
                               armour=armour, final=final, critical=bool(x.effects.get("critical")),
                               note=str(data.get("shown", "")) + (f"; parry {block}" if block != "none" else "") + "; " + "; ".join(n for n in note if n)))
     draft.then("wounds:inflict", handle=t.handle, location=location, final=final, chosen=tuple(chosen),
-               entangle="entangle" in chosen and data.get("side", "attacker") == "attacker" and "entangling" in weapon.traits,
+               entangle="entangle" in chosen and data.get("side") == "attacker" and "entangling" in weapon.traits,
                steps=tuple(rest) + tuple(follow), summary=f"{a.name} hits {t.name}'s {location} for {final}")
 
 
