@@ -71,3 +71,48 @@ def test_damage_weapon_by_the_attacker_takes_the_whole_roll_before_the_parry():
     t(cmd.RollPending(), "8,2,11")  # 8 + 2 = 10 against the Maul's AP 4: 6 HP lost
     assert weapon_damaged(t, "grusk") == {"weapon-damaged:maul": 6}
     assert not t.new(ev.DamageDealt)
+
+
+# --------------------------------------------------------------------------- #
+# 3: Stun Location on a limb
+# --------------------------------------------------------------------------- #
+
+
+def stunned_left_arm():
+    """Grusk's Maul stuns Kaelin's left arm (the shield arm) for 2 Turns."""
+    t = grusk_first()
+    attack(t, "grusk", "kaelin", "30")
+    react(t, "kaelin", "none")
+    choose(t, "grusk", "stun-location")
+    t(cmd.RollPending(), "2,1,1,17")  # 4 to the left arm, AP 2 -> 2
+    assert t.step().kind == "wound" and t.step().who == "kaelin"
+    t(cmd.RollPending(), "90")  # Endurance fails against the original 30
+    applied = [e.condition for e in t.new(ev.ConditionApplied) if e.condition.name == "stunned-location"]
+    assert [(c.location, c.ends.kind, c.ends.count) for c in applied][0] == ("left arm", "actions", 2)  # 2 damage: 2 Turns
+    cond = [c for c in t.c("kaelin").conditions if c.name == "stunned-location"][0]
+    assert cond.ends.count == 1  # her next Turn has begun: it is the first of the two
+    assert "cannot-attack" not in cond.effects and "no-defence" not in cond.effects
+    return t
+
+
+def test_stun_location_on_an_arm_incapacitates_that_arm_only_its_shield_cannot_parry():
+    """Seed 001 "Stun Location": "If the defender Fails, then the Hit
+    Location is Incapacitated for a number of Turns equal to the damage
+    inflicted." The stunned arm's shield cannot parry; the other hand's
+    weapon still can."""
+    t = stunned_left_arm()
+    act(t, "kaelin", "delay")  # keeps her last Action Point for a parry
+    attack(t, "grusk", "kaelin", "30")
+    with pytest.raises(RuleError, match="left arm is stunned"):
+        t(cmd.ChooseReaction(defender="kaelin", reaction="parry", with_item="Heater Shield"), "20")
+    t(cmd.ChooseReaction(defender="kaelin", reaction="parry", with_item="Longsword"), "20")
+    assert t.log(ev.ReactionChosen)[-1].reaction == "parry"
+
+
+def test_stun_location_on_an_arm_leaves_the_other_hand_free_to_attack():
+    """Seed 001 "Stun Location": only "the Hit Location" is Incapacitated;
+    a blow to the torso leaves the foe "only able to defend", an arm does
+    not: the right hand's Longsword still attacks."""
+    t = stunned_left_arm()
+    attack(t, "kaelin", "grusk", "30")
+    assert t.state.exchange is not None and t.state.exchange.weapon == "Longsword"

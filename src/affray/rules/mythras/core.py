@@ -243,7 +243,8 @@ def hand_of(c: Combatant, weapon: str) -> str:
 
 def usable(state: State, c: Combatant, w: Weapon) -> str:
     """Why ``c`` cannot use ``w`` now, or "": broken (Damage Weapon), stuck
-    in a wound (Impale) or held by an entangled arm (Entangle)."""
+    in a wound (Impale), held by an entangled arm (Entangle) or by a
+    stunned arm (Stun Location: "the Hit Location is Incapacitated")."""
     if broken(c, w):
         return f"{w.name} is broken"
     if w.name in stuck_weapons(state, c.handle):
@@ -252,6 +253,8 @@ def usable(state: State, c: Combatant, w: Weapon) -> str:
     for cond in c.conditions:
         if cond.name == "entangled" and cond.location.endswith("arm") and hand in (cond.location, "both"):
             return f"{c.name}'s {cond.location} is entangled"
+        if cond.name == "stunned-location" and cond.location.endswith("arm") and hand in (cond.location, "both"):
+            return f"{c.name}'s {cond.location} is stunned (seed 001 'Stun Location': the Hit Location is Incapacitated)"
     return ""
 
 

@@ -217,8 +217,12 @@ def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: in
     elif reason == "stun":
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "stunned-location", ends="actions", count=damage, location=location,
+            # seed 001 "Stun Location": the torso staggers the foe "only able
+            # to defend"; the head renders him "unable to act"; a limb is
+            # Incapacitated alone: a stunned arm cannot use what it holds
+            # (core.usable), a stunned leg cannot move
             effects=({"cannot-attack": 1, "no-defence": 1} if location == "head" else
-                     {"cannot-attack": 1} if not limb or limb == "arm" else {"no-move": 1}),
+                     {"cannot-attack": 1} if not limb else {"no-move": 1} if limb == "leg" else {"incapacitated": 1}),
             note=f"Stun Location ({location})", **at)))
     elif reason == "serious" and limb:
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
