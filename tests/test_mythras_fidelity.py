@@ -116,3 +116,72 @@ def test_stun_location_on_an_arm_leaves_the_other_hand_free_to_attack():
     t = stunned_left_arm()
     attack(t, "kaelin", "grusk", "30")
     assert t.state.exchange is not None and t.state.exchange.weapon == "Longsword"
+
+
+# --------------------------------------------------------------------------- #
+# 4: breaking an entangling weapon frees the victim
+# --------------------------------------------------------------------------- #
+
+FRAIL_WHIP = {**WHIP, "ap": 1, "hp": 4}
+
+
+def grusk_entangled():
+    """Kaelin's whip snares Grusk's right leg."""
+    t = kaelin_first(kaelin=kaelin_with(FRAIL_WHIP, ready=["Whip", "Heater Shield"]))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "entangle")
+    t(cmd.RollPending(), "1,1,2")  # the right leg
+    assert t.c("grusk").has("entangled")
+    return t
+
+
+def test_breaking_the_entangling_weapon_frees_the_victim():
+    """Seed 001 "Entangle": "An entangled victim can attempt to free
+    himself on his turn by either attempting an Opposed Roll using Brawn
+    to yank free, or win a Special Effect and select Damage Weapon,
+    Disarm Opponent, or Slip Free." Grusk wins, strikes the parrying whip
+    ("If reduced to zero Hit Points the weapon breaks") and is free."""
+    t = grusk_entangled()
+    attack(t, "grusk", "kaelin", "05")  # critical
+    t(cmd.ChooseReaction(defender="kaelin", reaction="parry", with_item="Whip"), "40")
+    assert "damage-weapon" in t.step().options
+    choose(t, "grusk", "damage-weapon")
+    t(cmd.RollPending(), "3,3,2,11")  # 8 against the whip's AP 1: 7 HP lost of 4
+    assert "Whip" not in t.c("kaelin").ready
+    assert not t.c("grusk").has("entangled")
+    assert any("Whip is broken" in e.reason for e in t.log(ev.ConditionExpired))
+
+
+def test_an_entangled_attackers_damage_weapon_strikes_the_entangling_weapon():
+    """Seed 001 "Entangle": the victim may "win a Special Effect and select
+    Damage Weapon" to free himself; "Damage Weapon" itself names "the
+    defender's Parrying weapon". Ruling ``entangled_damage_weapon``
+    (default ``entangling-weapon``): the whip is struck even though Kaelin
+    parries with her shield."""
+    t = grusk_entangled()
+    attack(t, "grusk", "kaelin", "05")  # critical
+    t(cmd.ChooseReaction(defender="kaelin", reaction="parry", with_item="Heater Shield"), "40")
+    choose(t, "grusk", "damage-weapon")
+    assert "Kaelin's Whip" in t.step().prompt
+    t(cmd.RollPending(), "3,3,2,11")
+    assert weapon_damaged(t, "kaelin") == {"weapon-damaged:whip": 7}
+    assert not t.c("grusk").has("entangled")
+
+
+def test_entangled_damage_weapon_ruling_parrying_weapon():
+    """The other reading of the same words: ``parrying-weapon`` strikes
+    "the defender's Parrying weapon" as "Damage Weapon" says; the victim
+    stays entangled."""
+    t = kaelin_first(kaelin=kaelin_with(FRAIL_WHIP, ready=["Whip", "Heater Shield"]),
+                     rulings={"entangled_damage_weapon": "parrying-weapon"})
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "entangle")
+    t(cmd.RollPending(), "1,1,2")
+    attack(t, "grusk", "kaelin", "05")
+    t(cmd.ChooseReaction(defender="kaelin", reaction="parry", with_item="Heater Shield"), "40")
+    choose(t, "grusk", "damage-weapon")
+    t(cmd.RollPending(), "3,3,2,11")  # 8 against the shield's AP 6: 2 HP
+    assert weapon_damaged(t, "kaelin") == {"weapon-damaged:heater shield": 2}
+    assert t.c("grusk").has("entangled")

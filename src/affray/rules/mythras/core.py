@@ -380,6 +380,37 @@ def held_weapon(state: State, who: str):
     return w
 
 
+def entangling_weapon(state: State, victim: str, wielder: str) -> Weapon | None:
+    """``wielder``'s unbroken weapon that entangles ``victim``, if any (seed
+    001 "Entangle")."""
+    w = state.combatants[wielder]
+    weapons = sheet_of(w).weapons
+    for cond in state.combatants[victim].conditions:
+        if cond.name == "entangled" and from_of(cond) == wielder:
+            i = cond.effects.get("weapon", -1)
+            if 0 <= i < len(weapons) and not broken(w, weapons[i]):
+                return weapons[i]
+    return None
+
+
+def weapon_struck(state: State, who: str, loser: str) -> Weapon | None:
+    """The weapon ``who``'s Damage Weapon strikes in the open exchange (seed
+    001 "Damage Weapon"), or None: the weapon that entangles ``who`` (ruling
+    ``entangled_damage_weapon``, seed 001 "Entangle"); else, for the
+    defender, the attacker's weapon; for the attacker, "the defender's
+    Parrying weapon"."""
+    x = state.exchange
+    if rulings_of(state).entangled_damage_weapon == "entangling-weapon":
+        w = entangling_weapon(state, who, loser)
+        if w is not None:
+            return w
+    if who == x.target:
+        return held_weapon(state, loser)
+    if x.reaction == "parry" and x.with_item:
+        return find_weapon(state.combatants[loser], x.with_item, ready_only=False)
+    return None
+
+
 def resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
     """An opposed roll against an original roll (rules-reference.md B6): the
     resister fails unless it wins; both failing follows ruling

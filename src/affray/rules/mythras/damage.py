@@ -50,6 +50,7 @@ from affray.rules.mythras.core import (
     sheet_of,
     sundered_ap,
     test,
+    weapon_struck,
 )
 from affray.rules.mythras.sheet import derive
 
@@ -131,7 +132,8 @@ def damage_step(state: State, chosen: list[str], location: str, side: str = "") 
     if not location:
         needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
     shown = dicelib.combine(*(p for p in (rolled, str(fixed) if fixed else "", dm) if p))
-    into = f"{t.name}'s {x.with_item}" if side == "attacker" and "damage-weapon" in chosen and x.with_item else t.name
+    struck = weapon_struck(state, a.handle, t.handle) if side == "attacker" and "damage-weapon" in chosen else None
+    into = f"{t.name}'s {struck.name}" if struck is not None else t.name
     return ev.PendingStep(
         who=a.handle, verb="roll", kind="damage",
         prompt=f"{a.name}: roll damage {shown} against {into}" + (f"'s {location}" if location else " and hit location 1D20"),
@@ -253,7 +255,8 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     # the attacker's Damage Weapon strikes the parrying weapon; the
     # defender's was its own step (effects:weapon-damage), and the blow
     # still lands as the parry allows (seed 001 "Damage Weapon")
-    strike_weapon = "damage-weapon" in chosen and data.get("side") == "attacker" and bool(x.with_item)
+    struck = weapon_struck(state, a.handle, t.handle) if "damage-weapon" in chosen and data.get("side") == "attacker" else None
+    strike_weapon = struck is not None
     # Knockback and Bash act on the damage rolled, before parry and armour
     if "bash" in chosen:
         feet = tables.bash_feet(total, weapon.kind == "shield" or "shield" in weapon.traits)
@@ -282,9 +285,9 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
         # seed 001 "Damage Weapon": the attacker "applies his damage roll to
         # it"; "the targeted weapon uses its own Armor Points" (the parry
         # does not deflect a blow aimed at the parrying weapon itself)
-        draft.then("effects:damage-weapon", owner=t.handle, weapon=x.with_item, damage=total,
+        draft.then("effects:damage-weapon", owner=t.handle, weapon=struck.name, damage=total,
                    why=f"Damage Weapon by {a.name}")
-        draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {x.with_item}")
+        draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {struck.name}")
         return
     after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
     sheet = sheet_of(t)

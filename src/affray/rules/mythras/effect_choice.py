@@ -25,7 +25,7 @@ from affray.rules.mythras import tables
 from msgspec.structs import replace
 
 from affray.rules.mythras import conditions as cat
-from affray.rules.mythras.core import at, find_weapon, held_weapon, kinds, sheet_of, traits_of
+from affray.rules.mythras.core import at, find_weapon, held_weapon, kinds, sheet_of, traits_of, weapon_struck
 
 
 #: Effects that only shape a blow that lands.
@@ -94,8 +94,7 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
         if key in out and not ok:
             out.remove(key)
     if "damage-weapon" in out:
-        target_w = held_weapon(state, loser.handle) if who == x.target else (
-            find_weapon(loser, x.with_item, ready_only=False) if parried and x.with_item else None)
+        target_w = weapon_struck(state, who, loser.handle)
         drop("damage-weapon", target_w is not None and target_w.hp > 0 and (who == x.attacker or mine is not None))
     drop("disarm-opponent", held_weapon(state, loser.handle) is not None and loser_sheet.STR <= 2 * me_sheet.STR)
     siz = loser_sheet.SIZ * (2 if loser.has("braced") else 1)

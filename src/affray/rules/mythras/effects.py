@@ -38,6 +38,7 @@ from affray.rules.mythras.core import (
     sheet_of,
     test,
     weapon_hp,
+    weapon_struck,
 )
 from affray.rules.mythras.sheet import derive
 
@@ -185,7 +186,7 @@ def _blind_step(state: State, winner: str, loser: str, data: dict, forced: bool,
 def _weapon_damage_step(state: State, winner: str, loser: str, data: dict) -> ev.PendingStep:
     c = state.combatants[winner]
     mine = find_weapon(c, str(data["item"]), ready_only=False)
-    target = held_weapon(state, loser)
+    target = weapon_struck(state, winner, loser)
     needs = [ev.DiceNeed(f"{mine.name} damage (against {target.name})", mine.damage, by=winner)]
     dm = _dm_dice(state, winner)
     if dm:
@@ -277,7 +278,8 @@ def roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
 def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) -> None:
     """Apply ``damage`` to a weapon: its own Armor Points resist, the rest
     comes off its Hit Points; at 0 it breaks (seed 001 "Damage Weapon";
-    step ``effects:damage-weapon`` for the attacker's)."""
+    step ``effects:damage-weapon`` for the attacker's), and a broken
+    entangling weapon frees whoever it entangles ("Entangle")."""
     state = draft.state
     c = state.combatants[owner]
     w = find_weapon(c, weapon, ready_only=False)
@@ -292,6 +294,16 @@ def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) 
             note=f"{w.name}: {max(0, left)}/{w.hp} HP" + (" — broken" if left <= 0 else ""), **at(draft))))
     if left <= 0 and w.name in c.ready:
         draft.emit(ev.WeaponDropped(handle=owner, weapon=w.name, reason="broken (Damage Weapon)"))
+    if left <= 0:
+        # seed 001 "Entangle": the victim frees himself if he "win[s] a
+        # Special Effect and select[s] Damage Weapon": a broken entangling
+        # weapon lets go of what it holds
+        idx = [x.name for x in sheet_of(c).weapons].index(w.name)
+        for other in state.combatants.values():
+            for cond in other.conditions:
+                if cond.name == "entangled" and cat.from_of(cond) == owner and cond.effects.get("weapon") == idx:
+                    draft.emit(ev.ConditionExpired(handle=other.handle, condition_id=cond.id,
+                                                   reason=f"{c.name}'s {w.name} is broken (Damage Weapon)"))
 
 
 def roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:

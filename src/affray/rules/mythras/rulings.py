@@ -106,6 +106,15 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A successful, not critical, Jump lands upright or prone (seed 001
     "Jump": only a critical says it "remains upright on landing")."""
 
+    entangled_damage_weapon: Literal["entangling-weapon", "parrying-weapon"] = "entangling-weapon"
+    """An entangled victim frees himself if he can "win a Special Effect and
+    select Damage Weapon" (seed 001 "Entangle"), but "Damage Weapon" says
+    an attacker strikes "the defender's Parrying weapon", and the wielder
+    may parry with another weapon or not at all. ``entangling-weapon``: the
+    victim's Damage Weapon against the wielder strikes the entangling
+    weapon, attacking or parrying; ``parrying-weapon``: it strikes what
+    "Damage Weapon" names (the parrying weapon, or the attacker's)."""
+
     awkward_landing_armour: Literal["ignored", "counts"] = "ignored"
     """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
     right or left, by 1D2) are "sustained": armour is ignored or counts."""
@@ -148,6 +157,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "swim_thing_unit": ("foot", "Swim loses 1 foot (0.3 m) or 1 metre per Thing over STR",
                         f"{SEED} 'Swim' (unit not given); our ruling"),
     "jump_landing": ("upright", "a plain successful Jump lands upright or prone", f"{SEED} 'Jump'; our ruling"),
+    "entangled_damage_weapon": ("entangling-weapon",
+                                "an entangled victim's Damage Weapon strikes the entangling weapon, or the parrying one",
+                                f"{SEED} 'Entangle' vs 'Damage Weapon' (which weapon is left open); our ruling"),
     "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
                                f"{SEED} 'Jump' ('sustained'); our ruling"),
 }
