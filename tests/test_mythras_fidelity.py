@@ -185,3 +185,52 @@ def test_entangled_damage_weapon_ruling_parrying_weapon():
     t(cmd.RollPending(), "3,3,2,11")  # 8 against the shield's AP 6: 2 HP
     assert weapon_damaged(t, "kaelin") == {"weapon-damaged:heater shield": 2}
     assert t.c("grusk").has("entangled")
+
+
+# --------------------------------------------------------------------------- #
+# 5: Grip stops disengaging
+# --------------------------------------------------------------------------- #
+
+
+def grusk_gripped():
+    t = kaelin_first()
+    t(cmd.DeclareAttack(attacker="kaelin", target="grusk", weapon="Fist"), "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "grip")
+    t(cmd.RollPending(), "1,1,11")
+    assert t.c("grusk").has("gripped")
+    return t
+
+
+def test_a_gripped_fighter_cannot_outmaneuver_away():
+    """Seed 001 "Grip": the gripper holds onto the opponent, "preventing
+    them from being able to disengage from combat"; Outmaneuvering is
+    movement out of the fight, so it is refused."""
+    t = grusk_gripped()
+    with pytest.raises(RuleError, match="gripped by Kaelin and cannot disengage"):
+        act(t, "grusk", "outmaneuver")
+
+
+def test_a_gripped_fighter_cannot_withdraw_from_the_gripper():
+    """Seed 001 "Grip": "preventing them from being able to disengage from
+    combat"; "Withdraw" ("breaking off engagement with that particular
+    opponent") is not offered against the gripper; Slip Free is."""
+    t = grusk_gripped()
+    act(t, "grusk", "pass")
+    attack(t, "kaelin", "grusk", "50")
+    react(t, "grusk", "parry", "03")  # critical: Grusk wins
+    options = t.step().options
+    assert "withdraw" not in options and "slip-free" in options
+    assert "grusk" in t.c("kaelin").engaged
+
+
+def test_a_gripper_who_withdraws_lets_go():
+    """Seed 001 "Withdraw": "breaking off engagement with that particular
+    opponent"; the grip ends with it."""
+    t = grusk_gripped()
+    attack(t, "grusk", "kaelin", "50")
+    react(t, "kaelin", "parry", "03")  # critical: Kaelin wins
+    assert "withdraw" in t.step().options
+    choose(t, "kaelin", "withdraw")
+    assert not t.c("grusk").has("gripped")
+    assert "grusk" not in t.c("kaelin").engaged

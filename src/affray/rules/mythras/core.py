@@ -308,6 +308,13 @@ def go_on(draft: Draft, steps, summary: str) -> None:
         done(draft)
 
 
+def grippers(c: Combatant) -> list[str]:
+    """Handles of those gripping ``c``: it cannot disengage from them (seed
+    001 "Grip": "preventing them from being able to disengage from
+    combat")."""
+    return [from_of(k) for k in c.conditions if k.name == "gripped"]
+
+
 def engaged_foes(state: State, c: Combatant) -> list[Combatant]:
     """The foes engaged with ``c`` who can still fight (seed 001 "Engagement")."""
     return [state.combatants[h] for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]

@@ -25,7 +25,7 @@ from affray.rules.mythras import tables
 from msgspec.structs import replace
 
 from affray.rules.mythras import conditions as cat
-from affray.rules.mythras.core import at, find_weapon, held_weapon, kinds, sheet_of, traits_of, weapon_struck
+from affray.rules.mythras.core import at, find_weapon, grippers, held_weapon, kinds, sheet_of, traits_of, weapon_struck
 
 
 #: Effects that only shape a blow that lands.
@@ -102,6 +102,7 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
     drop("select-target", bool(bystanders(state)) and bool(x.weapon))
     drop("accidental-injury", bool(x.weapon))  # a leap has no weapon to turn on its wielder
     drop("slip-free", any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions))
+    drop("withdraw", loser.handle not in grippers(c))  # seed 001 "Grip": the gripped cannot disengage
     drop("rapid-reload", mine is not None and mine.load > 0)
     drop("entangle", who == x.attacker or mine is not None)
     if "accidental-injury" in taken:
@@ -246,7 +247,7 @@ def _counter_options(state: State, who: str, foe: str) -> tuple[str, ...]:
             continue
         if key == "disarm-opponent" and held_weapon(state, foe) is None:
             continue
-        if key == "withdraw" and foe not in c.engaged:
+        if key == "withdraw" and (foe not in c.engaged or foe in grippers(c)):
             continue
         if key == "trip-opponent" and f.stance == "prone":
             continue
@@ -355,9 +356,10 @@ def at_once(draft: Draft, who: str, loser: str, option: str) -> None:
     elif option == "withdraw":
         if loser in c.engaged:
             draft.emit(ev.EngagementChanged(a=who, b=loser, engaged=False))
-        for cond in c.conditions:
-            if cond.name == "gripped" and cat.from_of(cond) == loser:
-                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="withdrew"))
+        # a gripper who withdraws lets go (the gripped cannot withdraw: eligible)
+        for cond in state.combatants[loser].conditions:
+            if cond.name == "gripped" and cat.from_of(cond) == who:
+                draft.emit(ev.ConditionExpired(handle=loser, condition_id=cond.id, reason=f"{c.name} withdrew"))
     elif option == "grip":
         draft.emit(ev.ConditionApplied(handle=loser, condition=cat.make(
             "gripped", ends="event", key=who, effects={f"from:{who}": 1},

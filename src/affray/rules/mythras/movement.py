@@ -12,7 +12,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, names_terrain, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, grippers, names_terrain, sheet_of, spend, test
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
@@ -86,9 +86,14 @@ def change_range(draft: Draft, who: str, arg: str) -> None:
 
 def outmaneuver(draft: Draft, who: str, arg: str) -> None:
     """Outmaneuver: a group Opposed Roll of Evade against every engaged foe
-    with an Action Point, each spending one (seed 001 "Outmaneuvering")."""
+    with an Action Point, each spending one (seed 001 "Outmaneuvering").
+    :class:`RuleError` for a gripped fighter, who cannot disengage ("Grip")."""
     state = draft.state
     c = state.combatants[who]
+    held = grippers(c)
+    if held:
+        raise RuleError(f"{c.name} is gripped by {', '.join(state.combatants[h].name for h in held)} and cannot "
+                        f"disengage (seed 001 'Grip'): struggle free or Slip Free first")
     foes = [f for f in engaged_foes(state, c) if f.combat_actions > 0]
     if not foes:
         raise RuleError(f"{c.name} has no engaged foe with Action Points to outmaneuver")
