@@ -14,6 +14,7 @@ import pytest
 
 from affray.events import commands as cmd
 from affray.events import core as ev
+from affray.events.mythras import SpecialEffectChosen
 from affray.rules.base import RuleError
 
 from test_mythras_effects import WHIP, act, grusk_first, kaelin_with
@@ -234,3 +235,42 @@ def test_a_gripper_who_withdraws_lets_go():
     choose(t, "kaelin", "withdraw")
     assert not t.c("grusk").has("gripped")
     assert "grusk" not in t.c("kaelin").engaged
+
+
+# --------------------------------------------------------------------------- #
+# 6: Bypass Armor: worn or natural, the attacker's choice
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("which, armour", [("worn", 1), ("natural", 2)])
+def test_bypass_armor_the_attacker_decides_worn_or_natural(which, armour):
+    """Seed 001 "Bypass Armor": "If the defender is wearing armor above
+    natural protection, then the attacker must decide which of the two is
+    bypassed." Grusk's chest: 2 worn + 1 natural AP."""
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "05")  # critical
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "bypass-armor")
+    step = t.step()
+    assert step.kind == "bypass-armor" and step.options == ("worn", "natural")
+    choose(t, "kaelin", which)
+    assert ("kaelin", "bypass-armor", which) in [(e.by, e.effect, e.detail) for e in t.log(SpecialEffectChosen)]
+    while t.step().kind == "special-effect":
+        choose(t, "kaelin", "none")
+    t(cmd.RollPending(), "5,1,11")  # 6 to the chest
+    dd = t.new(ev.DamageDealt)[0]
+    assert (dd.location, dd.rolled, dd.armour, dd.final) == ("chest", 6, armour, 6 - armour)
+
+
+def test_bypass_armor_twice_bypasses_both_without_asking():
+    """Seed 001 "Bypass Armor": "This effect can be stacked to bypass both." """
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "05")
+    react(t, "grusk", "none")
+    assert "(2 left)" in t.step().prompt  # a critical against no defence: two
+    choose(t, "kaelin", "bypass-armor")
+    choose(t, "kaelin", "worn")
+    choose(t, "kaelin", "bypass-armor")
+    assert t.step().kind == "damage"
+    t(cmd.RollPending(), "5,1,11")
+    assert t.new(ev.DamageDealt)[0].armour == 0

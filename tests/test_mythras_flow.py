@@ -284,6 +284,7 @@ def test_critical_special_effects_chosen_before_damage():
     assert not t.log(ev.DamageDealt)  # effects come first (seed 001)
     choose(t, "kaelin", "maximize-damage")
     choose(t, "kaelin", "bypass-armor")
+    choose(t, "kaelin", "worn")  # seed 001 "Bypass Armor": the attacker decides which of the two
     dmg = t.step()
     assert dmg.kind == "damage" and [d.expr for d in dmg.dice] == ["1D2", "1D20"]  # the 1D8 is maximised
     t(cmd.RollPending(), "2,11")  # 8 + 2 = 10 to the chest; worn 2 bypassed, natural 1 left

@@ -106,7 +106,8 @@ def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingSte
     x = draft.state.exchange
     steps = list(steps)
     if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
-        steps.append(damage_step(draft.state, chosen, str(data.get("location", "")), str(data.get("side", ""))))
+        steps.append(damage_step(draft.state, chosen, str(data.get("location", "")), str(data.get("side", "")),
+                                 bypass=str(data.get("bypass", ""))))
     if steps:
         draft.emit(ev.StepsAwaited(steps=tuple(steps)))
         return
@@ -114,11 +115,13 @@ def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingSte
                summary=str(next((e.outcome for e in reversed(draft.events) if isinstance(e, ev.ReactionResolved)), "")))
 
 
-def damage_step(state: State, chosen: list[str], location: str, side: str = "") -> ev.PendingStep:
+def damage_step(state: State, chosen: list[str], location: str, side: str = "", *, bypass: str = "") -> ev.PendingStep:
     """The attacker's damage roll: weapon dice (twice for Impale), damage
     modifier, and the d20 location unless it was chosen (seed 001 step 5).
     ``side`` is who won the Special Effects in ``chosen`` (``attacker`` or
-    ``defender``): Damage Weapon and Entangle may be either side's."""
+    ``defender``): Damage Weapon and Entangle may be either side's.
+    ``bypass`` is the armour (``worn``, ``natural``) a single Bypass Armor
+    bypasses, when the attacker chose."""
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     weapon, rolled, fixed, dm = _plan(state, chosen)
@@ -137,7 +140,7 @@ def damage_step(state: State, chosen: list[str], location: str, side: str = "") 
     return ev.PendingStep(
         who=a.handle, verb="roll", kind="damage",
         prompt=f"{a.name}: roll damage {shown} against {into}" + (f"'s {location}" if location else " and hit location 1D20"),
-        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location, "side": side},
+        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location, "side": side, "bypass": bypass},
     )
 
 
@@ -199,6 +202,7 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     if "charge" in kinds(x):
         note.append("charge: Damage Modifier one step up")
     data = {"chosen": ",".join(chosen), "location": location, "total": total, "side": str(step.data.get("side", "")),
+            "bypass": str(step.data.get("bypass", "")),
             "shown": f"{weapon_part}{mod:+d}", "note": "; ".join(note)}
     if "sharpshooter" in chosen:
         options = tables.ADJACENT.get(location, ()) + ("keep",)
@@ -299,8 +303,10 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     bypass = chosen.count("bypass-armor")
     if bypass >= 2:
         armour_ap = 0
+    elif bypass == 1 and data.get("bypass") == "natural":
+        armour_ap = worn_left  # seed 001 "Bypass Armor": "the attacker must decide which of the two is bypassed"
     elif bypass == 1:
-        armour_ap = natural_left if worn_left else 0  # the worn armour is bypassed first (our reading)
+        armour_ap = natural_left if worn_left else 0  # worn chosen, or only one kind there to bypass
     else:
         armour_ap = worn_left + natural_left
     if cover:

@@ -307,7 +307,8 @@ def secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
 def pick_follow_up(state: State, who: str, option: str, data: dict):
     """The follow-up step a pick needs before it is recorded: Blind
     Opponent's grade (Hard or Formidable, "depending on the method"),
-    Select Target's bystander. None for the rest. (Prepare Counter is
+    Select Target's bystander, Bypass Armor's worn or natural armour (when
+    the loser has both). None for the rest. (Prepare Counter is
     recorded first, then asks for its secret: see :func:`at_once`.)"""
     x = state.exchange
     c = state.combatants[who]
@@ -318,6 +319,14 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
         options = tuple(bystanders(state))
         return sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
                         options, {"resume": encode(data)}, x.id)
+    if option == "bypass-armor" and str(data["chosen"]).split(",").count("bypass-armor") == 1:
+        # seed 001 "Bypass Armor": "If the defender is wearing armor above
+        # natural protection, then the attacker must decide which of the two
+        # is bypassed" (a second pick bypasses both: no choice then)
+        s = sheet_of(state.combatants[str(data["loser"])])
+        if any(s.armour.values()) and any(s.natural_armour.values()):
+            return sub_step(who, "bypass-armor", f"{c.name}: bypass which armour? worn | natural",
+                            ("worn", "natural"), {"resume": encode(data)}, x.id)
     if option == "prepare-counter":
         return sub_step(who, "counter",
                         f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
@@ -328,12 +337,14 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
 #: Follow-ups that complete a Special Effect with a detail: the step kind ->
 #: the effect and the key of the choose step's data the detail goes under
 #: (Blind Opponent's grade, Select Target's bystander).
-_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander")}
+_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander"),
+            "bypass-armor": ("bypass-armor", "bypass")}
 
 
 def effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    """Blind Opponent's grade or Select Target's bystander (steps
-    ``choose:blind-grade``, ``choose:select-target``): the pick is recorded
+    """Blind Opponent's grade, Select Target's bystander or the armour Bypass
+    Armor bypasses (steps ``choose:blind-grade``, ``choose:select-target``,
+    ``choose:bypass-armor``): the pick is recorded
     with its detail, then the picks go on."""
     effect, key = _DETAILS[step.kind]
     data = decode(step.data["resume"])

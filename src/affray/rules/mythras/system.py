@@ -160,6 +160,7 @@ STEPS = {
     "choose:counter-effect": effect_choice.counter_effect,
     "choose:blind-grade": effect_choice.effect_detail,
     "choose:select-target": effect_choice.effect_detail,
+    "choose:bypass-armor": effect_choice.effect_detail,  # worn or natural armour bypassed
     "choose:crowd-victim": effects.crowd_victim,
     "choose:charge-end": effects.charge_end,
     "choose:sharpshooter": effects.sharpshooter,       # then damage:apply
