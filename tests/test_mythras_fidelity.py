@@ -274,3 +274,42 @@ def test_bypass_armor_twice_bypasses_both_without_asking():
     assert t.step().kind == "damage"
     t(cmd.RollPending(), "5,1,11")
     assert t.new(ev.DamageDealt)[0].armour == 0
+
+
+# --------------------------------------------------------------------------- #
+# 8: Aiming takes an entire Combat Round
+# --------------------------------------------------------------------------- #
+
+
+def test_aiming_then_moving_gives_no_benefit():
+    """Seed 001 "Aiming": "Aiming requires an entire Combat Round steadying
+    the weapon". Aiming with 1 AP and then moving is not an entire round:
+    the aim ends and next round's shot is as hard as ever."""
+    from test_mythras_ranged import table, shoot
+
+    t = table()
+    act(t, "kaelin", "aim")
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "move")
+    assert not t.c("kaelin").has("aiming")
+    assert any("aim broken by move" in e.reason for e in t.log(ev.ConditionExpired))
+    act(t, "grusk", "pass")
+    t(cmd.EndRound())
+    shoot(t, "kaelin", "grusk", "90", "light-wind")
+    assert t.new(ev.SkillTested)[0].target == 44  # still Hard
+
+
+def test_aiming_begun_after_the_first_turn_is_not_a_whole_round_yet():
+    """Seed 001 "Aiming": "requires an entire Combat Round". An aim begun
+    at Kaelin's second Turn of round 1 has not covered a whole round when
+    round 2 begins."""
+    from test_mythras_ranged import table, shoot
+
+    t = table()
+    act(t, "kaelin", "pass")
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "aim")
+    act(t, "grusk", "pass")
+    t(cmd.EndRound())
+    shoot(t, "kaelin", "grusk", "90", "light-wind")
+    assert t.new(ev.SkillTested)[0].target == 44

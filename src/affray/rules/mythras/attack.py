@@ -43,6 +43,7 @@ from affray.rules.mythras.core import (
     done,
     end_ward,
     find_weapon,
+    break_aim,
     fizzle,
     grade_modifiers,
     kinds,
@@ -124,7 +125,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         if t.stance == "prone" and "target-prone" not in situations:
             extra.append(("formidable", "Target prone"))
     aim = next((c for c in a.conditions if c.name == "aiming"), None)
-    ease = 1 if (ranged and aim is not None and aim.since_round < state.round) else 0
+    ease = 1 if (ranged and aim is not None and aim.effects.get("from", aim.since_round) < state.round) else 0
     skill_name, skill = sheet_of(a).weapon_skill(weapon)
     grades = grade_modifiers(state, a, skill, situations, "attack", ranged=ranged, extra=extra, ease=ease)
     mods = grades + tuple(modifiers)
@@ -137,6 +138,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     if aim is not None and ranged:
         draft.emit(ev.ConditionExpired(handle=attacker, condition_id=aim.id,
                                        reason="the shot is loosed" + ("" if ease else " (aimed less than a whole round: no benefit)")))
+    elif aim is not None:
+        break_aim(draft, attacker, "a close-combat attack")
     end_ward(draft, attacker, weapon.name, "attacked with it")
     fizzle(draft, attacker, "attack")
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,

@@ -472,6 +472,16 @@ def end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
             draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))
 
 
+def break_aim(draft: Draft, who: str, what: str) -> None:
+    """Aiming "requires an entire Combat Round steadying the weapon" (seed
+    001 "Aiming"): any other Turn action (moving, readying, a melee blow,
+    standing up) ends it without benefit; passing and delaying do not."""
+    for cond in draft.state.combatants[who].conditions:
+        if cond.name == "aiming":
+            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id,
+                                           reason=f"aim broken by {what}: aiming takes an entire Combat Round"))
+
+
 def fizzle(draft: Draft, who: str, name: str) -> None:
     """A cast spell due at this Turn is lost unless the Turn's action
     ``name`` holds it (seed 001 "Cast Magic", "Hold Magic")."""
