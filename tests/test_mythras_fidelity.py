@@ -313,3 +313,58 @@ def test_aiming_begun_after_the_first_turn_is_not_a_whole_round_yet():
     t(cmd.EndRound())
     shoot(t, "kaelin", "grusk", "90", "light-wind")
     assert t.new(ev.SkillTested)[0].target == 44
+
+
+# --------------------------------------------------------------------------- #
+# 9: Initiative: roll-off, forced re-roll
+# --------------------------------------------------------------------------- #
+
+
+def with_twin():
+    from test_mythras_flow import Table, sheet
+
+    t = Table()
+    twin = sheet("kaelin")
+    twin["name"] = "Twin"
+    t(cmd.JoinCombatant(sheet=twin, side="orcs", handle="twin"))
+    return t
+
+
+def test_initiative_full_tie_is_settled_by_a_roll_off_not_join_order():
+    """Seed 001 "Initiative": "When two or more participants tie scores,
+    the one with the higher DEX will act first. If this still results in a
+    tie, have each roll a die with the higher roll going before the
+    other." Kaelin and Twin: 15 each, DEX 14 each."""
+    t = with_twin()
+    t(cmd.StartRound(), "5,7,5,3,8")  # 15, 15 (DEX 11), 15; roll-off Kaelin 3, Twin 8
+    assert [e.handle for e in t.state.order] == ["twin", "kaelin", "grusk"]
+    rolled = [e.purpose for e in t.new(ev.DiceRolled)]
+    assert rolled[-2:] == ["initiative roll-off: Kaelin", "initiative roll-off: Twin"]
+    assert "roll-off 8" in t.state.order[0].detail
+
+
+def test_initiative_roll_off_ties_roll_again():
+    """Seed 001 "Initiative": "have each roll a die with the higher roll
+    going before the other": a tied roll-off is no answer, so they roll
+    again."""
+    t = with_twin()
+    t(cmd.StartRound(), "5,7,5,4,4,9,2")
+    assert [e.handle for e in t.state.order] == ["kaelin", "twin", "grusk"]
+    assert "roll-off 4/9" in t.state.order[0].detail
+
+
+def test_the_gm_can_force_initiative_to_be_re_rolled():
+    """Seed 001 "Initiative": "Initiative remains in play until it is
+    forced to be re-rolled." Once the round's turns are done, 'start' is
+    the GM forcing the re-roll: the next round opens on fresh dice."""
+    t = kaelin_first()
+    for who in ("kaelin", "grusk", "kaelin", "grusk"):
+        act(t, who, "pass")
+    assert t.step().kind == "end-round"
+    t(cmd.StartRound(), "1,9")  # Kaelin 1+10 = 11, Grusk 9+8 = 17
+    rs = t.new(ev.RoundStarted)[0]
+    assert rs.round == 2 and [e.handle for e in rs.order] == ["grusk", "kaelin"]
+    assert t.state.turn == ("grusk",)
+    assert any("forces Initiative to be re-rolled" in e.text for e in t.new(ev.NoteAdded))
+    with pytest.raises(RuleError, match="Initiative is rolled once"):
+        t(cmd.StartRound(), "1,1")  # mid-round: refused
