@@ -368,3 +368,50 @@ def test_the_gm_can_force_initiative_to_be_re_rolled():
     assert any("forces Initiative to be re-rolled" in e.text for e in t.new(ev.NoteAdded))
     with pytest.raises(RuleError, match="Initiative is rolled once"):
         t(cmd.StartRound(), "1,1")  # mid-round: refused
+
+
+# --------------------------------------------------------------------------- #
+# 11: skills over 100: every line shows the grade applied
+# --------------------------------------------------------------------------- #
+
+
+def test_over_100_the_attack_line_shows_the_grade_the_exchange_uses():
+    """rules-reference.md B8 (seed 001 "Differential Rolls"): "in an
+    opposed or differential roll, take the highest modified skill.
+    Everyone involved (that fighter included) subtracts that skill's
+    excess over 100." Kaelin at 120% rolls 11: a critical at 120, a
+    plain success at 100, and the attack's own line says success."""
+    from affray.views.export import export
+    from test_mythras_flow import sheet
+
+    k = sheet("kaelin")
+    k["combat_styles"][0]["skill"] = 120
+    t = kaelin_first(kaelin=k)
+    attack(t, "kaelin", "grusk", "11")
+    tested = t.new(ev.SkillTested)[0]
+    assert (tested.target, tested.result) == (100, "success")
+    assert [m.value for m in tested.modifiers] == [-20]
+    react(t, "grusk", "parry", "45")
+    assert t.new(ev.ReactionResolved)[0].cell == "differential:parry success/failure"
+    text = export(list(t.store.read(t.eid)), "markdown").lower()
+    assert "critical" not in text
+
+
+def test_over_100_a_defender_further_over_regrades_the_attack_on_a_line_of_its_own():
+    """B8: the highest excess is everyone's. Grusk parries at 130%: Kaelin's
+    attack at 110 (already 100) loses 20 more; a line says against what it
+    now counts and with which grade."""
+    from test_mythras_flow import sheet
+
+    k = sheet("kaelin")
+    k["combat_styles"][0]["skill"] = 110
+    g = sheet("grusk")
+    g["combat_styles"][0]["skill"] = 130
+    t = kaelin_first(kaelin=k, grusk=g)
+    attack(t, "kaelin", "grusk", "85")  # success at 100
+    assert t.new(ev.SkillTested)[0].result == "success"
+    react(t, "grusk", "parry", "50")  # 130 - 30 = 100: success
+    notes = [e.text for e in t.new(ev.NoteAdded)]
+    assert "Kaelin's attack roll 85 counts against 80% in the Differential Roll (skills over 100, B8): failure" in notes
+    parry = [e for e in t.new(ev.SkillTested) if e.handle == "grusk"][0]
+    assert parry.target == 100

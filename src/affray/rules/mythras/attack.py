@@ -48,6 +48,7 @@ from affray.rules.mythras.core import (
     grade_modifiers,
     kinds,
     over_100_mods,
+    over_100_taken,
     parry_weapons,
     require_turn,
     sheet_of,
@@ -129,6 +130,11 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     skill_name, skill = sheet_of(a).weapon_skill(weapon)
     grades = grade_modifiers(state, a, skill, situations, "attack", ranged=ranged, extra=extra, ease=ease)
     mods = grades + tuple(modifiers)
+    # B8: an attack is always settled as a Differential Roll (an undefended
+    # one against a Failure, seed 001 "Unable or Unwilling to Parry"), so
+    # the attacker's own excess over 100 is taken off the roll as it is
+    # made, and its log line shows the grade the exchange uses
+    mods += over_100_mods(state, max(0, skill + sum(m.value for m in mods)))
     exchange = state.next_exchange
     free = next((c for c in a.conditions if c.name == "free-attack"), None)
     if free is not None:
@@ -256,11 +262,13 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
     extra = [("hard", "Defending against a mounted foe")] if (a.has("mounted") and not c.has("mounted")
                                                               and "lower-ground" not in situations) else []
     own = grade_modifiers(state, c, skill, tuple(situations), "defence", extra=extra) + tuple(modifiers)
-    shared = over_100_mods(state, x.skill, max(0, skill + sum(m.value for m in own)))
+    taken = over_100_taken(x.modifiers)  # the attacker's own excess, taken at the attack roll
+    shared = over_100_mods(state, x.skill + taken, max(0, skill + sum(m.value for m in own)))
     d = test(draft, c, skill_name, skill, f"{reaction} against {a.name}", own + shared)
     if reaction == "evade" and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded (seed 001 'Evade')"))
-    resolve(draft, reaction, item, d.result, d.roll, shared_penalty=sum(m.value for m in shared), d_target=d.target)
+    more = min(0, sum(m.value for m in shared) + taken)  # a defender further over 100 than the attacker
+    resolve(draft, reaction, item, d.result, d.roll, shared_penalty=more, d_target=d.target)
 
 
 def attacker_level(x, penalty: int = 0) -> str:
@@ -285,6 +293,9 @@ def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     a_level = attacker_level(x, shared_penalty)
+    if shared_penalty:
+        draft.emit(ev.NoteAdded(text=f"{a.name}'s attack roll {x.roll} counts against {max(0, x.skill + shared_penalty)}% "
+                                     f"in the Differential Roll (skills over 100, B8): {a_level}"))
     cell = tables.differential(a_level, d_level)
     flags = kinds(x)
     if flags & {"bystander", "crowd"}:

@@ -114,13 +114,22 @@ def test(draft: Draft, c: Combatant, skill_name: str, base: int, purpose: str,
     return tested
 
 
+#: The reason of the shared over-100 penalty's modifier (B8).
+OVER_100 = "highest skill over 100 (B8)"
+
+
 def over_100_mods(state: State, *skills: int) -> tuple[ev.Modifier, ...]:
     """The shared penalty for skills over 100 in an opposed or differential
     roll (rules-reference.md B8; ruling ``over_100_in_opposed``)."""
     if rulings_of(state).over_100_in_opposed == "none":
         return ()
     excess = tables.over_100(*skills)
-    return (ev.Modifier(-excess, "highest skill over 100 (B8)"),) if excess else ()
+    return (ev.Modifier(-excess, OVER_100),) if excess else ()
+
+
+def over_100_taken(mods) -> int:
+    """The over-100 penalty already among ``mods`` (as a positive number)."""
+    return -sum(m.value for m in mods if m.reason == OVER_100)
 
 
 def grade_modifiers(state: State, c: Combatant, base: int, situations, role: str,
