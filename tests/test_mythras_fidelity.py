@@ -415,3 +415,75 @@ def test_over_100_a_defender_further_over_regrades_the_attack_on_a_line_of_its_o
     assert "Kaelin's attack roll 85 counts against 80% in the Differential Roll (skills over 100, B8): failure" in notes
     parry = [e for e in t.new(ev.SkillTested) if e.handle == "grusk"][0]
     assert parry.target == 100
+
+
+# --------------------------------------------------------------------------- #
+# 7: mounted combat
+# --------------------------------------------------------------------------- #
+
+
+def test_a_riders_combat_style_is_capped_by_ride():
+    """Seed 001 "Close Combat Situational Modifiers": "fighting from the
+    back of a horse would cap the combatant's Combat Skill by their Ride
+    skill". Kaelin (Legionary 65%) rides with Ride 40: she attacks at 40."""
+    from test_mythras_flow import sheet
+
+    k = sheet("kaelin")
+    k["skills"]["Ride"] = 40
+    t = kaelin_first(kaelin=k)
+    act(t, "kaelin", "mount")
+    act(t, "grusk", "pass")
+    attack(t, "kaelin", "grusk", "50")
+    tested = t.new(ev.SkillTested)[0]
+    assert (tested.base, tested.target, tested.result) == (40, 40, "failure")
+    assert "capped by Ride 40" in tested.skill
+
+
+def test_a_rider_without_ride_on_the_sheet_is_capped_at_dex_plus_pow():
+    """Ruling ``unlisted_ride`` (default ``dex-pow``): no Ride on the sheet
+    caps the style at DEX+POW (14 + 11 = 25); ``no-cap`` leaves it."""
+    t = kaelin_first()
+    act(t, "kaelin", "mount")
+    act(t, "grusk", "pass")
+    attack(t, "kaelin", "grusk", "50")
+    assert t.new(ev.SkillTested)[0].target == 25
+    t2 = kaelin_first(rulings={"unlisted_ride": "no-cap"})
+    act(t2, "kaelin", "mount")
+    act(t2, "grusk", "pass")
+    attack(t2, "kaelin", "grusk", "50")
+    assert t2.new(ev.SkillTested)[0].target == 65
+
+
+def test_a_mounted_charge_may_use_the_mounts_damage_modifier():
+    """Seed 001 "Charging": "Riding characters may substitute their Damage
+    Modifier for that of their mount instead" (the charge moves a
+    quadruped's two steps). Ruling ``mounted_charge_dm`` (default
+    ``better``): the horse's is the better, so it is rolled."""
+    import msgspec
+
+    from affray.rules.mythras import tables
+    from affray.rules.mythras.rulings import DEFAULT_RULINGS
+    from affray.rules.mythras.sheet import Sheet, derive
+    from test_mythras_flow import Table, sheet
+
+    horse = sheet("grusk")
+    horse.update(name="Horse", legs=4)
+    horse["characteristics"] = {**horse["characteristics"], "STR": 30, "SIZ": 30}
+    k = sheet("kaelin")
+    k["skills"]["Ride"] = 80
+    t = Table(kaelin=k)
+    t(cmd.JoinCombatant(sheet=horse, side="heroes", handle="horse"))
+    t(cmd.StartRound(), "7,5,1")
+    act(t, "kaelin", "mount:horse")
+    assert t.c("kaelin").conditions[0].note == "mounted on Horse"
+    while t.state.turn != ("kaelin",):
+        act(t, t.state.turn[0], "pass")
+    t(cmd.DeclareAttack(attacker="kaelin", target="grusk", situations=("charge",)), "05")
+    react(t, "grusk", "none")
+    while t.step().kind == "special-effect":
+        choose(t, "kaelin", "none")
+    mount_dm = derive(msgspec.convert(horse, Sheet), DEFAULT_RULINGS).damage_modifier
+    want = tables.dm_step(mount_dm, 2)
+    assert tables.dm_rank(want) > tables.dm_rank(tables.dm_step("+1D2", 1))
+    dm_need = [d.expr for d in t.step().dice if d.purpose == "damage modifier"]
+    assert dm_need and dm_need[0] in want

@@ -39,6 +39,7 @@ from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     DEFERRED,
     attack_size,
+    combat_skill,
     default_weapon,
     done,
     end_ward,
@@ -127,7 +128,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
             extra.append(("formidable", "Target prone"))
     aim = next((c for c in a.conditions if c.name == "aiming"), None)
     ease = 1 if (ranged and aim is not None and aim.effects.get("from", aim.since_round) < state.round) else 0
-    skill_name, skill = sheet_of(a).weapon_skill(weapon)
+    skill_name, skill = combat_skill(state, a, weapon)
     grades = grade_modifiers(state, a, skill, situations, "attack", ranged=ranged, extra=extra, ease=ease)
     mods = grades + tuple(modifiers)
     # B8: an attack is always settled as a Differential Roll (an undefended
@@ -252,7 +253,7 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         why = usable(state, c, item)
         if why:
             raise RuleError(f"{why}; parry with something else or evade")
-        skill_name, skill = sheet_of(c).weapon_skill(item)
+        skill_name, skill = combat_skill(state, c, item)
     else:
         skill_name, skill = "Evade", sheet_of(c).skill("Evade")
     draft.emit(ev.ActionSpent(handle=defender, kind="combat-action", reason=f"{reaction} against {a.name}"))

@@ -191,6 +191,34 @@ def grade_modifiers(state: State, c: Combatant, base: int, situations, role: str
     return (ev.Modifier(value, f"{grade}: {why}"),)
 
 
+def combat_skill(state: State, c: Combatant, w: Weapon) -> tuple[str, int]:
+    """(name, value) of the skill ``c`` uses ``w`` with
+    (:meth:`Sheet.weapon_skill`), capped by Ride while mounted (seed 001
+    "Close Combat Situational Modifiers": "fighting from the back of a
+    horse would cap the combatant's Combat Skill by their Ride skill";
+    ruling ``unlisted_ride``); the name then says so."""
+    s = sheet_of(c)
+    name, value = s.weapon_skill(w)
+    if not c.has("mounted"):
+        return name, value
+    ch = s.characteristics
+    ride = s.skill("Ride", -1)
+    if ride < 0:
+        if rulings_of(state).unlisted_ride == "no-cap":
+            return name, value
+        ride = ch.DEX + ch.POW
+    if ride < value:
+        return f"{name} (capped by Ride {ride})", ride
+    return name, value
+
+
+def mount_of(state: State, c: Combatant) -> Combatant | None:
+    """The combatant ``c`` rides (``act WHO mount:MOUNT``), if any."""
+    cond = next((k for k in c.conditions if k.name == "mounted"), None)
+    h = from_of(cond) if cond is not None else ""
+    return state.combatants.get(h) if h else None
+
+
 def effects_of(conds, key: str):
     """The conditions in ``conds`` carrying effect ``key``."""
     return [c for c in conds if key in c.effects]

@@ -46,6 +46,7 @@ from affray.rules.mythras.core import (
     go_on,
     grade_modifiers,
     kinds,
+    mount_of,
     rulings_of,
     sheet_of,
     sundered_ap,
@@ -89,6 +90,14 @@ def _plan(state: State, chosen: list[str]):
     flags = kinds(x)
     if "charge" in flags:
         dm = tables.dm_step(dm, 2 if sheet_of(a).legs >= 4 else 1)
+        steed = mount_of(state, a)
+        if steed is not None and rulings_of(state).mounted_charge_dm == "better":
+            # seed 001 "Charging": "Riding characters may substitute their
+            # Damage Modifier for that of their mount instead"
+            theirs = tables.dm_step(derive(sheet_of(steed), rulings_of(state)).damage_modifier,
+                                    2 if sheet_of(steed).legs >= 4 else 1)
+            if tables.dm_rank(theirs) > tables.dm_rank(dm):
+                dm = theirs
     if "counter" in flags and "set" in weapon.traits:
         t = state.combatants[x.target]
         dm = derive(sheet_of(t), rulings_of(state)).damage_modifier

@@ -11,7 +11,7 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FUMBLE, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, find_weapon, kinds, luck_left, sheet_of, test
+from affray.rules.mythras.core import at, combat_skill, find_weapon, kinds, luck_left, sheet_of, test
 
 
 def luck(draft: Draft, who: str, arg: str) -> None:
@@ -37,7 +37,7 @@ def luck(draft: Draft, who: str, arg: str) -> None:
     if who == x.attacker and "helpless" not in kinds_:
         _spend_luck(draft, c, spent, "re-roll the attack")
         weapon = find_weapon(c, x.weapon, ready_only=False)
-        skill_name, skill = sheet_of(c).weapon_skill(weapon)
+        skill_name, skill = combat_skill(state, c, weapon)
         mods = x.modifiers
         tested = test(draft, c, skill_name, skill, f"attack on {state.combatants[x.target].name} (Luck Point re-roll)", mods)
         draft.emit(ev.AttackResolved(exchange=x.id, hit=is_success(tested.result), critical=tested.result == CRITICAL,

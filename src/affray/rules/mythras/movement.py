@@ -154,13 +154,17 @@ def _evade(draft: Draft, c: Combatant, purpose: str) -> ev.SkillTested:
 
 def mount(draft: Draft, who: str, arg: str) -> None:
     """Mount a riding beast (seed 001 "Mount"); a mounted attacker makes
-    the defence Hard ("Defending ... against mounted foe")."""
+    the defence Hard ("Defending ... against mounted foe"). ``mount:MOUNT``
+    naming a combatant's handle rides it: its Damage Modifier may serve a
+    mounted charge ("Charging"; ruling ``mounted_charge_dm``)."""
     c = draft.state.combatants[who]
     if c.has("mounted"):
         raise RuleError(f"{c.name} is already mounted")
     spend(draft, who, "mount")
+    steed = draft.state.combatants.get(arg.strip().lower()) if arg else None
     draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
-        "mounted", ends="event", note=f"mounted{(' on ' + arg) if arg else ''}", **at(draft))))
+        "mounted", ends="event", effects={f"from:{steed.handle}": 1} if steed is not None else {},
+        note=f"mounted{(' on ' + (steed.name if steed is not None else arg)) if arg else ''}", **at(draft))))
     done(draft)
 
 

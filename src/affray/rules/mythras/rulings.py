@@ -115,6 +115,21 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     weapon, attacking or parrying; ``parrying-weapon``: it strikes what
     "Damage Weapon" names (the parrying weapon, or the attacker's)."""
 
+    unlisted_ride: Literal["dex-pow", "no-cap"] = "dex-pow"
+    """A rider's Combat Style is capped by Ride (seed 001 "Close Combat
+    Situational Modifiers": "fighting from the back of a horse would cap
+    the combatant's Combat Skill by their Ride skill"); a sheet without a
+    Ride skill caps at the Mythras standard base DEX+POW (``dex-pow``) or
+    not at all (``no-cap``). The seed gives no base; our ruling."""
+
+    mounted_charge_dm: Literal["better", "rider"] = "better"
+    """"Riding characters may substitute their Damage Modifier for that of
+    their mount instead" (seed 001 "Charging"): on a mounted charge the
+    engine takes the better of the rider's (one step up) and the mount's
+    (two steps up for a quadruped), ``better``, or always the rider's,
+    ``rider``. The mount is the combatant named by ``act WHO
+    mount:MOUNT``."""
+
     awkward_landing_armour: Literal["ignored", "counts"] = "ignored"
     """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
     right or left, by 1D2) are "sustained": armour is ignored or counts."""
@@ -160,6 +175,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "entangled_damage_weapon": ("entangling-weapon",
                                 "an entangled victim's Damage Weapon strikes the entangling weapon, or the parrying one",
                                 f"{SEED} 'Entangle' vs 'Damage Weapon' (which weapon is left open); our ruling"),
+    "unlisted_ride": ("dex-pow", "a rider with no Ride skill on the sheet is capped at DEX+POW, or not capped",
+                      f"{SEED} 'Close Combat Situational Modifiers' (no base given); our ruling"),
+    "mounted_charge_dm": ("better", "a mounted charge uses the better of the rider's and the mount's Damage Modifier, or the rider's",
+                          f"{SEED} 'Charging' ('may substitute'); our ruling"),
     "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
                                f"{SEED} 'Jump' ('sustained'); our ruling"),
 }

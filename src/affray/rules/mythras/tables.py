@@ -383,6 +383,16 @@ def dm_step(dm: str, steps: int) -> str:
     return dm + "+1D2" * max(0, steps)
 
 
+def dm_rank(dm: str) -> int:
+    """Where ``dm`` stands on the B16 table (higher is better; past the last
+    band one more per extra +1D2), to compare two Damage Modifiers."""
+    values = [b.value for b in _T.damage_modifier.bands]
+    if dm in values:
+        return values.index(dm)
+    base = next((v for v in reversed(values) if dm.startswith(v)), "")
+    return values.index(base) + dm[len(base):].count("+1D2") if base else -1
+
+
 #: Hit locations next to each other on a humanoid (seed 001 "Sharpshooter":
 #: "a leg shot ... up to the abdomen"; "common sense should be applied").
 ADJACENT: dict[str, tuple[str, ...]] = {
