@@ -487,3 +487,74 @@ def test_a_mounted_charge_may_use_the_mounts_damage_modifier():
     assert tables.dm_rank(want) > tables.dm_rank(tables.dm_step("+1D2", 1))
     dm_need = [d.expr for d in t.step().dice if d.purpose == "damage modifier"]
     assert dm_need and dm_need[0] in want
+
+
+# --------------------------------------------------------------------------- #
+# 12: smaller items
+# --------------------------------------------------------------------------- #
+
+
+def test_a_major_wound_leaves_the_victim_prone():
+    """rules-reference.md B15: "At or below −(starting HP) it is a Major
+    wound: the victim is Incapacitated"; neither source says whether it
+    stays standing: ruling ``major_wound_prone`` (default ``always``)
+    fells it. 16 to Kaelin's right leg (6 HP, 2 AP): −8, a Major Wound."""
+    t = kaelin_first()
+    act(t, "kaelin", "pass")
+    attack(t, "grusk", "kaelin", "30")
+    react(t, "kaelin", "none")
+    choose(t, "grusk", "none")
+    t(cmd.RollPending(), "6,6,4,2")
+    assert t.new(ev.WoundInflicted)[0].severity == "major"
+    assert [e.reason for e in t.new(ev.StanceChanged)] == ["Major Wound to the right leg (ruling major_wound_prone)"]
+    assert t.c("kaelin").stance == "prone"
+
+
+def bleeding_grusk(**kw):
+    from test_mythras_flow import Table, sheet
+
+    t = Table(**kw)
+    b = sheet("grusk")
+    b["name"] = "Brakka"
+    t(cmd.JoinCombatant(sheet=b, side="orcs", handle="brakka"))
+    t(cmd.StartRound(), "7,5,1")
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "bleed")
+    t(cmd.RollPending(), "5,1,11")  # 6 to the chest, 3 through
+    t(cmd.RollPending(), "90")  # Endurance fails: Grusk bleeds
+    assert t.c("grusk").has("bleeding")
+    return t
+
+
+def next_round(t):
+    for _ in range(20):
+        if t.step().kind == "end-round":
+            break
+        act(t, t.state.turn[0], "pass")
+    t(cmd.EndRound())
+
+
+def test_bleed_goes_on_past_incapacitated_to_death():
+    """Seed 001 "Bleed": "At the start of each Combat Round, the recipient
+    loses one level of Fatigue, until they collapse and possibly die."
+    Ruling ``bleed_past_incapacitated`` (default ``mythras-track``): past
+    Incapacitated come Semi-Conscious and Comatose (unconscious), then
+    Dead."""
+    t = bleeding_grusk()
+    notes = []
+    for _ in range(9):
+        next_round(t)
+        notes.append([c.note for c in t.c("grusk").conditions if c.name == "fatigue"][0])
+    assert [n.split(" ")[0] for n in notes] == ["winded", "tired", "wearied", "exhausted", "debilitated",
+                                                "incapacitated", "semi-conscious", "comatose", "dead"]
+    assert t.c("grusk").status == "dead"
+
+
+def test_bleed_ruling_stop_ends_the_track_at_incapacitated():
+    """The other reading: B19's track ends at Incapacitated."""
+    t = bleeding_grusk(rulings={"bleed_past_incapacitated": "stop"})
+    for _ in range(8):
+        next_round(t)
+    assert t.c("grusk").status == "active"
+    assert [c.note for c in t.c("grusk").conditions if c.name == "fatigue"][0].startswith("incapacitated")

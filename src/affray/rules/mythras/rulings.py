@@ -130,6 +130,20 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     ``rider``. The mount is the combatant named by ``act WHO
     mount:MOUNT``."""
 
+    bleed_past_incapacitated: Literal["mythras-track", "stop"] = "mythras-track"
+    """Bleed costs "one level of Fatigue, until they collapse and possibly
+    die" (seed 001 "Bleed"), but rules-reference.md B19 lists the levels
+    only to Incapacitated. ``mythras-track``: the Mythras track goes on,
+    Semi-Conscious then Comatose (unconscious), then Dead, one level a
+    round, and an unconscious bleeder keeps bleeding; ``stop``: the track
+    ends at Incapacitated. Our ruling."""
+
+    major_wound_prone: Literal["always", "legs", "never"] = "always"
+    """A Major Wound incapacitates (B15); neither seed 001 nor B15 says
+    whether the victim stays on its feet. ``always``: an incapacitated
+    victim collapses prone; ``legs``: only a Major Wound to a leg fells it;
+    ``never``. Our ruling."""
+
     awkward_landing_armour: Literal["ignored", "counts"] = "ignored"
     """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
     right or left, by 1D2) are "sustained": armour is ignored or counts."""
@@ -179,6 +193,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                       f"{SEED} 'Close Combat Situational Modifiers' (no base given); our ruling"),
     "mounted_charge_dm": ("better", "a mounted charge uses the better of the rider's and the mount's Damage Modifier, or the rider's",
                           f"{SEED} 'Charging' ('may substitute'); our ruling"),
+    "bleed_past_incapacitated": ("mythras-track", "Bleed goes on past Incapacitated to Semi-Conscious, Comatose, Dead, or stops there",
+                                 f"{SEED} 'Bleed' ('until they collapse and possibly die'); {REF} B19 stops at Incapacitated; our ruling"),
+    "major_wound_prone": ("always", "a Major Wound leaves the victim prone always, only for a leg, or never",
+                          f"{REF} B15 (silent on stance); our ruling"),
     "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
                                f"{SEED} 'Jump' ('sustained'); our ruling"),
 }

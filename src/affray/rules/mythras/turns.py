@@ -91,8 +91,9 @@ def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
     carry over; seed 001 "Actions in Combat") and the kept order."""
     number = draft.state.round + 1
     if number > 1:
-        for c in fighters(draft.state):
-            if c.effect("bleeding"):
+        on = rulings_of(draft.state).bleed_past_incapacitated == "mythras-track"
+        for c in list(draft.state.combatants.values()):
+            if c.effect("bleeding") and (c.status == "active" or (on and c.status == "unconscious")):
                 add_fatigue(draft, c.handle, "Bleed")
     active = [c for c in fighters(draft.state) if c.can_fight]
     draft.emit(ev.RoundStarted(round=number, order=order, reactions={}, combat_actions={
@@ -114,7 +115,13 @@ def add_fatigue(draft: Draft, handle: str, why: str) -> None:
     state = draft.state
     c = state.combatants[handle]
     old = next((x for x in c.conditions if x.name == "fatigue"), None)
-    level = min(len(tables.FATIGUE), (old.effects.get("level", 0) if old else 0) + 1)
+    level = (old.effects.get("level", 0) if old else 0) + 1
+    if level > len(tables.FATIGUE):
+        if rulings_of(state).bleed_past_incapacitated == "stop":
+            level = len(tables.FATIGUE)
+        else:
+            _past_incapacitated(draft, c, level, why)
+            return
     row = tables.FATIGUE[level - 1]
     effects = {"level": level, "grade": tables.GRADE_ORDER.index(row.grade), "fatigue-ap": row.ap}
     if level == len(tables.FATIGUE):
@@ -122,6 +129,26 @@ def add_fatigue(draft: Draft, handle: str, why: str) -> None:
     cond = cat.make("fatigue", cause=draft.next_version, round=state.round, step=state.step, ends="event",
                     effects=effects, note=f"{row.key} ({why})")
     draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
+
+
+#: The Mythras Fatigue track past Incapacitated (ruling
+#: ``bleed_past_incapacitated``): the level's name and the status it brings.
+PAST_INCAPACITATED = (("semi-conscious", "unconscious"), ("comatose", "unconscious"), ("dead", "dead"))
+
+
+def _past_incapacitated(draft: Draft, c: Combatant, level: int, why: str) -> None:
+    """Fatigue beyond Incapacitated: Semi-Conscious, Comatose, Dead (seed
+    001 "Bleed": "until they collapse and possibly die")."""
+    state = draft.state
+    n = min(level - len(tables.FATIGUE), len(PAST_INCAPACITATED)) - 1
+    name, status = PAST_INCAPACITATED[n]
+    old = next((x for x in c.conditions if x.name == "fatigue"), None)
+    effects = {**(old.effects if old else {}), "level": len(tables.FATIGUE) + n + 1, "helpless": 1}
+    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+        "fatigue", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+        effects=effects, note=f"{name} ({why})")))
+    if c.status != status:
+        draft.emit(ev.StatusChanged(handle=c.handle, status=status, reason=f"{why}: {name}"))
 
 
 def join(draft: Draft, command: cmd.JoinCombatant) -> None:

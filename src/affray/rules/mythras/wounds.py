@@ -150,7 +150,8 @@ def _endurance(state: State, handle: str, reason: str, base: dict, dice: tuple =
 
 def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.PendingStep]:
     """Minor, Serious or Major Wound (rules-reference.md B15; ruling
-    ``major_wound_boundary``). A Major Wound incapacitates at once."""
+    ``major_wound_boundary``). A Major Wound incapacitates at once and,
+    by ruling ``major_wound_prone``, fells the victim."""
     state = draft.state
     c = state.combatants[handle]
     loc = c.location(location)
@@ -163,6 +164,9 @@ def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.Pend
         draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
             "incapacitated", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
             effects={"helpless": 1}, location=location, note=f"Major Wound to the {location}")))
+    prone = rulings_of(state).major_wound_prone
+    if severity == "major" and c.stance != "prone" and (prone == "always" or (prone == "legs" and loc.limb == "leg")):
+        draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=f"Major Wound to the {location} (ruling major_wound_prone)"))
     dice = (ev.DiceNeed("turns unable to attack", "1D3", by=handle),) if severity == "serious" else ()
     return [_endurance(draft.state, handle, severity, base, dice)]
 
