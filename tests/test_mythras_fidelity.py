@@ -558,3 +558,25 @@ def test_bleed_ruling_stop_ends_the_track_at_incapacitated():
         next_round(t)
     assert t.c("grusk").status == "active"
     assert [c.note for c in t.c("grusk").conditions if c.name == "fatigue"][0].startswith("incapacitated")
+
+
+def test_the_turn_prompt_stops_offering_release_and_hold_once_the_spell_is_released():
+    """Seed 001 "Cast Magic": once concluded the magic "can be released";
+    released, it is gone, so Kaelin's waiting Turn no longer offers
+    ``release | hold``."""
+    from test_mythras_magic import mages
+
+    t = mages()
+    act(t, "kaelin", "cast:bladesharp")
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "cast")
+    act(t, "grusk", "pass")
+    t(cmd.EndRound())
+    assert t.state.turn == ("kaelin",) and {"release", "hold"} <= set(t.step().options)
+    act(t, "kaelin", "release")
+    t(cmd.RollPending(), "20")
+    t(cmd.MakeChoice(who="grusk", option="none"))
+    step = t.step()
+    assert step.kind == "turn" and step.who == "kaelin"
+    assert "release" not in step.options and "hold" not in step.options
+    assert "release" not in step.prompt and "hold" not in step.prompt
