@@ -580,3 +580,20 @@ def test_the_turn_prompt_stops_offering_release_and_hold_once_the_spell_is_relea
     assert step.kind == "turn" and step.who == "kaelin"
     assert "release" not in step.options and "hold" not in step.options
     assert "release" not in step.prompt and "hold" not in step.prompt
+
+
+def test_player_facing_lines_carry_no_seed_tags():
+    """Issue 15 item 12: log and export lines carry no "(seed 001 …)"
+    source tags (``why`` and ``rulings`` keep them). A surprised foe (seed
+    001 "Surprise": the first successful attack gains a bonus Special
+    Effect; no defence)."""
+    from affray.views.export import export
+
+    t = kaelin_first(surprised=True)
+    attack(t, "kaelin", "grusk", "30")
+    while t.step().kind == "special-effect":
+        choose(t, "kaelin", "none")
+    t(cmd.RollPending(), "1,1,11")
+    text = export(list(t.store.read(t.eid)), "markdown")
+    assert "surprised" in text and "counts as a Failure" in text
+    assert "seed 001" not in text

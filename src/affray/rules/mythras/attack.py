@@ -158,7 +158,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
             "unloaded", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
             effects={"load": weapon.load}, key=weapon.name.lower(), note=f"{weapon.name}: {weapon.load} Turn(s) to reload")))
     if automatic:
-        draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: the attack is Automatic (seed 001 'Close Combat Situational Modifiers')"))
+        draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: the attack is Automatic"))
         draft.emit(ev.AttackResolved(exchange=exchange, hit=True, roll=0, skill=skill))
         offer_reaction(draft)
         return
@@ -191,14 +191,14 @@ def offer_reaction(draft: Draft) -> None:
     flags = kinds(x)
     if not t.can_fight or t.combat_actions <= 0 or t.effect("no-defence") or flags & {"helpless", "bystander"}:
         if "bystander" in flags:
-            why = f"{t.name} is taken completely by surprise (seed 001 'Select Target')"
+            why = f"{t.name} is taken completely by surprise"
         elif not t.can_fight or "helpless" in flags:
             why = f"{t.name} cannot react"
         elif t.effect("no-defence"):
             why = f"{t.name} is surprised and flat-footed until their turn"
         else:
             why = f"{t.name} has no Action Points left"
-        draft.emit(ev.NoteAdded(text=f"{why}: the defence counts as a Failure (seed 001)"))
+        draft.emit(ev.NoteAdded(text=f"{why}: the defence counts as a Failure"))
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=t.handle, reaction="none"))
         resolve(draft, "none", None, FAILURE, 0)
         return
@@ -267,7 +267,7 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
     shared = over_100_mods(state, x.skill + taken, max(0, skill + sum(m.value for m in own)))
     d = test(draft, c, skill_name, skill, f"{reaction} against {a.name}", own + shared)
     if reaction == "evade" and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded (seed 001 'Evade')"))
+        draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded"))
     more = min(0, sum(m.value for m in shared) + taken)  # a defender further over 100 than the attacker
     resolve(draft, reaction, item, d.result, d.roll, shared_penalty=more, d_target=d.target)
 
@@ -349,7 +349,7 @@ def _surprise_bonus(draft: Draft, t: Combatant, a_level: str) -> bool:
         if cond.effects.get("bonus-effect"):
             effects = {k: v for k, v in cond.effects.items() if k != "bonus-effect"}
             draft.emit(ev.ConditionApplied(handle=t.handle, condition=replace(cond, effects=effects)))
-            draft.emit(ev.NoteAdded(text=f"{t.name} is surprised: a bonus Special Effect (seed 001 'Surprise')"))
+            draft.emit(ev.NoteAdded(text=f"{t.name} is surprised: a bonus Special Effect"))
             return True
     return False
 

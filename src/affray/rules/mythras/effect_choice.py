@@ -219,7 +219,7 @@ def trigger_counter(draft: Draft, winner: str, loser: str, effect: str, counter,
     draft.emit(SpecialEffectChosen(exchange=x.id, by=winner, against=loser, effect=effect, detail="countered"))
     draft.emit(ev.ConditionExpired(handle=loser, condition_id=counter.id, reason=f"revealed: it counters {_name(effect)}"))
     draft.emit(ev.NoteAdded(text=f"{l.name} had prepared a counter against {w.name}'s {_name(effect)}: "
-                                 f"{l.name} substitutes an effect of their own, which succeeds automatically (seed 001 'Prepare Counter')"))
+                                 f"{l.name} substitutes an effect of their own, which succeeds automatically"))
     data = dict(data)
     data["chosen"] = ",".join(_remove_last(str(data["chosen"]).split(","), effect))
     options = _counter_options(state, loser, winner)

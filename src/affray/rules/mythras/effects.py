@@ -104,7 +104,7 @@ def effect_steps(draft: Draft, data: dict, chosen: list[str]) -> list[ev.Pending
     l = state.combatants.get(loser)
     if "trip-opponent" in chosen:
         if forced:
-            draft.emit(ev.NoteAdded(text=f"Force Failure: {l.name} fails the roll against Trip Opponent (seed 001)"))
+            draft.emit(ev.NoteAdded(text=f"Force Failure: {l.name} fails the roll against Trip Opponent"))
             if l.stance != "prone":
                 draft.emit(ev.StanceChanged(handle=loser, stance="prone", reason="Trip Opponent (Force Failure)"))
         else:
@@ -214,7 +214,7 @@ def disarm(draft: Draft, handle: str, weapon: str, why: str) -> None:
     idx = [x.name for x in sheet_of(c).weapons].index(w.name)
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "dropped", ends="event", key=w.name.lower(), effects={"weapon": idx, "stage": 0},
-        note=f"{w.name} lies on the ground: 2 Actions to pick it up (seed 001 'Ready')", **at(draft))))
+        note=f"{w.name} lies on the ground: 2 Actions to pick it up", **at(draft))))
     # a weapon that drops lets go of what it entangles
     for other in state.combatants.values():
         for cond in other.conditions:
@@ -381,7 +381,7 @@ def crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
     ``choose:crowd-victim``; seed 001 "Firing into a Crowd"): this exchange
     ends, the blow's own opens (``special:open-deferred``)."""
     x = draft.state.exchange
-    draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead (seed 001 'Firing into a Crowd')"))
+    draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead"))
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=x.target, reaction="none"))
     draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the shot goes astray"))
     draft.then("special:open-deferred", attacker=x.attacker, target=option, weapon=str(step.data["weapon"]),
@@ -395,7 +395,7 @@ def charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
     target = str(step.data["target"])
     if option == "sweep-past":
         draft.emit(ev.EngagementChanged(a=step.who, b=target, engaged=False))
-        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[step.who].name} sweeps past, breaking engagement (seed 001 'Charging')"))
+        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[step.who].name} sweeps past, breaking engagement"))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.then("attack:after-exchange")
 

@@ -143,7 +143,7 @@ def outmaneuver_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
             if option == "withdraw":
                 draft.emit(ev.EngagementChanged(a=who, b=h, engaged=False))
     if option == "withdraw":
-        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[who].name} withdraws from the fight (seed 001 'Outmaneuvering')"))
+        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[who].name} withdraws from the fight"))
     done(draft)
 
 

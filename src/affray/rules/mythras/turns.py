@@ -185,7 +185,7 @@ def start(draft: Draft, command: cmd.StartRound) -> None:
     if state.phase == "over":
         raise RuleError("the fight is over; 'affray close' ends the encounter")
     if state.phase == "round" and state.pending and all(s.kind == "end-round" for s in state.pending):
-        draft.emit(ev.NoteAdded(text="the GM forces Initiative to be re-rolled (seed 001 'Initiative')"))
+        draft.emit(ev.NoteAdded(text="the GM forces Initiative to be re-rolled"))
         if _close_round(draft):
             start_round(draft, roll_initiative(draft))
         return
