@@ -597,3 +597,26 @@ def test_player_facing_lines_carry_no_seed_tags():
     text = export(list(t.store.read(t.eid)), "markdown")
     assert "surprised" in text and "counts as a Failure" in text
     assert "seed 001" not in text
+
+
+@pytest.mark.parametrize("typed", ["Choose Location", "CHOOSE-LOCATION", "choose_location"])
+def test_choose_accepts_the_effects_printed_name_in_any_case(typed):
+    """Seed 001 "Special Effects" prints the names ("Choose Location",
+    "Maximize Damage"); ``choose`` takes them as printed, in any case, and
+    British spellings ("maximise-damage")."""
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "05")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", typed)
+    assert t.step().kind == "location"
+    choose(t, "kaelin", "Right Arm")
+    choose(t, "kaelin", "maximise-damage")
+    assert [e.effect for e in t.log(SpecialEffectChosen)] == ["choose-location", "maximize-damage"]
+
+
+def test_choose_still_refuses_what_is_not_offered():
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "05")
+    react(t, "grusk", "none")
+    with pytest.raises(RuleError, match="can choose .* not 'enhance-parry'"):
+        choose(t, "kaelin", "Enhance Parry")

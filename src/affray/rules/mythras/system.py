@@ -51,6 +51,7 @@ from affray.rules.mythras import (
     turns,
     wounds,
 )
+from affray.rules.mythras import tables
 from affray.rules.mythras.conditions import CATALOGUE
 from affray.rules.mythras.core import go_on
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
@@ -88,7 +89,7 @@ def make_choice(draft: Draft, command: cmd.MakeChoice) -> None:
     if step is None:
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
         raise RuleError(f"{name} has no choice to make now (waiting for: {waiting})")
-    option = command.option.strip().lower()
+    option = tables.option_key(command.option, step.options)  # "Choose Location", maximise-damage
     if option not in step.options:
         raise RuleError(f"{name} can choose {' | '.join(step.options)} here, not {option!r}")
     if step.kind == "counter" and not getattr(command, "secret", False):

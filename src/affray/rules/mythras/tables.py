@@ -11,6 +11,7 @@ SRD), named on each function. Levels of success are the strings of
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from affray.rules import d100
@@ -381,6 +382,28 @@ def dm_step(dm: str, steps: int) -> str:
             return values[i]
         return values[-1] + "+1D2" * (i - len(values) + 1)
     return dm + "+1D2" * max(0, steps)
+
+
+#: British spellings a GM may type for the effects' American names.
+_SPELLINGS = (("maximise", "maximize"), ("armour", "armor"), ("manoeuvre", "maneuver"))
+
+
+def option_key(text: str, options) -> str:
+    """The option of ``options`` that ``text`` names: as typed (any case),
+    or a Special Effect's printed name ("Choose Location"), with
+    underscores or spaces for hyphens and British spellings
+    ("maximise-damage", "Bypass Armour"). ``text`` lower-cased when none
+    matches."""
+    plain = text.strip().lower()
+    if plain in options:
+        return plain
+    key = re.sub(r"[\s_]+", "-", plain)
+    for british, american in _SPELLINGS:
+        key = key.replace(british, american)
+    if key in options:
+        return key
+    by_name = {e.name.lower(): k for k, e in SPECIAL_EFFECTS.items()}
+    return by_name.get(plain, plain)
 
 
 def dm_rank(dm: str) -> int:
