@@ -620,3 +620,45 @@ def test_choose_still_refuses_what_is_not_offered():
     react(t, "grusk", "none")
     with pytest.raises(RuleError, match="can choose .* not 'enhance-parry'"):
         choose(t, "kaelin", "Enhance Parry")
+
+
+# --------------------------------------------------------------------------- #
+# 10: Luck Points re-roll a particular result (Endurance)
+# --------------------------------------------------------------------------- #
+
+
+def lucky_kaelin_stunned_roll():
+    from test_mythras_flow import sheet
+
+    t = grusk_first(kaelin=sheet("kaelin", luck_points=2))
+    attack(t, "grusk", "kaelin", "30")
+    react(t, "kaelin", "none")
+    choose(t, "grusk", "stun-location")
+    t(cmd.RollPending(), "2,1,1,17")
+    t(cmd.RollPending(), "90")  # Endurance fails against the original 30
+    step = t.step()
+    assert step.kind == "luck-endurance" and step.who == "kaelin" and step.options == ("luck", "accept")
+    assert not t.c("kaelin").has("stunned-location")
+    return t
+
+
+def test_a_luck_point_re_rolls_a_failed_endurance_roll():
+    """Seed 001 "Use Luck Point": "Using a Luck Point – to re-roll a
+    particular result for example – is a Free Action." Not only the
+    attack or parry: Kaelin's failed Endurance roll against Stun Location
+    is re-rolled, and the new roll holds."""
+    t = lucky_kaelin_stunned_roll()
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "10")
+    tested = t.new(ev.SkillTested)
+    assert [(e.roll, e.result) for e in tested] == [(10, "success")] and "Luck Point" in tested[0].purpose
+    assert not t.c("kaelin").has("stunned-location")
+    assert [c.effects["spent"] for c in t.c("kaelin").conditions if c.name == "luck-spent"] == [1]
+
+
+def test_a_failed_endurance_roll_may_be_accepted():
+    """Seed 001 "Stun Location": "If the defender Fails, then the Hit
+    Location is Incapacitated"; accepting the roll keeps the Luck Point."""
+    t = lucky_kaelin_stunned_roll()
+    choose(t, "kaelin", "accept")
+    assert t.c("kaelin").has("stunned-location")
+    assert not t.c("kaelin").has("luck-spent")

@@ -230,6 +230,15 @@ def luck_left(c: Combatant) -> int:
     return max(0, sheet_of(c).luck_points - spent)
 
 
+def spend_luck(draft: Draft, c: Combatant, why: str) -> None:
+    """One Luck Point spent (seed 001 "Use Luck Point": a Free Action), as
+    the ``luck-spent`` condition counting them."""
+    spent = sum(k.effects.get("spent", 0) for k in c.conditions if k.name == "luck-spent")
+    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+        "luck-spent", ends="never", effects={"spent": spent + 1},
+        note=f"{spent + 1} of {sheet_of(c).luck_points} Luck Points spent ({why})", **at(draft))))
+
+
 def stuck_weapons(state: State, handle: str) -> set[str]:
     """Names of ``handle``'s weapons left impaled in someone (seed 001
     "Impale": the wielder cannot parry with it while it is stuck)."""

@@ -33,9 +33,11 @@ from affray.rules.mythras.core import (
     find_weapon,
     go_on,
     grade_modifiers,
+    luck_left,
     resister_fails,
     rulings_of,
     sheet_of,
+    spend_luck,
     sundered_ap,
     test,
 )
@@ -198,14 +200,43 @@ def roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "cannot-attack", ends="actions", count=turns, effects={"cannot-attack": 1},
             note=f"Serious Wound to the {location}", **at)))
+    _endure(draft, step, rest, "")
+
+
+def _endure(draft: Draft, step: ev.PendingStep, rest, luck: str) -> None:
+    """The Endurance roll itself; failed with a Luck Point left, the roller
+    may re-roll it (``choose:luck-endurance``) before the effect takes
+    hold (seed 001 "Use Luck Point": "to re-roll a particular result")."""
+    c = draft.state.combatants[step.who]
+    reason, location = str(step.data["reason"]), str(step.data["location"])
     endurance = sheet_of(c).skill("Endurance")
-    tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack",
+    tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack{luck}",
                   grade_modifiers(draft.state, c, endurance, (), "both", combat=False))
     failed = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
-    at = dict(cause=draft.next_version, round=state.round, step=draft.state.step)
+    if failed and c.status != "dead" and luck_left(c) > 0:
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=c.handle, verb="choose", kind="luck-endurance",
+            prompt=f"{c.name}: Endurance ({reason}) failed; spend a Luck Point to re-roll it? luck | accept",
+            options=("luck", "accept"), exchange=step.exchange, data=dict(step.data)),) + tuple(rest)))
+        return
     if failed and c.status != "dead":
         _take_hold(draft, c.handle, reason, location, int(step.data["damage"]))
     go_on(draft, rest, f"{c.name}: Endurance ({reason}) {'failed' if failed else 'held'}")
+
+
+def luck_endurance(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """A failed Endurance roll: ``luck`` spends a Luck Point and rolls it
+    again; ``accept`` lets the effect take hold (step
+    ``choose:luck-endurance``; seed 001 "Use Luck Point")."""
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    c = draft.state.combatants[step.who]
+    reason = str(step.data["reason"])
+    if option == "luck":
+        spend_luck(draft, c, f"re-roll Endurance ({reason})")
+        _endure(draft, step, rest, " (Luck Point re-roll)")
+        return
+    _take_hold(draft, c.handle, reason, str(step.data["location"]), int(step.data["damage"]))
+    go_on(draft, rest, f"{c.name}: Endurance ({reason}) failed")
 
 
 def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: int) -> None:
