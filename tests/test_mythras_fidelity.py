@@ -662,3 +662,54 @@ def test_a_failed_endurance_roll_may_be_accepted():
     choose(t, "kaelin", "accept")
     assert t.c("kaelin").has("stunned-location")
     assert not t.c("kaelin").has("luck-spent")
+
+
+def lucky_grusk_tripped():
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(grusk=sheet("grusk", luck_points=1))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "trip-opponent")
+    t(cmd.RollPending(), "95")  # Brawn 51 fails against Kaelin's 30
+    step = t.step()
+    assert step.kind == "luck-reroll" and step.who == "grusk"
+    assert t.c("grusk").stance != "prone"
+    return t
+
+
+def test_a_luck_point_re_rolls_the_roll_against_trip_opponent():
+    """Seed 001 "Use Luck Point": "to re-roll a particular result"; also
+    an opposed roll against a Special Effect ("Trip Opponent": "If the
+    target Fails, they fall prone"). Grusk re-rolls 45 (beating 30) and keeps his feet."""
+    t = lucky_grusk_tripped()
+    t(cmd.MakeChoice(who="grusk", option="luck"), "45")
+    assert t.c("grusk").stance != "prone"
+    assert [(e.roll, e.purpose) for e in t.new(ev.SkillTested)] == [(45, "resist Trip Opponent")]
+    assert t.c("grusk").has("luck-spent")
+    assert t.step().kind == "damage"
+
+
+def test_a_lost_roll_against_trip_opponent_may_be_accepted():
+    t = lucky_grusk_tripped()
+    choose(t, "grusk", "accept")
+    assert t.c("grusk").stance == "prone" and not t.c("grusk").has("luck-spent")
+    assert not t.new(ev.SkillTested)  # nothing rolled again
+
+
+def test_a_luck_point_re_rolls_the_roll_against_disarm_opponent():
+    """Seed 001 "Disarm Opponent": "The opponent must make an Opposed Roll
+    of his Combat Style"; "Use Luck Point": "re-roll a particular result".
+    Lost with a fumble (00), re-rolled at 50 (against 120%: the Medium
+    longsword disarming the Huge Maul is two grades easier, and 50 beats
+    30): Grusk keeps his Maul."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(grusk=sheet("grusk", luck_points=1))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "disarm-opponent")
+    t(cmd.RollPending(), "00")  # the distance die waits for the outcome
+    assert t.step().kind == "luck-reroll" and "Maul" in t.c("grusk").ready
+    t(cmd.MakeChoice(who="grusk", option="luck"), "50,2")
+    assert "Maul" in t.c("grusk").ready and not t.new(ev.WeaponDropped)

@@ -14,6 +14,7 @@ the next step by kind (``draft.then``); the kinds are listed in
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -237,6 +238,23 @@ def spend_luck(draft: Draft, c: Combatant, why: str) -> None:
     draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
         "luck-spent", ends="never", effects={"spent": spent + 1},
         note=f"{spent + 1} of {sheet_of(c).luck_points} Luck Points spent ({why})", **at(draft))))
+
+
+def offer_luck(draft: Draft, c: Combatant, step: ev.PendingStep, rest, failed: bool) -> bool:
+    """After ``c`` lost an opposed roll against a Special Effect (Trip,
+    Disarm, Blind) with a Luck Point left: ask whether to re-roll it (seed
+    001 "Use Luck Point": "to re-roll a particular result"), as step
+    ``choose:luck-reroll``, and return True; the roll's outcome waits. The
+    roll step comes back with ``forced`` on ``accept`` (the loss stands,
+    nothing rolled again) or as it was on ``luck``."""
+    if not failed or step.data.get("forced") or luck_left(c) <= 0 or c.status == "dead":
+        return False
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=c.handle, verb="choose", kind="luck-reroll",
+        prompt=f"{c.name}: the roll against {step.kind} failed; spend a Luck Point to re-roll it? luck | accept",
+        options=("luck", "accept"), exchange=step.exchange,
+        data={"kind": step.kind, "data": json.dumps(dict(step.data), sort_keys=True)}),) + tuple(rest)))
+    return True
 
 
 def stuck_weapons(state: State, handle: str) -> set[str]:

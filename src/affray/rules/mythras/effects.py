@@ -33,6 +33,7 @@ from affray.rules.mythras.core import (
     go_on,
     grade_modifiers,
     held_weapon,
+    offer_luck,
     resister_fails,
     rulings_of,
     sheet_of,
@@ -73,9 +74,13 @@ def roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
         options.append(("Athletics", s.skill("Athletics")))
         extra = [("easy", "a quadruped resisting Trip Opponent")]
     name, skill = max(options, key=lambda p: p[1])
-    tested = test(draft, c, name, skill, "resist Trip Opponent",
-                  grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
-    tripped = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    tripped = True
+    if not step.data.get("forced"):
+        tested = test(draft, c, name, skill, "resist Trip Opponent",
+                      grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
+        tripped = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        if offer_luck(draft, c, step, rest, tripped):
+            return
     if tripped and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
     go_on(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
@@ -244,6 +249,8 @@ def roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
         tested = test(draft, c, skill_name, skill, "resist Disarm Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
         lost = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        if offer_luck(draft, c, step, rest, lost):
+            return
     dm = _dm_dice(state, winner.handle)
     feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
     if lost:
@@ -266,6 +273,8 @@ def roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
         tested = test(draft, c, skill_name, skill, "resist Blind Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False))
         blinded = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        if offer_luck(draft, c, step, rest, blinded):
+            return
     turns = draft.roll("1D3", "Turns blinded", by=str(step.data["winner"])).total
     if blinded:
         grade = str(step.data["grade"])

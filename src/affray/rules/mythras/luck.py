@@ -6,11 +6,11 @@ offers its own Luck Point re-roll (:func:`.wounds.luck_endurance`).
 
 from __future__ import annotations
 
+import json
+
 from affray.events import core as ev
-from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FUMBLE, is_success
-from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import combat_skill, find_weapon, kinds, luck_left, sheet_of, spend_luck, test
 
@@ -73,3 +73,20 @@ def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
         level = "failure"
     draft.then("attack:resolve", reaction=x.reaction or "none", item=item, d_level=level, d_roll=d_roll,
                shared_penalty=int(x.effects.get("shared", 0)), d_target=d_target)
+
+
+def luck_reroll(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """A lost roll against a Special Effect (step ``choose:luck-reroll``,
+    from :func:`~.core.offer_luck`): ``luck`` spends a Luck Point and the
+    roll step runs again; ``accept`` runs it ``forced``, the loss standing
+    without a new roll (seed 001 "Use Luck Point")."""
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    c = draft.state.combatants[step.who]
+    kind = str(step.data["kind"])
+    data = json.loads(str(step.data["data"]))
+    if option == "luck":
+        spend_luck(draft, c, f"re-roll against {kind}")
+    else:
+        data["forced"] = 1
+    again = ev.PendingStep(who=step.who, verb="roll", kind=kind, prompt="", exchange=step.exchange, data=data)
+    draft.then("roll:" + kind, step=again, rest=rest)
