@@ -284,6 +284,7 @@ def test_critical_special_effects_chosen_before_damage():
     assert not t.log(ev.DamageDealt)  # effects come first (seed 001)
     choose(t, "kaelin", "maximize-damage")
     choose(t, "kaelin", "bypass-armor")
+    choose(t, "kaelin", "worn")  # seed 001 "Bypass Armor": the attacker decides which of the two
     dmg = t.step()
     assert dmg.kind == "damage" and [d.expr for d in dmg.dice] == ["1D2", "1D20"]  # the 1D8 is maximised
     t(cmd.RollPending(), "2,11")  # 8 + 2 = 10 to the chest; worn 2 bypassed, natural 1 left
@@ -475,8 +476,9 @@ def test_skills_over_100_shared_penalty():
     attack(t, "kaelin", "grusk", "00")  # over 100 only 00 fumbles (B3)
     assert t.new(ev.AttackResolved)[0].fumble
     t2 = kaelin_first(kaelin=k)
-    attack(t2, "kaelin", "grusk", "11")  # alone: 11 <= ceil(120/10) = 12 is a critical
-    assert t2.new(ev.AttackResolved)[0].critical
+    attack(t2, "kaelin", "grusk", "11")  # 11 <= ceil(120/10) = 12 would be a critical at 120 ...
+    # ... but the Differential Roll takes Kaelin's excess off at once (B8; issue 15 item 11)
+    assert not t2.new(ev.AttackResolved)[0].critical and t2.new(ev.AttackResolved)[0].skill == 100
     react(t2, "grusk", "parry", "45")
     tested = [e for e in t2.new(ev.SkillTested) if e.handle == "grusk"][0]
     assert tested.target == 40 and tested.modifiers[0].value == -20  # 60 - (120 - 100), B8

@@ -43,6 +43,7 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras.core import (
+    break_aim,
     at,
     done,
     engaged_foes,
@@ -90,6 +91,8 @@ def act(draft: Draft, who: str, action: str) -> None:
     name = name.strip().lower()
     if name in BASIC:
         require_turn(state, who)
+        if name in ("stand", "regain-footing"):
+            break_aim(draft, who, name)
         fizzle(draft, who, name)
         draft.then("turns:delay", handle=who, action=name)
         return
@@ -100,6 +103,8 @@ def act(draft: Draft, who: str, action: str) -> None:
         c = require_turn(state, who)
         if c.combat_actions <= 0:
             raise RuleError(f"{c.name} has no Action Points left")
+        if name != "aim":
+            break_aim(draft, who, name)
         fizzle(draft, who, name)
         draft.then("act:" + name, who=who, arg=arg)
         return

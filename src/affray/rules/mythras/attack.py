@@ -39,14 +39,17 @@ from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     DEFERRED,
     attack_size,
+    combat_skill,
     default_weapon,
     done,
     end_ward,
     find_weapon,
+    break_aim,
     fizzle,
     grade_modifiers,
     kinds,
     over_100_mods,
+    over_100_taken,
     parry_weapons,
     require_turn,
     sheet_of,
@@ -124,10 +127,15 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
         if t.stance == "prone" and "target-prone" not in situations:
             extra.append(("formidable", "Target prone"))
     aim = next((c for c in a.conditions if c.name == "aiming"), None)
-    ease = 1 if (ranged and aim is not None and aim.since_round < state.round) else 0
-    skill_name, skill = sheet_of(a).weapon_skill(weapon)
+    ease = 1 if (ranged and aim is not None and aim.effects.get("from", aim.since_round) < state.round) else 0
+    skill_name, skill = combat_skill(state, a, weapon)
     grades = grade_modifiers(state, a, skill, situations, "attack", ranged=ranged, extra=extra, ease=ease)
     mods = grades + tuple(modifiers)
+    # B8: an attack is always settled as a Differential Roll (an undefended
+    # one against a Failure, seed 001 "Unable or Unwilling to Parry"), so
+    # the attacker's own excess over 100 is taken off the roll as it is
+    # made, and its log line shows the grade the exchange uses
+    mods += over_100_mods(state, max(0, skill + sum(m.value for m in mods)))
     exchange = state.next_exchange
     free = next((c for c in a.conditions if c.name == "free-attack"), None)
     if free is not None:
@@ -137,6 +145,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     if aim is not None and ranged:
         draft.emit(ev.ConditionExpired(handle=attacker, condition_id=aim.id,
                                        reason="the shot is loosed" + ("" if ease else " (aimed less than a whole round: no benefit)")))
+    elif aim is not None:
+        break_aim(draft, attacker, "a close-combat attack")
     end_ward(draft, attacker, weapon.name, "attacked with it")
     fizzle(draft, attacker, "attack")
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,
@@ -148,7 +158,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
             "unloaded", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
             effects={"load": weapon.load}, key=weapon.name.lower(), note=f"{weapon.name}: {weapon.load} Turn(s) to reload")))
     if automatic:
-        draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: the attack is Automatic (seed 001 'Close Combat Situational Modifiers')"))
+        draft.emit(ev.NoteAdded(text=f"{t.name} is helpless: the attack is Automatic"))
         draft.emit(ev.AttackResolved(exchange=exchange, hit=True, roll=0, skill=skill))
         offer_reaction(draft)
         return
@@ -181,14 +191,14 @@ def offer_reaction(draft: Draft) -> None:
     flags = kinds(x)
     if not t.can_fight or t.combat_actions <= 0 or t.effect("no-defence") or flags & {"helpless", "bystander"}:
         if "bystander" in flags:
-            why = f"{t.name} is taken completely by surprise (seed 001 'Select Target')"
+            why = f"{t.name} is taken completely by surprise"
         elif not t.can_fight or "helpless" in flags:
             why = f"{t.name} cannot react"
         elif t.effect("no-defence"):
             why = f"{t.name} is surprised and flat-footed until their turn"
         else:
             why = f"{t.name} has no Action Points left"
-        draft.emit(ev.NoteAdded(text=f"{why}: the defence counts as a Failure (seed 001)"))
+        draft.emit(ev.NoteAdded(text=f"{why}: the defence counts as a Failure"))
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=t.handle, reaction="none"))
         resolve(draft, "none", None, FAILURE, 0)
         return
@@ -243,7 +253,7 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         why = usable(state, c, item)
         if why:
             raise RuleError(f"{why}; parry with something else or evade")
-        skill_name, skill = sheet_of(c).weapon_skill(item)
+        skill_name, skill = combat_skill(state, c, item)
     else:
         skill_name, skill = "Evade", sheet_of(c).skill("Evade")
     draft.emit(ev.ActionSpent(handle=defender, kind="combat-action", reason=f"{reaction} against {a.name}"))
@@ -253,11 +263,13 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
     extra = [("hard", "Defending against a mounted foe")] if (a.has("mounted") and not c.has("mounted")
                                                               and "lower-ground" not in situations) else []
     own = grade_modifiers(state, c, skill, tuple(situations), "defence", extra=extra) + tuple(modifiers)
-    shared = over_100_mods(state, x.skill, max(0, skill + sum(m.value for m in own)))
+    taken = over_100_taken(x.modifiers)  # the attacker's own excess, taken at the attack roll
+    shared = over_100_mods(state, x.skill + taken, max(0, skill + sum(m.value for m in own)))
     d = test(draft, c, skill_name, skill, f"{reaction} against {a.name}", own + shared)
     if reaction == "evade" and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded (seed 001 'Evade')"))
-    resolve(draft, reaction, item, d.result, d.roll, shared_penalty=sum(m.value for m in shared), d_target=d.target)
+        draft.emit(ev.StanceChanged(handle=defender, stance="prone", reason="evaded"))
+    more = min(0, sum(m.value for m in shared) + taken)  # a defender further over 100 than the attacker
+    resolve(draft, reaction, item, d.result, d.roll, shared_penalty=more, d_target=d.target)
 
 
 def attacker_level(x, penalty: int = 0) -> str:
@@ -282,6 +294,9 @@ def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     a_level = attacker_level(x, shared_penalty)
+    if shared_penalty:
+        draft.emit(ev.NoteAdded(text=f"{a.name}'s attack roll {x.roll} counts against {max(0, x.skill + shared_penalty)}% "
+                                     f"in the Differential Roll (skills over 100, B8): {a_level}"))
     cell = tables.differential(a_level, d_level)
     flags = kinds(x)
     if flags & {"bystander", "crowd"}:
@@ -334,7 +349,7 @@ def _surprise_bonus(draft: Draft, t: Combatant, a_level: str) -> bool:
         if cond.effects.get("bonus-effect"):
             effects = {k: v for k, v in cond.effects.items() if k != "bonus-effect"}
             draft.emit(ev.ConditionApplied(handle=t.handle, condition=replace(cond, effects=effects)))
-            draft.emit(ev.NoteAdded(text=f"{t.name} is surprised: a bonus Special Effect (seed 001 'Surprise')"))
+            draft.emit(ev.NoteAdded(text=f"{t.name} is surprised: a bonus Special Effect"))
             return True
     return False
 

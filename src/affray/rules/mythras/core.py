@@ -14,6 +14,7 @@ the next step by kind (``draft.then``); the kinds are listed in
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -114,13 +115,22 @@ def test(draft: Draft, c: Combatant, skill_name: str, base: int, purpose: str,
     return tested
 
 
+#: The reason of the shared over-100 penalty's modifier (B8).
+OVER_100 = "highest skill over 100 (B8)"
+
+
 def over_100_mods(state: State, *skills: int) -> tuple[ev.Modifier, ...]:
     """The shared penalty for skills over 100 in an opposed or differential
     roll (rules-reference.md B8; ruling ``over_100_in_opposed``)."""
     if rulings_of(state).over_100_in_opposed == "none":
         return ()
     excess = tables.over_100(*skills)
-    return (ev.Modifier(-excess, "highest skill over 100 (B8)"),) if excess else ()
+    return (ev.Modifier(-excess, OVER_100),) if excess else ()
+
+
+def over_100_taken(mods) -> int:
+    """The over-100 penalty already among ``mods`` (as a positive number)."""
+    return -sum(m.value for m in mods if m.reason == OVER_100)
 
 
 def grade_modifiers(state: State, c: Combatant, base: int, situations, role: str,
@@ -182,6 +192,34 @@ def grade_modifiers(state: State, c: Combatant, base: int, situations, role: str
     return (ev.Modifier(value, f"{grade}: {why}"),)
 
 
+def combat_skill(state: State, c: Combatant, w: Weapon) -> tuple[str, int]:
+    """(name, value) of the skill ``c`` uses ``w`` with
+    (:meth:`Sheet.weapon_skill`), capped by Ride while mounted (seed 001
+    "Close Combat Situational Modifiers": "fighting from the back of a
+    horse would cap the combatant's Combat Skill by their Ride skill";
+    ruling ``unlisted_ride``); the name then says so."""
+    s = sheet_of(c)
+    name, value = s.weapon_skill(w)
+    if not c.has("mounted"):
+        return name, value
+    ch = s.characteristics
+    ride = s.skill("Ride", -1)
+    if ride < 0:
+        if rulings_of(state).unlisted_ride == "no-cap":
+            return name, value
+        ride = ch.DEX + ch.POW
+    if ride < value:
+        return f"{name} (capped by Ride {ride})", ride
+    return name, value
+
+
+def mount_of(state: State, c: Combatant) -> Combatant | None:
+    """The combatant ``c`` rides (``act WHO mount:MOUNT``), if any."""
+    cond = next((k for k in c.conditions if k.name == "mounted"), None)
+    h = from_of(cond) if cond is not None else ""
+    return state.combatants.get(h) if h else None
+
+
 def effects_of(conds, key: str):
     """The conditions in ``conds`` carrying effect ``key``."""
     return [c for c in conds if key in c.effects]
@@ -191,6 +229,32 @@ def luck_left(c: Combatant) -> int:
     """Luck Points ``c`` has not spent (sheet ``luck_points``)."""
     spent = sum(x.effects.get("spent", 0) for x in c.conditions if x.name == "luck-spent")
     return max(0, sheet_of(c).luck_points - spent)
+
+
+def spend_luck(draft: Draft, c: Combatant, why: str) -> None:
+    """One Luck Point spent (seed 001 "Use Luck Point": a Free Action), as
+    the ``luck-spent`` condition counting them."""
+    spent = sum(k.effects.get("spent", 0) for k in c.conditions if k.name == "luck-spent")
+    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+        "luck-spent", ends="never", effects={"spent": spent + 1},
+        note=f"{spent + 1} of {sheet_of(c).luck_points} Luck Points spent ({why})", **at(draft))))
+
+
+def offer_luck(draft: Draft, c: Combatant, step: ev.PendingStep, rest, failed: bool) -> bool:
+    """After ``c`` lost an opposed roll against a Special Effect (Trip,
+    Disarm, Blind) with a Luck Point left: ask whether to re-roll it (seed
+    001 "Use Luck Point": "to re-roll a particular result"), as step
+    ``choose:luck-reroll``, and return True; the roll's outcome waits. The
+    roll step comes back with ``forced`` on ``accept`` (the loss stands,
+    nothing rolled again) or as it was on ``luck``."""
+    if not failed or step.data.get("forced") or luck_left(c) <= 0 or c.status == "dead":
+        return False
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=c.handle, verb="choose", kind="luck-reroll",
+        prompt=f"{c.name}: the roll against {step.kind} failed; spend a Luck Point to re-roll it? luck | accept",
+        options=("luck", "accept"), exchange=step.exchange,
+        data={"kind": step.kind, "data": json.dumps(dict(step.data), sort_keys=True)}),) + tuple(rest)))
+    return True
 
 
 def stuck_weapons(state: State, handle: str) -> set[str]:
@@ -243,7 +307,8 @@ def hand_of(c: Combatant, weapon: str) -> str:
 
 def usable(state: State, c: Combatant, w: Weapon) -> str:
     """Why ``c`` cannot use ``w`` now, or "": broken (Damage Weapon), stuck
-    in a wound (Impale) or held by an entangled arm (Entangle)."""
+    in a wound (Impale), held by an entangled arm (Entangle) or by a
+    stunned arm (Stun Location: "the Hit Location is Incapacitated")."""
     if broken(c, w):
         return f"{w.name} is broken"
     if w.name in stuck_weapons(state, c.handle):
@@ -252,6 +317,8 @@ def usable(state: State, c: Combatant, w: Weapon) -> str:
     for cond in c.conditions:
         if cond.name == "entangled" and cond.location.endswith("arm") and hand in (cond.location, "both"):
             return f"{c.name}'s {cond.location} is entangled"
+        if cond.name == "stunned-location" and cond.location.endswith("arm") and hand in (cond.location, "both"):
+            return f"{c.name}'s {cond.location} is stunned (seed 001 'Stun Location': the Hit Location is Incapacitated)"
     return ""
 
 
@@ -303,6 +370,13 @@ def go_on(draft: Draft, steps, summary: str) -> None:
         draft.then("attack:end-exchange", summary=summary)
     else:
         done(draft)
+
+
+def grippers(c: Combatant) -> list[str]:
+    """Handles of those gripping ``c``: it cannot disengage from them (seed
+    001 "Grip": "preventing them from being able to disengage from
+    combat")."""
+    return [from_of(k) for k in c.conditions if k.name == "gripped"]
 
 
 def engaged_foes(state: State, c: Combatant) -> list[Combatant]:
@@ -377,6 +451,37 @@ def held_weapon(state: State, who: str):
     return w
 
 
+def entangling_weapon(state: State, victim: str, wielder: str) -> Weapon | None:
+    """``wielder``'s unbroken weapon that entangles ``victim``, if any (seed
+    001 "Entangle")."""
+    w = state.combatants[wielder]
+    weapons = sheet_of(w).weapons
+    for cond in state.combatants[victim].conditions:
+        if cond.name == "entangled" and from_of(cond) == wielder:
+            i = cond.effects.get("weapon", -1)
+            if 0 <= i < len(weapons) and not broken(w, weapons[i]):
+                return weapons[i]
+    return None
+
+
+def weapon_struck(state: State, who: str, loser: str) -> Weapon | None:
+    """The weapon ``who``'s Damage Weapon strikes in the open exchange (seed
+    001 "Damage Weapon"), or None: the weapon that entangles ``who`` (ruling
+    ``entangled_damage_weapon``, seed 001 "Entangle"); else, for the
+    defender, the attacker's weapon; for the attacker, "the defender's
+    Parrying weapon"."""
+    x = state.exchange
+    if rulings_of(state).entangled_damage_weapon == "entangling-weapon":
+        w = entangling_weapon(state, who, loser)
+        if w is not None:
+            return w
+    if who == x.target:
+        return held_weapon(state, loser)
+    if x.reaction == "parry" and x.with_item:
+        return find_weapon(state.combatants[loser], x.with_item, ready_only=False)
+    return None
+
+
 def resister_fails(draft: Draft, resister_level: str, resister_roll: int, roll: int, skill: int) -> bool:
     """An opposed roll against an original roll (rules-reference.md B6): the
     resister fails unless it wins; both failing follows ruling
@@ -429,6 +534,16 @@ def end_ward(draft: Draft, handle: str, weapon: str, why: str) -> None:
     for cond in draft.state.combatants[handle].conditions:
         if cond.name == "warding" and cond.id == f"warding:{weapon.lower()}":
             draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"{weapon} {why}"))
+
+
+def break_aim(draft: Draft, who: str, what: str) -> None:
+    """Aiming "requires an entire Combat Round steadying the weapon" (seed
+    001 "Aiming"): any other Turn action (moving, readying, a melee blow,
+    standing up) ends it without benefit; passing and delaying do not."""
+    for cond in draft.state.combatants[who].conditions:
+        if cond.name == "aiming":
+            draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id,
+                                           reason=f"aim broken by {what}: aiming takes an entire Combat Round"))
 
 
 def fizzle(draft: Draft, who: str, name: str) -> None:

@@ -46,10 +46,12 @@ from affray.rules.mythras.core import (
     go_on,
     grade_modifiers,
     kinds,
+    mount_of,
     rulings_of,
     sheet_of,
     sundered_ap,
     test,
+    weapon_struck,
 )
 from affray.rules.mythras.sheet import derive
 
@@ -88,6 +90,14 @@ def _plan(state: State, chosen: list[str]):
     flags = kinds(x)
     if "charge" in flags:
         dm = tables.dm_step(dm, 2 if sheet_of(a).legs >= 4 else 1)
+        steed = mount_of(state, a)
+        if steed is not None and rulings_of(state).mounted_charge_dm == "better":
+            # seed 001 "Charging": "Riding characters may substitute their
+            # Damage Modifier for that of their mount instead"
+            theirs = tables.dm_step(derive(sheet_of(steed), rulings_of(state)).damage_modifier,
+                                    2 if sheet_of(steed).legs >= 4 else 1)
+            if tables.dm_rank(theirs) > tables.dm_rank(dm):
+                dm = theirs
     if "counter" in flags and "set" in weapon.traits:
         t = state.combatants[x.target]
         dm = derive(sheet_of(t), rulings_of(state)).damage_modifier
@@ -105,7 +115,8 @@ def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingSte
     x = draft.state.exchange
     steps = list(steps)
     if x.effects.get("hit") and not (data.get("side") == "defender" and "select-target" in chosen):
-        steps.append(damage_step(draft.state, chosen, str(data.get("location", ""))))
+        steps.append(damage_step(draft.state, chosen, str(data.get("location", "")), str(data.get("side", "")),
+                                 bypass=str(data.get("bypass", ""))))
     if steps:
         draft.emit(ev.StepsAwaited(steps=tuple(steps)))
         return
@@ -113,9 +124,13 @@ def offer(draft: Draft, data: dict, chosen: list[str], steps: list[ev.PendingSte
                summary=str(next((e.outcome for e in reversed(draft.events) if isinstance(e, ev.ReactionResolved)), "")))
 
 
-def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingStep:
+def damage_step(state: State, chosen: list[str], location: str, side: str = "", *, bypass: str = "") -> ev.PendingStep:
     """The attacker's damage roll: weapon dice (twice for Impale), damage
-    modifier, and the d20 location unless it was chosen (seed 001 step 5)."""
+    modifier, and the d20 location unless it was chosen (seed 001 step 5).
+    ``side`` is who won the Special Effects in ``chosen`` (``attacker`` or
+    ``defender``): Damage Weapon and Entangle may be either side's.
+    ``bypass`` is the armour (``worn``, ``natural``) a single Bypass Armor
+    bypasses, when the attacker chose."""
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     weapon, rolled, fixed, dm = _plan(state, chosen)
@@ -129,11 +144,12 @@ def damage_step(state: State, chosen: list[str], location: str) -> ev.PendingSte
     if not location:
         needs.append(ev.DiceNeed("hit location", "1D20", by=a.handle))
     shown = dicelib.combine(*(p for p in (rolled, str(fixed) if fixed else "", dm) if p))
-    into = f"{t.name}'s {x.with_item}" if "damage-weapon" in chosen and x.with_item else t.name
+    struck = weapon_struck(state, a.handle, t.handle) if side == "attacker" and "damage-weapon" in chosen else None
+    into = f"{t.name}'s {struck.name}" if struck is not None else t.name
     return ev.PendingStep(
         who=a.handle, verb="roll", kind="damage",
         prompt=f"{a.name}: roll damage {shown} against {into}" + (f"'s {location}" if location else " and hit location 1D20"),
-        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location},
+        dice=tuple(needs), exchange=x.id, data={"chosen": ",".join(chosen), "location": location, "side": side, "bypass": bypass},
     )
 
 
@@ -194,7 +210,8 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
         total //= 2
     if "charge" in kinds(x):
         note.append("charge: Damage Modifier one step up")
-    data = {"chosen": ",".join(chosen), "location": location, "total": total,
+    data = {"chosen": ",".join(chosen), "location": location, "total": total, "side": str(step.data.get("side", "")),
+            "bypass": str(step.data.get("bypass", "")),
             "shown": f"{weapon_part}{mod:+d}", "note": "; ".join(note)}
     if "sharpshooter" in chosen:
         options = tables.ADJACENT.get(location, ()) + ("keep",)
@@ -248,6 +265,11 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     note = [str(data.get("note", ""))] if data.get("note") else []
     follow: list[ev.PendingStep] = []
     flags = kinds(x)
+    # the attacker's Damage Weapon strikes the parrying weapon; the
+    # defender's was its own step (effects:weapon-damage), and the blow
+    # still lands as the parry allows (seed 001 "Damage Weapon")
+    struck = weapon_struck(state, a.handle, t.handle) if "damage-weapon" in chosen and data.get("side") == "attacker" else None
+    strike_weapon = struck is not None
     # Knockback and Bash act on the damage rolled, before parry and armour
     if "bash" in chosen:
         feet = tables.bash_feet(total, weapon.kind == "shield" or "shield" in weapon.traits)
@@ -256,7 +278,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
                                          reason=f"Bash: {feet} ft back"))
         if "obstacle" in flags and feet:
             follow.append(_fall_step(state, t.handle, "bash", "bashed into an obstacle: Acrobatics, or Athletics at Hard, or fall"))
-    elif "damage-weapon" not in chosen and rulings_of(state).knockback == "on":
+    elif not strike_weapon and rulings_of(state).knockback == "on":
         siz = effective_siz(t, "knockback")
         feet = tables.knockback_feet(total, int(siz) if siz == int(siz) else siz)
         if feet:
@@ -272,12 +294,15 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     if _BLOCK_RANK[ward] > _BLOCK_RANK[block]:
         block = ward
         note.append(f"warded by {ward_by}")
-    after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
-    if "damage-weapon" in chosen and x.with_item:
-        draft.then("effects:damage-weapon", owner=t.handle, weapon=x.with_item, damage=after,
+    if strike_weapon:
+        # seed 001 "Damage Weapon": the attacker "applies his damage roll to
+        # it"; "the targeted weapon uses its own Armor Points" (the parry
+        # does not deflect a blow aimed at the parrying weapon itself)
+        draft.then("effects:damage-weapon", owner=t.handle, weapon=struck.name, damage=total,
                    why=f"Damage Weapon by {a.name}")
-        draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {x.with_item}")
+        draft.then("go-on", steps=tuple(rest) + tuple(follow), summary=f"{a.name} strikes {t.name}'s {struck.name}")
         return
+    after = tables.after_parry(total, block, rulings_of(state).half_parry_rounding)
     sheet = sheet_of(t)
     worn, natural = sheet.armour.get(location, 0), sheet.natural_armour.get(location, 0)
     lost = sundered_ap(t, location)
@@ -287,8 +312,10 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
     bypass = chosen.count("bypass-armor")
     if bypass >= 2:
         armour_ap = 0
+    elif bypass == 1 and data.get("bypass") == "natural":
+        armour_ap = worn_left  # seed 001 "Bypass Armor": "the attacker must decide which of the two is bypassed"
     elif bypass == 1:
-        armour_ap = natural_left if worn_left else 0  # the worn armour is bypassed first (our reading)
+        armour_ap = natural_left if worn_left else 0  # worn chosen, or only one kind there to bypass
     else:
         armour_ap = worn_left + natural_left
     if cover:
@@ -311,7 +338,7 @@ def apply_damage(draft: Draft, data: dict, rest) -> None:
                               armour=armour, final=final, critical=bool(x.effects.get("critical")),
                               note=str(data.get("shown", "")) + (f"; parry {block}" if block != "none" else "") + "; " + "; ".join(n for n in note if n)))
     draft.then("wounds:inflict", handle=t.handle, location=location, final=final, chosen=tuple(chosen),
-               entangle="entangle" in chosen and data.get("side", "attacker") == "attacker" and "entangling" in weapon.traits,
+               entangle="entangle" in chosen and data.get("side") == "attacker" and "entangling" in weapon.traits,
                steps=tuple(rest) + tuple(follow), summary=f"{a.name} hits {t.name}'s {location} for {final}")
 
 

@@ -25,7 +25,7 @@ from affray.rules.mythras import tables
 from msgspec.structs import replace
 
 from affray.rules.mythras import conditions as cat
-from affray.rules.mythras.core import at, find_weapon, held_weapon, kinds, sheet_of, traits_of
+from affray.rules.mythras.core import at, find_weapon, grippers, held_weapon, kinds, sheet_of, traits_of, weapon_struck
 
 
 #: Effects that only shape a blow that lands.
@@ -94,8 +94,7 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
         if key in out and not ok:
             out.remove(key)
     if "damage-weapon" in out:
-        target_w = held_weapon(state, loser.handle) if who == x.target else (
-            find_weapon(loser, x.with_item, ready_only=False) if parried and x.with_item else None)
+        target_w = weapon_struck(state, who, loser.handle)
         drop("damage-weapon", target_w is not None and target_w.hp > 0 and (who == x.attacker or mine is not None))
     drop("disarm-opponent", held_weapon(state, loser.handle) is not None and loser_sheet.STR <= 2 * me_sheet.STR)
     siz = loser_sheet.SIZ * (2 if loser.has("braced") else 1)
@@ -103,6 +102,7 @@ def eligible(state: State, who: str, data: dict) -> list[str]:
     drop("select-target", bool(bystanders(state)) and bool(x.weapon))
     drop("accidental-injury", bool(x.weapon))  # a leap has no weapon to turn on its wielder
     drop("slip-free", any(k.name in ("entangled", "gripped", "pinned") for k in c.conditions))
+    drop("withdraw", loser.handle not in grippers(c))  # seed 001 "Grip": the gripped cannot disengage
     drop("rapid-reload", mine is not None and mine.load > 0)
     drop("entangle", who == x.attacker or mine is not None)
     if "accidental-injury" in taken:
@@ -219,7 +219,7 @@ def trigger_counter(draft: Draft, winner: str, loser: str, effect: str, counter,
     draft.emit(SpecialEffectChosen(exchange=x.id, by=winner, against=loser, effect=effect, detail="countered"))
     draft.emit(ev.ConditionExpired(handle=loser, condition_id=counter.id, reason=f"revealed: it counters {_name(effect)}"))
     draft.emit(ev.NoteAdded(text=f"{l.name} had prepared a counter against {w.name}'s {_name(effect)}: "
-                                 f"{l.name} substitutes an effect of their own, which succeeds automatically (seed 001 'Prepare Counter')"))
+                                 f"{l.name} substitutes an effect of their own, which succeeds automatically"))
     data = dict(data)
     data["chosen"] = ",".join(_remove_last(str(data["chosen"]).split(","), effect))
     options = _counter_options(state, loser, winner)
@@ -247,7 +247,7 @@ def _counter_options(state: State, who: str, foe: str) -> tuple[str, ...]:
             continue
         if key == "disarm-opponent" and held_weapon(state, foe) is None:
             continue
-        if key == "withdraw" and foe not in c.engaged:
+        if key == "withdraw" and (foe not in c.engaged or foe in grippers(c)):
             continue
         if key == "trip-opponent" and f.stance == "prone":
             continue
@@ -307,7 +307,8 @@ def secret_counter(draft: Draft, step: ev.PendingStep, option: str) -> None:
 def pick_follow_up(state: State, who: str, option: str, data: dict):
     """The follow-up step a pick needs before it is recorded: Blind
     Opponent's grade (Hard or Formidable, "depending on the method"),
-    Select Target's bystander. None for the rest. (Prepare Counter is
+    Select Target's bystander, Bypass Armor's worn or natural armour (when
+    the loser has both). None for the rest. (Prepare Counter is
     recorded first, then asks for its secret: see :func:`at_once`.)"""
     x = state.exchange
     c = state.combatants[who]
@@ -318,6 +319,14 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
         options = tuple(bystanders(state))
         return sub_step(who, "select-target", f"{c.name}: who takes the blow instead? {' | '.join(options)}",
                         options, {"resume": encode(data)}, x.id)
+    if option == "bypass-armor" and str(data["chosen"]).split(",").count("bypass-armor") == 1:
+        # seed 001 "Bypass Armor": "If the defender is wearing armor above
+        # natural protection, then the attacker must decide which of the two
+        # is bypassed" (a second pick bypasses both: no choice then)
+        s = sheet_of(state.combatants[str(data["loser"])])
+        if any(s.armour.values()) and any(s.natural_armour.values()):
+            return sub_step(who, "bypass-armor", f"{c.name}: bypass which armour? worn | natural",
+                            ("worn", "natural"), {"resume": encode(data)}, x.id)
     if option == "prepare-counter":
         return sub_step(who, "counter",
                         f"{c.name}: note in secret the Special Effect to counter (choose --secret)",
@@ -328,12 +337,14 @@ def pick_follow_up(state: State, who: str, option: str, data: dict):
 #: Follow-ups that complete a Special Effect with a detail: the step kind ->
 #: the effect and the key of the choose step's data the detail goes under
 #: (Blind Opponent's grade, Select Target's bystander).
-_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander")}
+_DETAILS = {"blind-grade": ("blind-opponent", "blind"), "select-target": ("select-target", "bystander"),
+            "bypass-armor": ("bypass-armor", "bypass")}
 
 
 def effect_detail(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    """Blind Opponent's grade or Select Target's bystander (steps
-    ``choose:blind-grade``, ``choose:select-target``): the pick is recorded
+    """Blind Opponent's grade, Select Target's bystander or the armour Bypass
+    Armor bypasses (steps ``choose:blind-grade``, ``choose:select-target``,
+    ``choose:bypass-armor``): the pick is recorded
     with its detail, then the picks go on."""
     effect, key = _DETAILS[step.kind]
     data = decode(step.data["resume"])
@@ -356,9 +367,10 @@ def at_once(draft: Draft, who: str, loser: str, option: str) -> None:
     elif option == "withdraw":
         if loser in c.engaged:
             draft.emit(ev.EngagementChanged(a=who, b=loser, engaged=False))
-        for cond in c.conditions:
-            if cond.name == "gripped" and cat.from_of(cond) == loser:
-                draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="withdrew"))
+        # a gripper who withdraws lets go (the gripped cannot withdraw: eligible)
+        for cond in state.combatants[loser].conditions:
+            if cond.name == "gripped" and cat.from_of(cond) == who:
+                draft.emit(ev.ConditionExpired(handle=loser, condition_id=cond.id, reason=f"{c.name} withdrew"))
     elif option == "grip":
         draft.emit(ev.ConditionApplied(handle=loser, condition=cat.make(
             "gripped", ends="event", key=who, effects={f"from:{who}": 1},

@@ -33,11 +33,13 @@ from affray.rules.mythras.core import (
     go_on,
     grade_modifiers,
     held_weapon,
+    offer_luck,
     resister_fails,
     rulings_of,
     sheet_of,
     test,
     weapon_hp,
+    weapon_struck,
 )
 from affray.rules.mythras.sheet import derive
 
@@ -72,9 +74,13 @@ def roll_trip(draft: Draft, step: ev.PendingStep, rest) -> None:
         options.append(("Athletics", s.skill("Athletics")))
         extra = [("easy", "a quadruped resisting Trip Opponent")]
     name, skill = max(options, key=lambda p: p[1])
-    tested = test(draft, c, name, skill, "resist Trip Opponent",
-                  grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
-    tripped = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+    tripped = True
+    if not step.data.get("forced"):
+        tested = test(draft, c, name, skill, "resist Trip Opponent",
+                      grade_modifiers(draft.state, c, skill, (), "both", combat=False, extra=extra))
+        tripped = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        if offer_luck(draft, c, step, rest, tripped):
+            return
     if tripped and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason=str(step.data.get("why", "Trip Opponent"))))
     go_on(draft, rest, f"{c.name} {'is tripped' if tripped else 'resists the trip'}")
@@ -103,7 +109,7 @@ def effect_steps(draft: Draft, data: dict, chosen: list[str]) -> list[ev.Pending
     l = state.combatants.get(loser)
     if "trip-opponent" in chosen:
         if forced:
-            draft.emit(ev.NoteAdded(text=f"Force Failure: {l.name} fails the roll against Trip Opponent (seed 001)"))
+            draft.emit(ev.NoteAdded(text=f"Force Failure: {l.name} fails the roll against Trip Opponent"))
             if l.stance != "prone":
                 draft.emit(ev.StanceChanged(handle=loser, stance="prone", reason="Trip Opponent (Force Failure)"))
         else:
@@ -185,7 +191,7 @@ def _blind_step(state: State, winner: str, loser: str, data: dict, forced: bool,
 def _weapon_damage_step(state: State, winner: str, loser: str, data: dict) -> ev.PendingStep:
     c = state.combatants[winner]
     mine = find_weapon(c, str(data["item"]), ready_only=False)
-    target = held_weapon(state, loser)
+    target = weapon_struck(state, winner, loser)
     needs = [ev.DiceNeed(f"{mine.name} damage (against {target.name})", mine.damage, by=winner)]
     dm = _dm_dice(state, winner)
     if dm:
@@ -213,7 +219,7 @@ def disarm(draft: Draft, handle: str, weapon: str, why: str) -> None:
     idx = [x.name for x in sheet_of(c).weapons].index(w.name)
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "dropped", ends="event", key=w.name.lower(), effects={"weapon": idx, "stage": 0},
-        note=f"{w.name} lies on the ground: 2 Actions to pick it up (seed 001 'Ready')", **at(draft))))
+        note=f"{w.name} lies on the ground: 2 Actions to pick it up", **at(draft))))
     # a weapon that drops lets go of what it entangles
     for other in state.combatants.values():
         for cond in other.conditions:
@@ -243,6 +249,8 @@ def roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
         tested = test(draft, c, skill_name, skill, "resist Disarm Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
         lost = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        if offer_luck(draft, c, step, rest, lost):
+            return
     dm = _dm_dice(state, winner.handle)
     feet = 3 * draft.roll(str(dicelib.parse(dm.lstrip("+"))), "distance flung (x3 ft)", by=winner.handle).total if dm else 0
     if lost:
@@ -265,6 +273,8 @@ def roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
         tested = test(draft, c, skill_name, skill, "resist Blind Opponent",
                       grade_modifiers(state, c, skill, (), "both", combat=False))
         blinded = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
+        if offer_luck(draft, c, step, rest, blinded):
+            return
     turns = draft.roll("1D3", "Turns blinded", by=str(step.data["winner"])).total
     if blinded:
         grade = str(step.data["grade"])
@@ -277,7 +287,8 @@ def roll_blind(draft: Draft, step: ev.PendingStep, rest) -> None:
 def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) -> None:
     """Apply ``damage`` to a weapon: its own Armor Points resist, the rest
     comes off its Hit Points; at 0 it breaks (seed 001 "Damage Weapon";
-    step ``effects:damage-weapon`` for the attacker's)."""
+    step ``effects:damage-weapon`` for the attacker's), and a broken
+    entangling weapon frees whoever it entangles ("Entangle")."""
     state = draft.state
     c = state.combatants[owner]
     w = find_weapon(c, weapon, ready_only=False)
@@ -292,6 +303,16 @@ def damage_weapon(draft: Draft, owner: str, weapon: str, damage: int, why: str) 
             note=f"{w.name}: {max(0, left)}/{w.hp} HP" + (" — broken" if left <= 0 else ""), **at(draft))))
     if left <= 0 and w.name in c.ready:
         draft.emit(ev.WeaponDropped(handle=owner, weapon=w.name, reason="broken (Damage Weapon)"))
+    if left <= 0:
+        # seed 001 "Entangle": the victim frees himself if he "win[s] a
+        # Special Effect and select[s] Damage Weapon": a broken entangling
+        # weapon lets go of what it holds
+        idx = [x.name for x in sheet_of(c).weapons].index(w.name)
+        for other in state.combatants.values():
+            for cond in other.conditions:
+                if cond.name == "entangled" and cat.from_of(cond) == owner and cond.effects.get("weapon") == idx:
+                    draft.emit(ev.ConditionExpired(handle=other.handle, condition_id=cond.id,
+                                                   reason=f"{c.name}'s {w.name} is broken (Damage Weapon)"))
 
 
 def roll_weapon_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
@@ -369,7 +390,7 @@ def crowd_victim(draft: Draft, step: ev.PendingStep, option: str) -> None:
     ``choose:crowd-victim``; seed 001 "Firing into a Crowd"): this exchange
     ends, the blow's own opens (``special:open-deferred``)."""
     x = draft.state.exchange
-    draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead (seed 001 'Firing into a Crowd')"))
+    draft.emit(ev.NoteAdded(text=f"the shot strikes {draft.state.combatants[option].name} instead"))
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=x.target, reaction="none"))
     draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the shot goes astray"))
     draft.then("special:open-deferred", attacker=x.attacker, target=option, weapon=str(step.data["weapon"]),
@@ -383,7 +404,7 @@ def charge_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
     target = str(step.data["target"])
     if option == "sweep-past":
         draft.emit(ev.EngagementChanged(a=step.who, b=target, engaged=False))
-        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[step.who].name} sweeps past, breaking engagement (seed 001 'Charging')"))
+        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[step.who].name} sweeps past, breaking engagement"))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.then("attack:after-exchange")
 

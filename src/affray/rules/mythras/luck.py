@@ -1,17 +1,18 @@
 """Luck Points in mythras: ``luck`` re-rolls one's own roll of the open
 exchange (seed 001 "Use Luck Point"). Queued as ``act:ACTION`` steps by
-:func:`affray.rules.mythras.actions.act`.
+:func:`affray.rules.mythras.actions.act`. A failed opposed Endurance roll
+offers its own Luck Point re-roll (:func:`.wounds.luck_endurance`).
 """
 
 from __future__ import annotations
 
+import json
+
 from affray.events import core as ev
-from affray.projections.state import Combatant
 from affray.rules.base import Draft, RuleError
 from affray.rules.d100 import CRITICAL, FUMBLE, is_success
-from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, find_weapon, kinds, luck_left, sheet_of, test
+from affray.rules.mythras.core import combat_skill, find_weapon, kinds, luck_left, sheet_of, spend_luck, test
 
 
 def luck(draft: Draft, who: str, arg: str) -> None:
@@ -32,12 +33,11 @@ def luck(draft: Draft, who: str, arg: str) -> None:
         raise RuleError("too late to re-roll: the exchange has moved on (Special Effects chosen or damage rolled)")
     if step.kind == "damage" and x.effects.get("special_effects"):
         raise RuleError("too late to re-roll: the Special Effects have been chosen")
-    spent = sum(k.effects.get("spent", 0) for k in c.conditions if k.name == "luck-spent")
     kinds_ = kinds(x)
     if who == x.attacker and "helpless" not in kinds_:
-        _spend_luck(draft, c, spent, "re-roll the attack")
+        spend_luck(draft, c, "re-roll the attack")
         weapon = find_weapon(c, x.weapon, ready_only=False)
-        skill_name, skill = sheet_of(c).weapon_skill(weapon)
+        skill_name, skill = combat_skill(state, c, weapon)
         mods = x.modifiers
         tested = test(draft, c, skill_name, skill, f"attack on {state.combatants[x.target].name} (Luck Point re-roll)", mods)
         draft.emit(ev.AttackResolved(exchange=x.id, hit=is_success(tested.result), critical=tested.result == CRITICAL,
@@ -48,7 +48,7 @@ def luck(draft: Draft, who: str, arg: str) -> None:
         _re_resolve(draft, x.effects.get("d_roll", 0), x.effects.get("d_target", 0))
         return
     if who == x.target and x.reaction in ("parry", "evade") and step.kind != "react":
-        _spend_luck(draft, c, spent, f"re-roll the {x.reaction}")
+        spend_luck(draft, c, f"re-roll the {x.reaction}")
         target = int(x.effects.get("d_target", 0))
         rolled = draft.roll("1D100", f"{x.reaction} (Luck Point re-roll)", by=who)
         result = tables.skill_test(rolled.total, target)
@@ -58,12 +58,6 @@ def luck(draft: Draft, who: str, arg: str) -> None:
         _re_resolve(draft, rolled.total, target)
         return
     raise RuleError(f"{c.name} has no roll in this exchange to re-roll")
-
-
-def _spend_luck(draft: Draft, c: Combatant, spent: int, why: str) -> None:
-    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
-        "luck-spent", ends="never", effects={"spent": spent + 1},
-        note=f"{spent + 1} of {sheet_of(c).luck_points} Luck Points spent ({why})", **at(draft))))
 
 
 def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
@@ -79,3 +73,20 @@ def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
         level = "failure"
     draft.then("attack:resolve", reaction=x.reaction or "none", item=item, d_level=level, d_roll=d_roll,
                shared_penalty=int(x.effects.get("shared", 0)), d_target=d_target)
+
+
+def luck_reroll(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """A lost roll against a Special Effect (step ``choose:luck-reroll``,
+    from :func:`~.core.offer_luck`): ``luck`` spends a Luck Point and the
+    roll step runs again; ``accept`` runs it ``forced``, the loss standing
+    without a new roll (seed 001 "Use Luck Point")."""
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    c = draft.state.combatants[step.who]
+    kind = str(step.data["kind"])
+    data = json.loads(str(step.data["data"]))
+    if option == "luck":
+        spend_luck(draft, c, f"re-roll against {kind}")
+    else:
+        data["forced"] = 1
+    again = ev.PendingStep(who=step.who, verb="roll", kind=kind, prompt="", exchange=step.exchange, data=data)
+    draft.then("roll:" + kind, step=again, rest=rest)

@@ -101,6 +101,7 @@ def roll_cast(draft: Draft, step: ev.PendingStep, rest) -> None:
     skill = sheet_of(c).skill(spell.skill)
     tested = test(draft, c, spell.skill, skill, f"cast {spell.name}", grade_modifiers(state, c, skill, (), "both", combat=False))
     draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=cond.id, reason="released"))
+    rest = tuple(_without_release(s, c.handle) for s in rest)
     target = str(step.data.get("target", ""))
     if not is_success(tested.result):
         draft.emit(MagicResolved(caster=c.handle, spell=spell.name, target=target, outcome="fails", effect=spell.effect))
@@ -122,6 +123,15 @@ def roll_cast(draft: Draft, step: ev.PendingStep, rest) -> None:
         return
     draft.emit(MagicResolved(caster=c.handle, spell=spell.name, target=target, outcome="takes effect", effect=spell.effect))
     resume(draft, rest)
+
+
+def _without_release(step: ev.PendingStep, who: str) -> ev.PendingStep:
+    """``who``'s waiting turn step without ``release | hold``: the spell is
+    released (the turn step was made while it was ready)."""
+    if step.kind != "turn" or step.who != who or "release" not in step.options:
+        return step
+    options = tuple(o for o in step.options if o not in ("release", "hold"))
+    return replace(step, options=options, prompt=step.prompt.replace("release | hold | ", ""))
 
 
 def counter_choice(draft: Draft, step: ev.PendingStep, option: str) -> None:

@@ -12,7 +12,7 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, names_terrain, sheet_of, spend, test
+from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, grippers, names_terrain, sheet_of, spend, test
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
@@ -86,9 +86,14 @@ def change_range(draft: Draft, who: str, arg: str) -> None:
 
 def outmaneuver(draft: Draft, who: str, arg: str) -> None:
     """Outmaneuver: a group Opposed Roll of Evade against every engaged foe
-    with an Action Point, each spending one (seed 001 "Outmaneuvering")."""
+    with an Action Point, each spending one (seed 001 "Outmaneuvering").
+    :class:`RuleError` for a gripped fighter, who cannot disengage ("Grip")."""
     state = draft.state
     c = state.combatants[who]
+    held = grippers(c)
+    if held:
+        raise RuleError(f"{c.name} is gripped by {', '.join(state.combatants[h].name for h in held)} and cannot "
+                        f"disengage (seed 001 'Grip'): struggle free or Slip Free first")
     foes = [f for f in engaged_foes(state, c) if f.combat_actions > 0]
     if not foes:
         raise RuleError(f"{c.name} has no engaged foe with Action Points to outmaneuver")
@@ -138,7 +143,7 @@ def outmaneuver_end(draft: Draft, step: ev.PendingStep, option: str) -> None:
             if option == "withdraw":
                 draft.emit(ev.EngagementChanged(a=who, b=h, engaged=False))
     if option == "withdraw":
-        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[who].name} withdraws from the fight (seed 001 'Outmaneuvering')"))
+        draft.emit(ev.NoteAdded(text=f"{draft.state.combatants[who].name} withdraws from the fight"))
     done(draft)
 
 
@@ -149,13 +154,17 @@ def _evade(draft: Draft, c: Combatant, purpose: str) -> ev.SkillTested:
 
 def mount(draft: Draft, who: str, arg: str) -> None:
     """Mount a riding beast (seed 001 "Mount"); a mounted attacker makes
-    the defence Hard ("Defending ... against mounted foe")."""
+    the defence Hard ("Defending ... against mounted foe"). ``mount:MOUNT``
+    naming a combatant's handle rides it: its Damage Modifier may serve a
+    mounted charge ("Charging"; ruling ``mounted_charge_dm``)."""
     c = draft.state.combatants[who]
     if c.has("mounted"):
         raise RuleError(f"{c.name} is already mounted")
     spend(draft, who, "mount")
+    steed = draft.state.combatants.get(arg.strip().lower()) if arg else None
     draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
-        "mounted", ends="event", note=f"mounted{(' on ' + arg) if arg else ''}", **at(draft))))
+        "mounted", ends="event", effects={f"from:{steed.handle}": 1} if steed is not None else {},
+        note=f"mounted{(' on ' + (steed.name if steed is not None else arg)) if arg else ''}", **at(draft))))
     done(draft)
 
 

@@ -224,15 +224,15 @@ def jump(draft: Draft, who: str, arg: str) -> None:
     if is_success(t.result) and wanted <= best:
         what = f"Jump: clears {wanted:g} m {way} (reach {best:g} m{', critical: +5 feet' if t.result == CRITICAL else ''})"
         if vertical:
-            draft.emit(ev.NoteAdded(text=f"{c.name} jumps {wanted:g} m up (reach {best:g} m; seed 001 'Jump')"))
+            draft.emit(ev.NoteAdded(text=f"{c.name} jumps {wanted:g} m up (reach {best:g} m)"))
         else:
             draft.emit(ev.CombatantMoved(handle=who, distance=wanted, reason=what))
         if t.result == SUCCESS and rulings_of(state).jump_landing == "prone":
             draft.emit(ev.StanceChanged(handle=who, stance="prone", reason="lands from the jump (ruling jump_landing: prone)"))
     elif is_success(t.result):
-        draft.emit(ev.NoteAdded(text=f"{c.name} jumps only {best:g} m {way} and falls short of {wanted:g} m (seed 001 'Jump')"))
+        draft.emit(ev.NoteAdded(text=f"{c.name} jumps only {best:g} m {way} and falls short of {wanted:g} m"))
     else:
-        draft.emit(ev.NoteAdded(text=f"{c.name} fails to clear {wanted:g} m {way} (seed 001 'Jump': the Athletics roll failed)"))
+        draft.emit(ev.NoteAdded(text=f"{c.name} fails to clear {wanted:g} m {way} (the Athletics roll failed)"))
     if t.result == FUMBLE:
         _awkward_landing(draft, who)
         return

@@ -36,16 +36,23 @@ def reload(draft: Draft, who: str, arg: str) -> None:
 
 
 def aim(draft: Draft, who: str, arg: str) -> None:
-    """Aim: steady a Ranged weapon; once a whole Combat Round has passed
-    (from the next round on) the shot's difficulty is one grade easier;
-    further rounds add nothing (seed 001 "Aiming")."""
+    """Aim: steady a Ranged weapon; once an entire Combat Round has passed
+    the shot's difficulty is one grade easier; further rounds add nothing
+    (seed 001 "Aiming": "requires an entire Combat Round"). The round
+    counts from the bearer's first Turn (an aim begun at Turn 2 or later
+    pays off a round later), and any other Turn action breaks the aim
+    (:func:`~.core.break_aim`)."""
     c = draft.state.combatants[who]
     if not any(w.kind == "ranged" and w.name in c.ready for w in sheet_of(c).weapons):
         raise RuleError(f"{c.name} holds no Ranged weapon to aim")
     spend(draft, who, "aim")
     if not c.has("aiming"):
+        # the entire round counts from the bearer's first Turn: an aim begun
+        # later in a round (after Turn 1) is whole only at the end of the next
+        start = draft.state.round + (1 if draft.state.action_no > 1 else 0)
         draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
-            "aiming", ends="event", note="aiming: the shot is one grade easier from the next round on", **at(draft))))
+            "aiming", ends="event", effects={"from": start},
+            note="aiming: the shot is one grade easier once an entire Combat Round has passed", **at(draft))))
     done(draft)
 
 

@@ -106,6 +106,44 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A successful, not critical, Jump lands upright or prone (seed 001
     "Jump": only a critical says it "remains upright on landing")."""
 
+    entangled_damage_weapon: Literal["entangling-weapon", "parrying-weapon"] = "entangling-weapon"
+    """An entangled victim frees himself if he can "win a Special Effect and
+    select Damage Weapon" (seed 001 "Entangle"), but "Damage Weapon" says
+    an attacker strikes "the defender's Parrying weapon", and the wielder
+    may parry with another weapon or not at all. ``entangling-weapon``: the
+    victim's Damage Weapon against the wielder strikes the entangling
+    weapon, attacking or parrying; ``parrying-weapon``: it strikes what
+    "Damage Weapon" names (the parrying weapon, or the attacker's)."""
+
+    unlisted_ride: Literal["dex-pow", "no-cap"] = "dex-pow"
+    """A rider's Combat Style is capped by Ride (seed 001 "Close Combat
+    Situational Modifiers": "fighting from the back of a horse would cap
+    the combatant's Combat Skill by their Ride skill"); a sheet without a
+    Ride skill caps at the Mythras standard base DEX+POW (``dex-pow``) or
+    not at all (``no-cap``). The seed gives no base; our ruling."""
+
+    mounted_charge_dm: Literal["better", "rider"] = "better"
+    """"Riding characters may substitute their Damage Modifier for that of
+    their mount instead" (seed 001 "Charging"): on a mounted charge the
+    engine takes the better of the rider's (one step up) and the mount's
+    (two steps up for a quadruped), ``better``, or always the rider's,
+    ``rider``. The mount is the combatant named by ``act WHO
+    mount:MOUNT``."""
+
+    bleed_past_incapacitated: Literal["mythras-track", "stop"] = "mythras-track"
+    """Bleed costs "one level of Fatigue, until they collapse and possibly
+    die" (seed 001 "Bleed"), but rules-reference.md B19 lists the levels
+    only to Incapacitated. ``mythras-track``: the Mythras track goes on,
+    Semi-Conscious then Comatose (unconscious), then Dead, one level a
+    round, and an unconscious bleeder keeps bleeding; ``stop``: the track
+    ends at Incapacitated. Our ruling."""
+
+    major_wound_prone: Literal["always", "legs", "never"] = "always"
+    """A Major Wound incapacitates (B15); neither seed 001 nor B15 says
+    whether the victim stays on its feet. ``always``: an incapacitated
+    victim collapses prone; ``legs``: only a Major Wound to a leg fells it;
+    ``never``. Our ruling."""
+
     awkward_landing_armour: Literal["ignored", "counts"] = "ignored"
     """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
     right or left, by 1D2) are "sustained": armour is ignored or counts."""
@@ -148,6 +186,17 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "swim_thing_unit": ("foot", "Swim loses 1 foot (0.3 m) or 1 metre per Thing over STR",
                         f"{SEED} 'Swim' (unit not given); our ruling"),
     "jump_landing": ("upright", "a plain successful Jump lands upright or prone", f"{SEED} 'Jump'; our ruling"),
+    "entangled_damage_weapon": ("entangling-weapon",
+                                "an entangled victim's Damage Weapon strikes the entangling weapon, or the parrying one",
+                                f"{SEED} 'Entangle' vs 'Damage Weapon' (which weapon is left open); our ruling"),
+    "unlisted_ride": ("dex-pow", "a rider with no Ride skill on the sheet is capped at DEX+POW, or not capped",
+                      f"{SEED} 'Close Combat Situational Modifiers' (no base given); our ruling"),
+    "mounted_charge_dm": ("better", "a mounted charge uses the better of the rider's and the mount's Damage Modifier, or the rider's",
+                          f"{SEED} 'Charging' ('may substitute'); our ruling"),
+    "bleed_past_incapacitated": ("mythras-track", "Bleed goes on past Incapacitated to Semi-Conscious, Comatose, Dead, or stops there",
+                                 f"{SEED} 'Bleed' ('until they collapse and possibly die'); {REF} B19 stops at Incapacitated; our ruling"),
+    "major_wound_prone": ("always", "a Major Wound leaves the victim prone always, only for a leg, or never",
+                          f"{REF} B15 (silent on stance); our ruling"),
     "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
                                f"{SEED} 'Jump' ('sustained'); our ruling"),
 }

@@ -55,7 +55,7 @@ def counterattack(draft: Draft, defender: str, attacker: str, with_item: str, mo
     if tables.reach_index(w.reach) > tables.reach_index(charger_w.reach):
         # the recipient's longer weapon strikes first: the charge waits
         defer_attack(draft, a.handle, c.handle, charger_w.name, x.roll, x.skill, "charge")
-        draft.emit(ev.NoteAdded(text=f"{c.name}'s {w.name} is longer than {a.name}'s {charger_w.name}: it strikes first (seed 001 'Charging')"))
+        draft.emit(ev.NoteAdded(text=f"{c.name}'s {w.name} is longer than {a.name}'s {charger_w.name}: it strikes first"))
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary="the charge waits for the longer weapon"))
         open_deferred(draft, c.handle, a.handle, w.name, tested.roll, tested.target, "counter")
         return
@@ -84,7 +84,7 @@ def open_deferred(draft: Draft, attacker: str, target: str, weapon: str, roll: i
                                  fumble=level == FUMBLE, roll=roll, skill=skill))
     if deferred in ("counter", "charge"):
         draft.emit(ev.ReactionChosen(exchange=exchange, handle=target, reaction="none"))
-        draft.emit(ev.NoteAdded(text="simultaneous blows: no defence against this one (seed 001 'Charging')"))
+        draft.emit(ev.NoteAdded(text="simultaneous blows: no defence against this one"))
         draft.then("attack:resolve", reaction="none", item=None, d_level=FAILURE, d_roll=0)
         return
     draft.then("attack:offer-reaction")

@@ -51,6 +51,7 @@ from affray.rules.mythras import (
     turns,
     wounds,
 )
+from affray.rules.mythras import tables
 from affray.rules.mythras.conditions import CATALOGUE
 from affray.rules.mythras.core import go_on
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
@@ -88,7 +89,7 @@ def make_choice(draft: Draft, command: cmd.MakeChoice) -> None:
     if step is None:
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
         raise RuleError(f"{name} has no choice to make now (waiting for: {waiting})")
-    option = command.option.strip().lower()
+    option = tables.option_key(command.option, step.options)  # "Choose Location", maximise-damage
     if option not in step.options:
         raise RuleError(f"{name} can choose {' | '.join(step.options)} here, not {option!r}")
     if step.kind == "counter" and not getattr(command, "secret", False):
@@ -160,11 +161,14 @@ STEPS = {
     "choose:counter-effect": effect_choice.counter_effect,
     "choose:blind-grade": effect_choice.effect_detail,
     "choose:select-target": effect_choice.effect_detail,
+    "choose:bypass-armor": effect_choice.effect_detail,  # worn or natural armour bypassed
     "choose:crowd-victim": effects.crowd_victim,
     "choose:charge-end": effects.charge_end,
     "choose:sharpshooter": effects.sharpshooter,       # then damage:apply
     "choose:outmaneuver-end": movement.outmaneuver_end,
     "choose:counter-spell": magic.counter_choice,
+    "choose:luck-reroll": luck.luck_reroll,          # a lost roll against Trip, Disarm, Blind: re-roll with Luck?
+    "choose:luck-endurance": wounds.luck_endurance,  # a failed Endurance roll: spend a Luck Point to re-roll?
     # --- actions (affray act WHO ACTION, checked by actions.act): handler(draft, who, arg) ---
     **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, drop, speak, signal, assess
     "act:brace": defence.brace,

@@ -11,6 +11,7 @@ SRD), named on each function. Levels of success are the strings of
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from affray.rules import d100
@@ -381,6 +382,38 @@ def dm_step(dm: str, steps: int) -> str:
             return values[i]
         return values[-1] + "+1D2" * (i - len(values) + 1)
     return dm + "+1D2" * max(0, steps)
+
+
+#: British spellings a GM may type for the effects' American names.
+_SPELLINGS = (("maximise", "maximize"), ("armour", "armor"), ("manoeuvre", "maneuver"))
+
+
+def option_key(text: str, options) -> str:
+    """The option of ``options`` that ``text`` names: as typed (any case),
+    or a Special Effect's printed name ("Choose Location"), with
+    underscores or spaces for hyphens and British spellings
+    ("maximise-damage", "Bypass Armour"). ``text`` lower-cased when none
+    matches."""
+    plain = text.strip().lower()
+    if plain in options:
+        return plain
+    key = re.sub(r"[\s_]+", "-", plain)
+    for british, american in _SPELLINGS:
+        key = key.replace(british, american)
+    if key in options:
+        return key
+    by_name = {e.name.lower(): k for k, e in SPECIAL_EFFECTS.items()}
+    return by_name.get(plain, plain)
+
+
+def dm_rank(dm: str) -> int:
+    """Where ``dm`` stands on the B16 table (higher is better; past the last
+    band one more per extra +1D2), to compare two Damage Modifiers."""
+    values = [b.value for b in _T.damage_modifier.bands]
+    if dm in values:
+        return values.index(dm)
+    base = next((v for v in reversed(values) if dm.startswith(v)), "")
+    return values.index(base) + dm[len(base):].count("+1D2") if base else -1
 
 
 #: Hit locations next to each other on a humanoid (seed 001 "Sharpshooter":

@@ -134,7 +134,7 @@ def footing(draft: Draft, c: Combatant) -> ev.SkillTested:
     t = test(draft, c, name, base, "keep footing in difficult terrain", mods)
     if not is_success(t.result):
         draft.emit(ev.StanceChanged(handle=c.handle, stance="prone",
-                                    reason="stumbles and falls in difficult terrain (seed 001 'Effects of Terrain on Movement')"))
+                                    reason="stumbles and falls in difficult terrain"))
     return t
 
 

@@ -39,21 +39,51 @@ def start_step(state: State) -> ev.PendingStep:
 
 def roll_initiative(draft: Draft) -> tuple[ev.InitiativeEntry, ...]:
     """1d10 + Initiative − highest worn AP (−10 when surprised), highest
-    first; ties to the higher DEX, then a roll-off, which the engine reads
-    as join order (seed 001 "Initiative"; B12, B17)."""
+    first; ties to the higher DEX; a tie on both is settled by a roll-off
+    (seed 001 "Initiative": "have each roll a die with the higher roll
+    going before the other"; B12, B17): each tied fighter rolls 1D10, and
+    those still tied roll again, so the dice after the Initiative d10s are
+    the roll-off's, in Initiative then join order."""
     rulings = rulings_of(draft.state)
     rows = []
-    for i, c in enumerate(fighters(draft.state)):
+    for c in fighters(draft.state):
         sheet = sheet_of(c)
         d = derive(sheet, rulings)
         d10 = draft.roll("1D10", f"initiative: {c.name}", by=c.handle).total
         surprise = -10 if c.surprised else 0
         total = d10 + d.initiative - d.armour_penalty + surprise
         detail = f"d10={d10} +{d.initiative} −{d.armour_penalty} armour" + (" −10 surprised" if surprise else "") + f" = {total}"
-        rows.append((total, sheet.characteristics.DEX, -i, c.handle, detail))
-    rows.sort(reverse=True)
-    return tuple(ev.InitiativeEntry(handle=h, rank=t, tiebreak=dex, tier=n, detail=det)
-                 for n, (t, dex, _, h, det) in enumerate(rows))
+        rows.append([total, sheet.characteristics.DEX, c, detail, ()])
+    groups: dict[tuple[int, int], list] = {}
+    for row in rows:
+        groups.setdefault((row[0], row[1]), []).append(row)
+    for tied in groups.values():
+        if len(tied) > 1:
+            _roll_off(draft, tied)
+    rows.sort(key=lambda r: (r[0], r[1], r[4]), reverse=True)
+    out = []
+    for n, (total, dex, c, detail, offs) in enumerate(rows):
+        if offs:
+            detail += "; tie on total and DEX: roll-off " + "/".join(str(o) for o in offs)
+        out.append(ev.InitiativeEntry(handle=c.handle, rank=total, tiebreak=dex, tier=n, detail=detail))
+    return tuple(out)
+
+
+def _roll_off(draft: Draft, tied: list, depth: int = 0) -> None:
+    """Each of ``tied`` rolls 1D10 (its faces appended to the row's
+    roll-offs); those who tie again roll again (seed 001 "Initiative"). A
+    run of more than 20 ties falls back to join order."""
+    if depth >= 20:
+        return
+    for row in tied:
+        c = row[2]
+        row[4] = row[4] + (draft.roll("1D10", f"initiative roll-off: {c.name}", by=c.handle).total,)
+    again: dict[int, list] = {}
+    for row in tied:
+        again.setdefault(row[4][-1], []).append(row)
+    for rows in again.values():
+        if len(rows) > 1:
+            _roll_off(draft, rows, depth + 1)
 
 
 def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
@@ -61,8 +91,9 @@ def start_round(draft: Draft, order: tuple[ev.InitiativeEntry, ...]) -> None:
     carry over; seed 001 "Actions in Combat") and the kept order."""
     number = draft.state.round + 1
     if number > 1:
-        for c in fighters(draft.state):
-            if c.effect("bleeding"):
+        on = rulings_of(draft.state).bleed_past_incapacitated == "mythras-track"
+        for c in list(draft.state.combatants.values()):
+            if c.effect("bleeding") and (c.status == "active" or (on and c.status == "unconscious")):
                 add_fatigue(draft, c.handle, "Bleed")
     active = [c for c in fighters(draft.state) if c.can_fight]
     draft.emit(ev.RoundStarted(round=number, order=order, reactions={}, combat_actions={
@@ -84,7 +115,13 @@ def add_fatigue(draft: Draft, handle: str, why: str) -> None:
     state = draft.state
     c = state.combatants[handle]
     old = next((x for x in c.conditions if x.name == "fatigue"), None)
-    level = min(len(tables.FATIGUE), (old.effects.get("level", 0) if old else 0) + 1)
+    level = (old.effects.get("level", 0) if old else 0) + 1
+    if level > len(tables.FATIGUE):
+        if rulings_of(state).bleed_past_incapacitated == "stop":
+            level = len(tables.FATIGUE)
+        else:
+            _past_incapacitated(draft, c, level, why)
+            return
     row = tables.FATIGUE[level - 1]
     effects = {"level": level, "grade": tables.GRADE_ORDER.index(row.grade), "fatigue-ap": row.ap}
     if level == len(tables.FATIGUE):
@@ -92,6 +129,26 @@ def add_fatigue(draft: Draft, handle: str, why: str) -> None:
     cond = cat.make("fatigue", cause=draft.next_version, round=state.round, step=state.step, ends="event",
                     effects=effects, note=f"{row.key} ({why})")
     draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
+
+
+#: The Mythras Fatigue track past Incapacitated (ruling
+#: ``bleed_past_incapacitated``): the level's name and the status it brings.
+PAST_INCAPACITATED = (("semi-conscious", "unconscious"), ("comatose", "unconscious"), ("dead", "dead"))
+
+
+def _past_incapacitated(draft: Draft, c: Combatant, level: int, why: str) -> None:
+    """Fatigue beyond Incapacitated: Semi-Conscious, Comatose, Dead (seed
+    001 "Bleed": "until they collapse and possibly die")."""
+    state = draft.state
+    n = min(level - len(tables.FATIGUE), len(PAST_INCAPACITATED)) - 1
+    name, status = PAST_INCAPACITATED[n]
+    old = next((x for x in c.conditions if x.name == "fatigue"), None)
+    effects = {**(old.effects if old else {}), "level": len(tables.FATIGUE) + n + 1, "helpless": 1}
+    draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
+        "fatigue", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+        effects=effects, note=f"{name} ({why})")))
+    if c.status != status:
+        draft.emit(ev.StatusChanged(handle=c.handle, status=status, reason=f"{why}: {name}"))
 
 
 def join(draft: Draft, command: cmd.JoinCombatant) -> None:
@@ -119,12 +176,22 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
 
 
 def start(draft: Draft, command: cmd.StartRound) -> None:
-    """``affray start``: roll Initiative once for the fight and open round 1."""
+    """``affray start``: roll Initiative once for the fight and open round 1.
+    Between rounds (the GM's end-round step is all that is pending) it is
+    the GM forcing a re-roll: the round ends and the next opens on a fresh
+    Initiative roll (seed 001 "Initiative": it "remains in play until it is
+    forced to be re-rolled")."""
     state = draft.state
     if state.phase == "over":
         raise RuleError("the fight is over; 'affray close' ends the encounter")
+    if state.phase == "round" and state.pending and all(s.kind == "end-round" for s in state.pending):
+        draft.emit(ev.NoteAdded(text="the GM forces Initiative to be re-rolled"))
+        if _close_round(draft):
+            start_round(draft, roll_initiative(draft))
+        return
     if state.phase != "setup":
-        raise RuleError("Initiative is rolled once, at the start of the fight; use 'affray end-round' to go on")
+        raise RuleError("Initiative is rolled once, at the start of the fight; use 'affray end-round' to go on "
+                        "(to force a re-roll, 'affray start' once the round's turns are done)")
     if len({c.side for c in state.combatants.values()}) < 2:
         raise RuleError("a fight needs combatants on at least two sides; add one with 'affray join SHEET --side NAME'")
     start_round(draft, roll_initiative(draft))
@@ -287,14 +354,20 @@ def end_round(draft: Draft, command: cmd.EndRound) -> None:
     if state.exchange is not None or any(s.kind not in ("end-round", "turn") for s in state.pending):
         raise RuleError("an exchange is still open; finish it first (see 'affray pending')")
     order = state.order
+    if _close_round(draft):
+        start_round(draft, order)
+
+
+def _close_round(draft: Draft) -> bool:
+    """The round ends: what ends with it expires. False when the fight is
+    then over."""
+    state = draft.state
     draft.emit(ev.RoundEnded(round=state.round))
     for c in list(draft.state.combatants.values()):
         for cond in c.conditions:
             if cond.ends.kind == "round-end":
                 draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=cond.id, reason=f"end of round {state.round}"))
-    if fight_over(draft):
-        return
-    start_round(draft, order)
+    return not fight_over(draft)
 
 
 def delay(draft: Draft, handle: str, action: str) -> None:

@@ -33,9 +33,11 @@ from affray.rules.mythras.core import (
     find_weapon,
     go_on,
     grade_modifiers,
+    luck_left,
     resister_fails,
     rulings_of,
     sheet_of,
+    spend_luck,
     sundered_ap,
     test,
 )
@@ -150,7 +152,8 @@ def _endurance(state: State, handle: str, reason: str, base: dict, dice: tuple =
 
 def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.PendingStep]:
     """Minor, Serious or Major Wound (rules-reference.md B15; ruling
-    ``major_wound_boundary``). A Major Wound incapacitates at once."""
+    ``major_wound_boundary``). A Major Wound incapacitates at once and,
+    by ruling ``major_wound_prone``, fells the victim."""
     state = draft.state
     c = state.combatants[handle]
     loc = c.location(location)
@@ -163,6 +166,9 @@ def _wound(draft: Draft, handle: str, location: str, base: dict) -> list[ev.Pend
         draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
             "incapacitated", cause=draft.next_version, round=state.round, step=draft.state.step, ends="event",
             effects={"helpless": 1}, location=location, note=f"Major Wound to the {location}")))
+    prone = rulings_of(state).major_wound_prone
+    if severity == "major" and c.stance != "prone" and (prone == "always" or (prone == "legs" and loc.limb == "leg")):
+        draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=f"Major Wound to the {location} (ruling major_wound_prone)"))
     dice = (ev.DiceNeed("turns unable to attack", "1D3", by=handle),) if severity == "serious" else ()
     return [_endurance(draft.state, handle, severity, base, dice)]
 
@@ -194,14 +200,43 @@ def roll_endurance(draft: Draft, step: ev.PendingStep, rest) -> None:
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "cannot-attack", ends="actions", count=turns, effects={"cannot-attack": 1},
             note=f"Serious Wound to the {location}", **at)))
+    _endure(draft, step, rest, "")
+
+
+def _endure(draft: Draft, step: ev.PendingStep, rest, luck: str) -> None:
+    """The Endurance roll itself; failed with a Luck Point left, the roller
+    may re-roll it (``choose:luck-endurance``) before the effect takes
+    hold (seed 001 "Use Luck Point": "to re-roll a particular result")."""
+    c = draft.state.combatants[step.who]
+    reason, location = str(step.data["reason"]), str(step.data["location"])
     endurance = sheet_of(c).skill("Endurance")
-    tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack",
+    tested = test(draft, c, "Endurance", endurance, f"Endurance ({reason}) against the attack{luck}",
                   grade_modifiers(draft.state, c, endurance, (), "both", combat=False))
     failed = resister_fails(draft, tested.result, tested.roll, int(step.data["roll"]), int(step.data["skill"]))
-    at = dict(cause=draft.next_version, round=state.round, step=draft.state.step)
+    if failed and c.status != "dead" and luck_left(c) > 0:
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=c.handle, verb="choose", kind="luck-endurance",
+            prompt=f"{c.name}: Endurance ({reason}) failed; spend a Luck Point to re-roll it? luck | accept",
+            options=("luck", "accept"), exchange=step.exchange, data=dict(step.data)),) + tuple(rest)))
+        return
     if failed and c.status != "dead":
         _take_hold(draft, c.handle, reason, location, int(step.data["damage"]))
     go_on(draft, rest, f"{c.name}: Endurance ({reason}) {'failed' if failed else 'held'}")
+
+
+def luck_endurance(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """A failed Endurance roll: ``luck`` spends a Luck Point and rolls it
+    again; ``accept`` lets the effect take hold (step
+    ``choose:luck-endurance``; seed 001 "Use Luck Point")."""
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    c = draft.state.combatants[step.who]
+    reason = str(step.data["reason"])
+    if option == "luck":
+        spend_luck(draft, c, f"re-roll Endurance ({reason})")
+        _endure(draft, step, rest, " (Luck Point re-roll)")
+        return
+    _take_hold(draft, c.handle, reason, str(step.data["location"]), int(step.data["damage"]))
+    go_on(draft, rest, f"{c.name}: Endurance ({reason}) failed")
 
 
 def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: int) -> None:
@@ -217,8 +252,12 @@ def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: in
     elif reason == "stun":
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "stunned-location", ends="actions", count=damage, location=location,
+            # seed 001 "Stun Location": the torso staggers the foe "only able
+            # to defend"; the head renders him "unable to act"; a limb is
+            # Incapacitated alone: a stunned arm cannot use what it holds
+            # (core.usable), a stunned leg cannot move
             effects=({"cannot-attack": 1, "no-defence": 1} if location == "head" else
-                     {"cannot-attack": 1} if not limb or limb == "arm" else {"no-move": 1}),
+                     {"cannot-attack": 1} if not limb else {"no-move": 1} if limb == "leg" else {"incapacitated": 1}),
             note=f"Stun Location ({location})", **at)))
     elif reason == "serious" and limb:
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
