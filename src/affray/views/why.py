@@ -19,7 +19,10 @@ present back to the attack:
   a cause outside any exchange (an end-of-round Resilience re-test) is
   followed to the wound it tests;
 - for a location: every ``DamageDealt`` to it, each with its exchange;
-- with no subject: the combatant's status and each of its conditions.
+- with no subject: the combatant's status and each of its conditions;
+- the GM's rulings on the combatant (``affray set``, ``heal``, ``out``) as
+  chains of kind ``ruling``, each with the GM's reason, with the location
+  they touch or with no subject.
 
 Each link carries its rolls with their source ("engine roll #N" or "table
 dice typed by sam") and its modifiers with their reasons; each chain lists
@@ -31,7 +34,7 @@ step, actor, the command as issued, its readable lines and its rolls.
 JSON shapes (stable)::
 
     why:    {"combatant", "name", "status", "subject", "headline",
-             "chains": [{"kind": "status|condition|location", "subject",
+             "chains": [{"kind": "status|condition|location|ruling", "subject",
                          "title", "since", "cause_version",
                          "links": [link], "rulings": [{"name", "value", "why"}]}]}
     link:   {"version", "command_id", "actor", "round", "step", "type",
@@ -276,6 +279,26 @@ def _location_chains(ix: LogIndex, state: State, c: Combatant, location: str) ->
     return chains
 
 
+def _ruling_chains(ix: LogIndex, c: Combatant, location: str = "") -> list[Chain]:
+    """The GM's rulings on ``c`` (on its ``location`` only, when given),
+    newest first: HP set or restored, put out of the fight. Each is its own
+    chain of kind ``ruling``, with the GM's reason in its title."""
+    found = ix.every(ev.HitPointsSet, lambda e: e.handle == c.handle and (not location or e.location == location),
+                     key=("handle", c.handle))
+    if not location:
+        found += ix.every(ev.CombatantOut, lambda e: e.handle == c.handle, key=("handle", c.handle))
+    chains = []
+    for rec in sorted(found, key=lambda r: r.version, reverse=True):
+        rnd, step = ix.where.get(rec.version, (0, 0))
+        e = rec.event
+        what = f"{e.location} set to {e.hp} HP" if isinstance(e, ev.HitPointsSet) else f"out of the fight, {e.how}"
+        title = f"GM ruling in round {rnd}, step {step}: {what} ({e.reason})"
+        chain = Chain("ruling", e.location if isinstance(e, ev.HitPointsSet) else e.how, title, f"{rnd}.{step}", rec.version)
+        chain.links = [ix.link(rec)]
+        chains.append(chain)
+    return chains
+
+
 def _location_headline(c: Combatant, location: str, hits: int) -> str:
     loc = c.location(location)
     wound = f", {loc.wound} wound" if loc.wound else ""
@@ -319,11 +342,14 @@ def _why(ix: LogIndex, state: State, handle: str, subject: str) -> dict:
         if locs:
             chains = _location_chains(ix, state, c, locs[0])
             headline = _location_headline(c, locs[0], len(chains))
+            chains = _ruling_chains(ix, c, locs[0]) + chains
         elif conds:
             chains = [_condition_chain(ix, state, c, x) for x in conds]
         elif wanted == c.status and c.status != "active":
             found = _status_chain(ix, state, c)
             chains = [found] if found else []
+            outs = [x for x in _ruling_chains(ix, c) if x.subject in ("fled", "surrendered", "removed", "dead")]
+            chains = outs[:1] + chains
         else:
             names = ", ".join(loc.name for loc in c.locations)
             now = ", ".join(x.id for x in c.conditions) or "none"
@@ -338,6 +364,7 @@ def _why(ix: LogIndex, state: State, handle: str, subject: str) -> dict:
                 chains.append(found)
         first = sorted(c.conditions, key=lambda x: x.name != "unconscious")  # the headline first
         chains += [_condition_chain(ix, state, c, x) for x in first]
+        chains += _ruling_chains(ix, c)
     return {
         "combatant": c.handle,
         "name": c.name,
