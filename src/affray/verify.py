@@ -60,6 +60,9 @@ def _verify_dice(store, encounter_id: str, records) -> tuple[list[str], int]:
         e = r.event
         if isinstance(e, DiceRolled) and e.source == "engine" and e.faces:
             n += 1
+            if e.index < 0:  # no roll number: nothing to re-derive from (issue 16: was a traceback)
+                problems.append(f"{encounter_id}: version {r.version}: engine roll {e.expr} has no roll number ({e.index})")
+                continue
             if dicelib.rederive(seed, stream, e) != tuple(e.faces):
                 problems.append(f"{encounter_id}: version {r.version}: engine roll #{e.index} {e.expr} does not re-derive")
     return problems, n

@@ -96,6 +96,7 @@ def execute(
             manual=state.manual_dice or seed is None, typed_by=actor,
         )
         step = _step_for(state, command)
+        _check_exchange_open(state, command)
         issued = ev.CommandIssued(command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll)
         ready = with_issued(state, issued)
         try:
@@ -163,6 +164,19 @@ def _last_undone(store, eid: str, head: int) -> str | None:
         if not isinstance(rec.event, ev.NoteAdded):
             return None
     return None
+
+
+def _check_exchange_open(state: State, command: cmd.Command) -> None:
+    """A damage roll belongs to an open exchange: a log that awaits one with
+    no exchange open (an imported or hand-edited log) is refused in one line
+    before any system reads the missing exchange (issue 16: was a traceback)."""
+    if not isinstance(command, cmd.RollPending) or state.exchange is not None:
+        return
+    if any(s.verb == "roll" and s.kind == "damage" for s in state.pending):
+        raise base.RuleError(
+            "this log awaits a damage roll but no exchange is open (an imported or edited log that does not "
+            "hold together); 'affray rewind' or 'affray undo' to a point before it"
+        )
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:
