@@ -251,3 +251,17 @@ def test_log_and_why_show_the_rulings(cli):
     assert "an old wound" in why
     why = cli.json("why", "foe2")
     assert any("saw the odds" in link["text"] for chain in why["chains"] for link in chain["links"])
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "bbcode", "discord", "html"])
+@pytest.mark.parametrize("view", ["table", "record"])
+def test_exports_narrate_the_rulings_with_their_reasons(cli, fmt, view):
+    _setup(cli, "mythras")
+    cli.ok("set", "foe1", "hp", _loc(_state(cli)[0], "foe1").name, "1", "--reason", "an old wound")
+    cli.ok("ruling", "major-wound-boundary=strict", "--reason", "table vote")
+    cli.ok("out", "foe2", "surrendered", "--reason", "saw the odds")
+    cli.ok("end", "--winner", "heroes", "--reason", "the last foe ran")
+    text = cli.ok("export", "--format", fmt, "--view", view).stdout
+    for reason in ("an old wound", "table vote", "saw the odds", "the last foe ran"):
+        assert reason in text, (fmt, view, reason)
+    assert "surrendered" in text and "heroes" in text
