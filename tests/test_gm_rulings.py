@@ -265,3 +265,51 @@ def test_exports_narrate_the_rulings_with_their_reasons(cli, fmt, view):
     for reason in ("an old wound", "table vote", "saw the odds", "the last foe ran"):
         assert reason in text, (fmt, view, reason)
     assert "surrendered" in text and "heroes" in text
+
+
+def test_end_in_the_middle_of_an_exchange_closes_it(cli):
+    _setup(cli, "mrq1")
+    state, _ = _state(cli)
+    attacker = state.turn[0]
+    target = "foe1" if attacker.startswith("hero") else "hero"
+    cli.ok("attack", attacker, target, "--dice", "5")
+    before, _ = _state(cli)
+    assert before.exchange is not None
+    cli.ok("end", "--winner", "draw", "--reason", "the bridge collapses under them all")
+    now, _ = _state(cli)
+    assert now.exchange is None and now.phase == "over" and not now.pending
+    _undo_restores(cli, before)
+
+
+def test_why_shows_the_ruling_in_force_when_it_happened(cli):
+    """A critical rolled before 'ruling critical_on=base' is explained with
+    the value in force then, and one rolled after with the GM's change."""
+    _setup(cli, "mrq1")
+    state, _ = _state(cli)
+    attacker = state.turn[0]
+    target = "foe1" if attacker.startswith("hero") else "hero"
+    cli.ok("attack", attacker, target, "--dice", "2")  # a critical at any skill of 20 or more
+    cli.ok("ruling", "critical_on=base", "--reason", "house rule from now on")
+    data = why_json(cli, target)
+    assert data is not None
+    rulings = [r for chain in data["chains"] for r in chain["rulings"] if r["name"] == "critical_on"]
+    assert rulings and all(r["value"] == "modified" and "before the GM changed it" in r["why"] for r in rulings)
+
+
+def why_json(cli, handle: str):
+    """``why HANDLE LOCATION --json`` for the location the last blow hit, once
+    the exchange is played out with fixed dice (None when no blow landed)."""
+    for _ in range(6):
+        pending = cli.pending()
+        if not pending or pending[0]["verb"] not in ("react", "roll"):
+            break
+        step = pending[0]
+        if step["verb"] == "react":
+            cli.ok("react", step["who"], "none")
+        else:
+            cli.ok("roll", "--dice", ",".join("1" for _ in step["dice"]))
+    state, records = _state(cli)
+    hits = [r.event for r in records if isinstance(r.event, ev.DamageDealt) and r.event.target == handle]
+    if not hits:
+        return None
+    return cli.json("why", handle, hits[-1].location)

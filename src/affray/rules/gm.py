@@ -151,7 +151,8 @@ def rule_out(draft: Draft, command: cmd.RuleOut) -> None:
 
 def end_fight(draft: Draft, command: cmd.EndFight) -> None:
     """``affray end --winner SIDE|draw``: the fight is over by the GM's
-    word; no one acts and the table waits for nothing."""
+    word; an open exchange ends unfinished, no one acts and the table waits
+    for nothing."""
     _open(draft, "end")
     reason = _reason(command, "end")
     state = draft.state
@@ -166,8 +167,10 @@ def end_fight(draft: Draft, command: cmd.EndFight) -> None:
         if winner is None:
             raise RuleError(f"no side called {wanted!r} (sides: {', '.join(sides) or 'none yet'}); "
                             "pass --winner SIDE or --winner draw")
+    draft.emit(ev.FightRuledOver(winner=winner, reason=reason))
+    if state.exchange is not None:  # the blow in the air is not finished: the fight ends here
+        draft.emit(ev.ExchangeEnded(exchange=state.exchange.id, summary="the GM ended the fight"))
     draft.emit(
-        ev.FightRuledOver(winner=winner, reason=reason),
         ev.TurnBegan(handles=(), action_no=0),
         ev.FightEnded(winner=winner, reason="the GM's ruling" if winner else "a draw, by the GM's ruling"),
         ev.StepsAwaited(steps=()),

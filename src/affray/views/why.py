@@ -111,7 +111,9 @@ _RULING_WHY = {
 
 def _rulings(ix: LogIndex, links: list[Link], rulings: dict[str, str]) -> list[tuple[str, str, str]]:
     wanted: list[str] = []
+    at: dict[str, int] = {}  # ruling -> the version of the newest event that depended on it
     for link in links:
+        count = len(wanted)
         e = link.rec.event
         if isinstance(e, ev.ReactionResolved):
             wanted.append("reaction_attacker_roll")
@@ -142,11 +144,35 @@ def _rulings(ix: LogIndex, links: list[Link], rulings: dict[str, str]) -> list[t
             wanted += _ues_rulings(e)
         elif isinstance(e, ev.DamageDealt) and e.location == "HP" and "; " in e.note:  # uesrpg's pool
             wanted += ["hit_location"] + (["partial_armour"] if "partial" in e.note else [])
+        for name in wanted[count:]:
+            at.setdefault(name, link.rec.version)
     out = []
     for name in dict.fromkeys(wanted):
         if name in rulings:
-            out.append((name, str(rulings[name]), _RULING_WHY.get(name, "")))
+            value, why = str(rulings[name]), _RULING_WHY.get(name, "")
+            changed = _ruling_in_force(ix, name, at.get(name, 0))
+            if changed is not None:
+                value, note = changed
+                why = f"{why}; {note}" if why else note
+            out.append((name, value, why))
     return out
+
+
+def _ruling_in_force(ix: LogIndex, name: str, version: int) -> tuple[str, str] | None:
+    """``(value, note)`` of ruling ``name`` at ``version`` when the GM
+    changed it during the fight (``affray ruling``), else None: the newest
+    change before ``version``, or the value the first change after it
+    replaced."""
+    if not version:
+        return None
+    rec = ix.newest(ev.RulingChanged, lambda e: e.name == name, before=version, key=("name", name))
+    if rec is not None:
+        return rec.event.value, f"the GM's ruling at v{rec.version}: {rec.event.reason}"
+    later = ix.every(ev.RulingChanged, lambda e: e.name == name, key=("name", name))
+    after = [r for r in later if r.version > version]
+    if after:
+        return after[0].event.was, f"before the GM changed it at v{after[0].version}"
+    return None
 
 
 def _ues_rulings(e) -> list[str]:
