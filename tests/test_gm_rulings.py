@@ -16,6 +16,7 @@ from msgspec.structs import replace
 
 from affray.events import core as ev
 from affray.projections.snapshots import load_state
+from affray.projections.timeline import project
 from affray.store import EventStore
 
 from conftest import assert_user_error
@@ -46,12 +47,16 @@ def _setup(cli, system: str, *, start: bool = True):
 
 
 def _state(cli):
+    """The state (snapshot and tail) and the records; the state is checked
+    against a fold of the whole log (DESIGN.md invariant 2)."""
     store = EventStore(str(cli.db))
     try:
         eid = store.encounter_ids()[-1]
-        return load_state(store, eid), list(store.read(eid))
+        state, records = load_state(store, eid), list(store.read(eid))
     finally:
         store.close()
+    assert project(records) == state
+    return state, records
 
 
 def _fight_part(state):
