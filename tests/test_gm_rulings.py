@@ -318,3 +318,18 @@ def why_json(cli, handle: str):
     if not hits:
         return None
     return cli.json("why", handle, hits[-1].location)
+
+
+def test_audit_re_derives_every_ruling(table):
+    """Replay never rules, but audit re-decides: each GM verb decides the
+    same events again from the log (DESIGN.md invariant 3)."""
+    cli, system = table
+    loc = _loc(_state(cli)[0], "foe1").name
+    cli.ok("set", "foe1", "hp", loc, "1", "--reason", "a")
+    cli.ok("heal", "foe1", "--reason", "b")
+    name, other = OTHER_RULING[system]
+    cli.ok("ruling", f"{name}={other}", "--reason", "c")
+    cli.ok("out", "foe2", "fled", "--reason", "d")
+    cli.ok("end", "--winner", "draw", "--reason", "e")
+    result = cli.ok("audit")
+    assert " 0 differ" in result.stdout
