@@ -237,6 +237,19 @@ MATRIX: list[tuple[list[str], bool]] = [
     (["rewind", "--version", "x"], False),
     (["branch", "what if", "--at", "1.1"], True), (["branch", "what if", "--version=20", "--id", "wi"], True),
     (["branch", "now"], True), (["branch", "bad", "--at", "9.9"], True), (["branch"], False),
+    # the GM's rulings (affray.cli.gm)
+    (["set", "broo1", "hp", "chest", "2", "--reason", "weak"], True), (["set", "broo1", "hp", "chest", "-3", "--reason=x"], False),
+    (["set", "broo1", "hp", "chest", "\u0661", "--reason", "x"], True), (["set", "broo1", "mp", "chest", "2", "--reason", "x"], True),
+    (["set", "broo1", "hp", "chest", "2"], False), (["set", "broo1", "hp", "chest", "--reason", "x"], False),
+    (["heal", "broo1", "--reason", "potion"], True), (["heal", "broo1", "chest", "--reason", "potion"], True),
+    (["heal", "broo1", "chest", "3", "--reason", "potion"], True), (["heal", "broo1", "chest", "x", "--reason", "p"], True),
+    (["heal", "broo1"], False),
+    (["out", "broo1", "fled", "--reason", "morale"], True), (["out", "broo1", "sleeping", "--reason", "x"], True),
+    (["out", "broo1", "--reason", "x"], False),
+    (["end", "--winner", "heroes", "--reason", "they fled"], True), (["end", "--winner=draw", "--reason", "both"], True),
+    (["end", "--winner", "nobody", "--reason", "x"], True), (["end", "--reason", "x"], False),
+    (["ruling", "critical_on=base", "--reason", "house rule"], True), (["ruling", "nope=1", "--reason", "x"], True),
+    (["ruling", "critical_on", "--reason", "x"], True), (["ruling", "critical_on=base"], False),
     # (new without --seed draws a random seed: its output differs from run to run, so it is not in the matrix)
     # verbs and global forms left to Typer
     (["export"], False), (["amend", "1.1"], False), (["audit"], False), (["--help"], False), ([], False), (["nope"], False),

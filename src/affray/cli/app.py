@@ -12,7 +12,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from affray.cli import demo, fight, inspect, transfer, travel
+from affray.cli import demo, fight, gm, inspect, transfer, travel
 from affray.cli import tablecheck
 from affray.cli.common import Options, default_actor
 
@@ -79,6 +79,7 @@ def main_options(
 
 
 fight.register(app)
+gm.register(app)
 inspect.register(app)
 demo.register(app)
 travel.register(app)

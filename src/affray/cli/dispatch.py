@@ -122,6 +122,8 @@ READ = "affray.cli.read_verbs:"
 _DICE = {"--dice": ("dice", STR), "--reroll": ("reroll", STR), "--salt": ("salt", STR)}
 _MODS = {"--mod": ("mod", MANY), "--situation": ("situation", MANY)}
 _JSON = {"--json": ("json", FLAG)}
+_REASON = {"--reason": ("reason", STR)}
+GM = "affray.cli.gm_verbs:"
 
 #: Every verb the fast path answers, by name (each must match its Typer command).
 VERBS: dict[str, Verb] = {
@@ -164,6 +166,12 @@ VERBS: dict[str, Verb] = {
         "--roll": ("roll", INT), "--location": ("location", STR), "--note": ("note", STR),
         "--gm-approves": ("gm_approves", FLAG), "--dice": ("dice", STR),
     }),
+    # the GM's rulings (affray.cli.gm)
+    "set": Verb(GM + "set_", ("who", "field", "location", "hp"), _REASON, required=("reason",)),
+    "heal": Verb(GM + "heal", ("who", "location?", "amount?"), _REASON, required=("reason",)),
+    "out": Verb(GM + "out", ("who", "how"), _REASON, required=("reason",)),
+    "end": Verb(GM + "end", (), {"--winner": ("winner", STR), **_REASON}, required=("winner", "reason")),
+    "ruling": Verb(GM + "ruling", ("assignment",), _REASON, required=("reason",)),
     "mount": Verb(FIGHT + "mount", ("rider", "beast?"), {"--off": ("off", FLAG)}),
     # time travel (amend stays with Typer)
     "rewind": Verb(FIGHT + "rewind", (), {"--to": ("to", STR), "--version": ("version", INT)}),

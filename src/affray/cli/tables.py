@@ -28,11 +28,14 @@ def _columns(rows: list[tuple[str, ...]], indent: str = "", gap: str = "  ") -> 
 def state_lines(state) -> list[str]:
     """The human view of ``state``, one string per line.
 
-    A heading (name, system, version, round, step, phase), who acts now, the
-    winner and the order of action; then one block per combatant: a summary
-    row (name and handle, side, status and stance, combat actions and
-    reactions left of the maximum), its hit locations (``chest 1/7 AP3
-    serious``) and its conditions (``since ROUND.STEP ← vN``, the version of
+    A heading (name, system, version, round, step, phase), who acts now
+    ("Acting now" only while the table waits for nothing but turns; "Turn
+    of" while a reaction, roll or choice comes first), each step the table
+    waits for and whose it is, the winner and the order of action; then one
+    block per combatant: a summary row (name and handle, side, status and
+    stance, combat actions and reactions left of the maximum), its hit
+    locations (``chest 1/7 AP3 serious``), the weapons in hand and its
+    conditions (``since ROUND.STEP ← vN``, the version of
     the event that caused it).
     """
     names = {h: c.name for h, c in state.combatants.items()}
@@ -42,8 +45,13 @@ def state_lines(state) -> list[str]:
     else:
         head += f"round {state.round}, step {state.step}, {state.phase}"
     lines = [head]
-    if state.turn:
-        lines.append("Acting now: " + ", ".join(names.get(h, h) for h in state.turn))
+    acting = ", ".join(names.get(h, h) for h in state.turn)
+    if state.turn and all(s.kind == "turn" for s in state.pending):
+        lines.append("Acting now: " + acting)
+    elif state.turn:  # a reaction, a roll or a choice comes first
+        lines.append(f"Turn of: {acting}, once the table has what it waits for")
+    for s in state.pending:
+        lines.append(f"Waiting for {names.get(s.who, s.who)}: {s.prompt} (affray {s.verb})")
     if state.winner:
         lines.append(f"Winner: {state.winner}")
     if state.order:
@@ -79,6 +87,7 @@ def state_lines(state) -> list[str]:
             lines.append(
                 f"    {name.ljust(widths[0])}  {hp.rjust(widths[1])}  {ap.ljust(widths[2])}  {wound}".rstrip()
             )
+        lines.append("    in hand: " + (", ".join(c.ready) or "nothing"))
         if c.conditions:
             for x in c.conditions:
                 where = f" ({x.location})" if x.location else ""

@@ -106,6 +106,7 @@ def execute(
             salts=store.salts(eid), command_salt=salt,
         )
         step = _step_for(state, command)
+        _check_exchange_open(state, command)
         issued = ev.CommandIssued(
             command=msgspec.to_builtins(command), dice=tuple(values), reroll=reroll,
             salt=salt if salt else msgspec.UNSET,
@@ -232,6 +233,19 @@ def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[i
             face, sides = dice[cid][i]
             slots[slot] = (face, sides, cid)
     return slots, total
+
+
+def _check_exchange_open(state: State, command: cmd.Command) -> None:
+    """A damage roll belongs to an open exchange: a log that awaits one with
+    no exchange open (an imported or hand-edited log) is refused in one line
+    before any system reads the missing exchange (issue 16: was a traceback)."""
+    if not isinstance(command, cmd.RollPending) or state.exchange is not None:
+        return
+    if any(s.verb == "roll" and s.kind == "damage" for s in state.pending):
+        raise base.RuleError(
+            "this log awaits a damage roll but no exchange is open (an imported or edited log that does not "
+            "hold together); 'affray rewind' or 'affray undo' to a point before it"
+        )
 
 
 def _values_to_needs(step: ev.PendingStep, values: list[str]) -> int:

@@ -124,6 +124,53 @@ class CloseEncounter(Command, frozen=True, kw_only=True, tag="close"):
 
 
 # --------------------------------------------------------------------------- #
+# GM rulings (issue 16): decided once for every system (rules/gm.py)
+# --------------------------------------------------------------------------- #
+
+
+class SetHitPoints(Command, frozen=True, kw_only=True, tag="set-hp"):
+    """Set ``location`` of ``who`` to ``hp`` HP, for ``reason``."""
+
+    who: str
+    location: str
+    hp: int
+    reason: str
+
+
+class Heal(Command, frozen=True, kw_only=True, tag="heal"):
+    """Restore HP to ``who``: ``amount`` HP to ``location``, or the location
+    to its maximum (``amount`` 0), or every location ("" location)."""
+
+    who: str
+    location: str = ""
+    amount: int = 0
+    reason: str
+
+
+class RuleOut(Command, frozen=True, kw_only=True, tag="out"):
+    """``who`` is out of the fight: ``how`` is fled, surrendered, removed or dead."""
+
+    who: str
+    how: str
+    reason: str
+
+
+class EndFight(Command, frozen=True, kw_only=True, tag="end"):
+    """End the fight with ``winner`` (a side, or ``draw``), for ``reason``."""
+
+    winner: str
+    reason: str
+
+
+class ChangeRuling(Command, frozen=True, kw_only=True, tag="ruling"):
+    """The named ruling ``name`` is ``value`` from now on, for ``reason``."""
+
+    name: str
+    value: str
+    reason: str
+
+
+# --------------------------------------------------------------------------- #
 # Time travel (issue 5): handled by affray.commands.travel and affray.commands.amend
 # --------------------------------------------------------------------------- #
 

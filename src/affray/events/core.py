@@ -500,6 +500,53 @@ class StatusChanged(Event, frozen=True, kw_only=True, tag="status-changed"):
 
 
 # --------------------------------------------------------------------------- #
+# GM rulings (issue 16): fiat at the table, each with the GM's reason
+# --------------------------------------------------------------------------- #
+
+
+class HitPointsSet(Event, frozen=True, kw_only=True, tag="hit-points-set"):
+    """The GM sets ``location`` of ``handle`` to ``hp`` HP (at most its
+    maximum), for ``reason``. Wounds and status are left as they were."""
+
+    handle: str
+    location: str
+    hp: int
+    reason: str = ""
+
+
+class CombatantOut(Event, frozen=True, kw_only=True, tag="combatant-out"):
+    """The GM rules ``handle`` out of the fight: ``how`` is ``fled``,
+    ``surrendered``, ``removed`` or ``dead``, for ``reason``. Its status
+    becomes ``dead`` (for ``dead``) or ``out``, so it leaves the turn order."""
+
+    handle: str
+    how: str
+    reason: str = ""
+
+
+class RulingChanged(Event, frozen=True, kw_only=True, tag="ruling-changed"):
+    """The named ruling ``name`` is ``value`` from this point on (the GM's
+    ``reason``); ``was`` is its value before."""
+
+    name: str
+    value: str
+    was: str = ""
+    reason: str = ""
+
+
+class FightRuledOver(Event, frozen=True, kw_only=True, tag="fight-ruled-over"):
+    """The GM ends the fight: ``winner`` is a side, or "" for a draw, for
+    ``reason``. Followed by the shared :class:`FightEnded`."""
+
+    winner: str
+    reason: str = ""
+
+
+#: The events a GM ruling verb emits (``why`` and the exports show them as rulings).
+GM_RULINGS = (HitPointsSet, CombatantOut, RulingChanged, FightRuledOver)
+
+
+# --------------------------------------------------------------------------- #
 # Time travel (meta events: they act on commands, not on the fight)
 # --------------------------------------------------------------------------- #
 

@@ -352,3 +352,22 @@ def _readied(state: State, e: ev.WeaponReadied, rec: Recorded) -> State:
     if e.weapon in c.ready:
         return state
     return _with(state, e.handle, ready=c.ready + (e.weapon,))
+
+
+# -- GM rulings (issue 16) ----------------------------------------------------
+
+
+@_on(ev.HitPointsSet)
+def _hp_set(state: State, e: ev.HitPointsSet, rec: Recorded) -> State:
+    state.combatants[e.handle].location(e.location)  # KeyError: not there (a log edited by hand)
+    return _set_location(state, e.handle, e.location, hp=e.hp)
+
+
+@_on(ev.CombatantOut)
+def _out(state: State, e: ev.CombatantOut, rec: Recorded) -> State:
+    return _with(state, e.handle, status="dead" if e.how == "dead" else "out")
+
+
+@_on(ev.RulingChanged)
+def _ruling(state: State, e: ev.RulingChanged, rec: Recorded) -> State:
+    return replace(state, rulings={**state.rulings, e.name: e.value})

@@ -16,6 +16,8 @@ rewind, or an undo or redo after that point of a command at or before it.
 
 from __future__ import annotations
 
+import re
+
 from typing import Iterable
 
 from affray.events import codec
@@ -26,17 +28,22 @@ from affray.projections.state import State
 from affray.projections.timeline import Timeline
 
 
+#: ROUND or ROUND.STEP: ASCII digits only, at most 9 of each (issue 16: a
+#: number beyond SQLite's INTEGER, or other scripts' digits, is refused).
+_POINT = re.compile(r"([0-9]{1,9})(?:\.([0-9]{1,9}))?")
+
+
 def parse_point(text: str) -> tuple[int, int | None]:
-    """``"3"`` -> (3, None); ``"1.2"`` -> (1, 2). ``ValueError`` otherwise."""
-    r, sep, s = text.strip().partition(".")
-    try:
-        rnd = int(r)
-        step = int(s) if sep else None
-    except ValueError:
-        raise ValueError(f"expected ROUND or ROUND.STEP (like 3 or 1.2), got {text!r}") from None
-    if rnd < 0 or (step is not None and step < 0):
+    """``"3"`` -> (3, None); ``"1.2"`` -> (1, 2). ``ValueError`` (one line)
+    for anything else: other than ASCII digits 0-9, or more than 9 of them."""
+    m = _POINT.fullmatch(text.strip())
+    if m is None and re.fullmatch(r"-[0-9]+(?:\.-?[0-9]+)?|[0-9]+\.-[0-9]+", text.strip()):
         raise ValueError(f"rounds and steps count from 0, got {text!r}")
-    return rnd, step
+    if m is None:
+        raise ValueError(
+            f"expected ROUND or ROUND.STEP (like 3 or 1.2; ASCII digits 0-9, at most 9 each), got {text!r}"
+        )
+    return int(m.group(1)), (int(m.group(2)) if m.group(2) is not None else None)
 
 
 def state_at(records: list[Recorded], round_no: int, step: int | None = None) -> State:

@@ -297,6 +297,9 @@ def read_sheet_data(path) -> Any:
         return decode(raw)
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{label}: not valid ({' '.join(str(exc).split())}); fix the sheet and try again") from None
+    except (ValueError, OverflowError, RecursionError) as exc:  # the parser's own: a 5,000-digit integer, deep nesting
+        first = (str(exc).split(";")[0] or type(exc).__name__).strip()
+        raise ValueError(f"{label}: not valid ({' '.join(first.split())}); fix the sheet and try again") from None
 
 
 def find_combatant(state: State, name: str) -> str:

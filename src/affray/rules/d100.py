@@ -173,7 +173,9 @@ def grade(
     return SUCCESS
 
 
-_MOD_RE = re.compile(r"^\s*([+-]?\s*\d+)\s*%?\s*(?::\s*(.*?)\s*)?$", re.S)
+_MOD_RE = re.compile(r"^\s*([+-]?\s*[0-9]+)\s*%?\s*(?::\s*(.*?)\s*)?$", re.S)  # ASCII digits only (issue 16)
+#: The largest modifier, in percent either way: a typo guard (issue 16).
+MAX_MODIFIER = 999
 
 
 def parse_modifier(text: str, *, require_reason: bool = True) -> tuple[int, str]:
@@ -184,14 +186,18 @@ def parse_modifier(text: str, *, require_reason: bool = True) -> tuple[int, str]
     reason is everything after the first colon, stripped. DESIGN.md "Rulings
     are facts": a modifier carries its reason, so a missing reason is an
     error unless ``require_reason`` is False (then the reason is ``""``).
+    The value is ASCII digits 0-9, within ±``MAX_MODIFIER``.
 
     Raises ``ValueError`` with a one-line message saying how to write it.
     """
     m = _MOD_RE.match(str(text))
     hint = "write it as VALUE:REASON, e.g. '-20:unstable ground'"
     if not m:
-        raise ValueError(f"cannot read modifier {text!r}; {hint}")
-    value = int(m.group(1).replace(" ", ""))
+        raise ValueError(f"cannot read modifier {text!r} (its value takes ASCII digits 0-9); {hint}")
+    digits = m.group(1).replace(" ", "")
+    if len(digits.lstrip("+-")) > 4 or abs(int(digits)) > MAX_MODIFIER:
+        raise ValueError(f"modifier {digits} is out of bounds: a modifier runs from -{MAX_MODIFIER} to +{MAX_MODIFIER} percent")
+    value = int(digits)
     reason = (m.group(2) or "").strip()
     if require_reason and not reason:
         raise ValueError(f"modifier {text!r} needs a reason; {hint}")

@@ -5,6 +5,8 @@
     {"encounter": str, "name": str, "system": str, "version": int,
      "round": int, "step": int, "phase": "setup|round|between|over|closed",
      "turn": [handle], "winner": str,
+     "waiting_for": [{"who": handle|"GM", "name": str, "verb": str,
+                      "kind": str, "prompt": str}],
      "order": [{"handle": str, "rank": int, "detail": str}],
      "combatants": [{
         "handle": str, "name": str, "side": str,
@@ -75,9 +77,18 @@ def state_data(state: State) -> dict:
         "phase": state.phase,
         "turn": list(state.turn),
         "winner": state.winner,
+        "waiting_for": [
+            {"who": s.who, "name": _name(state, s.who), "verb": s.verb, "kind": s.kind, "prompt": s.prompt}
+            for s in state.pending
+        ],
         "order": [{"handle": o.handle, "rank": o.rank, "detail": o.detail} for o in state.order],
         "combatants": [combatant_data(c) for c in state.combatants.values()],
     }
+
+
+def _name(state: State, who: str) -> str:
+    c = state.combatants.get(who)
+    return c.name if c else who
 
 
 def pending_data(state: State) -> list[dict]:

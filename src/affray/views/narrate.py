@@ -188,6 +188,15 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"Redo: command {e.command_id} restored"
         case ev.EncounterRewound():
             return f"Rewound to version {e.to_version}"
+        case ev.HitPointsSet():
+            return f"GM ruling: {n(e.handle)}'s {e.location} now has {e.hp} HP ({e.reason})"
+        case ev.CombatantOut():
+            return f"GM ruling: {n(e.handle)} is out of the fight, {e.how} ({e.reason})"
+        case ev.FightRuledOver():
+            return (f"GM ruling: the fight ends, side {e.winner} wins ({e.reason})" if e.winner
+                    else f"GM ruling: the fight ends in a draw ({e.reason})")
+        case ev.RulingChanged():
+            return f"GM ruling: {e.name} is now {e.value}" + (f", was {e.was}" if e.was else "") + f" ({e.reason})"
         case ev.HitPointsRestored():
             return f"{n(e.handle)}'s {e.location} regains {e.amount} HP ({e.reason})"
         case ev_mrq1.ImpaleChosen():

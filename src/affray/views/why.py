@@ -19,7 +19,10 @@ present back to the attack:
   a cause outside any exchange (an end-of-round Resilience re-test) is
   followed to the wound it tests;
 - for a location: every ``DamageDealt`` to it, each with its exchange;
-- with no subject: the combatant's status and each of its conditions.
+- with no subject: the combatant's status and each of its conditions;
+- the GM's rulings on the combatant (``affray set``, ``heal``, ``out``) as
+  chains of kind ``ruling``, each with the GM's reason, with the location
+  they touch or with no subject.
 
 Each link carries its rolls with their source ("engine roll #N" or "table
 dice typed by sam") and its modifiers with their reasons; each chain lists
@@ -31,7 +34,7 @@ step, actor, the command as issued, its readable lines and its rolls.
 JSON shapes (stable)::
 
     why:    {"combatant", "name", "status", "subject", "headline",
-             "chains": [{"kind": "status|condition|location", "subject",
+             "chains": [{"kind": "status|condition|location|ruling", "subject",
                          "title", "since", "cause_version",
                          "links": [link], "rulings": [{"name", "value", "why"}]}]}
     link:   {"version", "command_id", "actor", "round", "step", "type",
@@ -108,7 +111,9 @@ _RULING_WHY = {
 
 def _rulings(ix: LogIndex, links: list[Link], rulings: dict[str, str]) -> list[tuple[str, str, str]]:
     wanted: list[str] = []
+    at: dict[str, int] = {}  # ruling -> the version of the newest event that depended on it
     for link in links:
+        count = len(wanted)
         e = link.rec.event
         if isinstance(e, ev.ReactionResolved):
             wanted.append("reaction_attacker_roll")
@@ -139,11 +144,35 @@ def _rulings(ix: LogIndex, links: list[Link], rulings: dict[str, str]) -> list[t
             wanted += _ues_rulings(e)
         elif isinstance(e, ev.DamageDealt) and e.location == "HP" and "; " in e.note:  # uesrpg's pool
             wanted += ["hit_location"] + (["partial_armour"] if "partial" in e.note else [])
+        for name in wanted[count:]:
+            at.setdefault(name, link.rec.version)
     out = []
     for name in dict.fromkeys(wanted):
         if name in rulings:
-            out.append((name, str(rulings[name]), _RULING_WHY.get(name, "")))
+            value, why = str(rulings[name]), _RULING_WHY.get(name, "")
+            changed = _ruling_in_force(ix, name, at.get(name, 0))
+            if changed is not None:
+                value, note = changed
+                why = f"{why}; {note}" if why else note
+            out.append((name, value, why))
     return out
+
+
+def _ruling_in_force(ix: LogIndex, name: str, version: int) -> tuple[str, str] | None:
+    """``(value, note)`` of ruling ``name`` at ``version`` when the GM
+    changed it during the fight (``affray ruling``), else None: the newest
+    change before ``version``, or the value the first change after it
+    replaced."""
+    if not version:
+        return None
+    rec = ix.newest(ev.RulingChanged, lambda e: e.name == name, before=version, key=("name", name))
+    if rec is not None:
+        return rec.event.value, f"the GM's ruling at v{rec.version}: {rec.event.reason}"
+    later = ix.every(ev.RulingChanged, lambda e: e.name == name, key=("name", name))
+    after = [r for r in later if r.version > version]
+    if after:
+        return after[0].event.was, f"before the GM changed it at v{after[0].version}"
+    return None
 
 
 def _ues_rulings(e) -> list[str]:
@@ -276,6 +305,26 @@ def _location_chains(ix: LogIndex, state: State, c: Combatant, location: str) ->
     return chains
 
 
+def _ruling_chains(ix: LogIndex, c: Combatant, location: str = "") -> list[Chain]:
+    """The GM's rulings on ``c`` (on its ``location`` only, when given),
+    newest first: HP set or restored, put out of the fight. Each is its own
+    chain of kind ``ruling``, with the GM's reason in its title."""
+    found = ix.every(ev.HitPointsSet, lambda e: e.handle == c.handle and (not location or e.location == location),
+                     key=("handle", c.handle))
+    if not location:
+        found += ix.every(ev.CombatantOut, lambda e: e.handle == c.handle, key=("handle", c.handle))
+    chains = []
+    for rec in sorted(found, key=lambda r: r.version, reverse=True):
+        rnd, step = ix.where.get(rec.version, (0, 0))
+        e = rec.event
+        what = f"{e.location} set to {e.hp} HP" if isinstance(e, ev.HitPointsSet) else f"out of the fight, {e.how}"
+        title = f"GM ruling in round {rnd}, step {step}: {what} ({e.reason})"
+        chain = Chain("ruling", e.location if isinstance(e, ev.HitPointsSet) else e.how, title, f"{rnd}.{step}", rec.version)
+        chain.links = [ix.link(rec)]
+        chains.append(chain)
+    return chains
+
+
 def _location_headline(c: Combatant, location: str, hits: int) -> str:
     loc = c.location(location)
     wound = f", {loc.wound} wound" if loc.wound else ""
@@ -319,11 +368,14 @@ def _why(ix: LogIndex, state: State, handle: str, subject: str) -> dict:
         if locs:
             chains = _location_chains(ix, state, c, locs[0])
             headline = _location_headline(c, locs[0], len(chains))
+            chains = _ruling_chains(ix, c, locs[0]) + chains
         elif conds:
             chains = [_condition_chain(ix, state, c, x) for x in conds]
         elif wanted == c.status and c.status != "active":
             found = _status_chain(ix, state, c)
             chains = [found] if found else []
+            outs = [x for x in _ruling_chains(ix, c) if x.subject in ("fled", "surrendered", "removed", "dead")]
+            chains = outs[:1] + chains
         else:
             names = ", ".join(loc.name for loc in c.locations)
             now = ", ".join(x.id for x in c.conditions) or "none"
@@ -338,6 +390,7 @@ def _why(ix: LogIndex, state: State, handle: str, subject: str) -> dict:
                 chains.append(found)
         first = sorted(c.conditions, key=lambda x: x.name != "unconscious")  # the headline first
         chains += [_condition_chain(ix, state, c, x) for x in first]
+        chains += _ruling_chains(ix, c)
     return {
         "combatant": c.handle,
         "name": c.name,

@@ -496,6 +496,10 @@ def load_sheet(path: str | Path) -> Sheet:
     except (msgspec.DecodeError, UnicodeDecodeError) as err:
         detail = " ".join(str(err).split())
         raise SheetError(f"{label}: not valid {fmt} ({detail}); {_DO}") from None
+    except SheetError:
+        raise
+    except (ValueError, OverflowError) as exc:  # the parser's own refusal, e.g. a 5,000-digit integer (issue 16)
+        raise SheetError(f"{label}: not valid ({' '.join(str(exc).split(';')[0].split())}); {_DO}") from None
     except RecursionError:  # the JSON and TOML decoders stop at Python's recursion limit
         raise _too_deep(label) from None
     return parse_sheet(raw, label)

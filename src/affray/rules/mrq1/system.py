@@ -46,6 +46,7 @@ from affray.rules.mrq1 import (
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet
+from affray.rules import gm
 from affray.rules.router import Router
 
 # --------------------------------------------------------------------------- #
@@ -211,6 +212,7 @@ def _redecide(draft: Draft, command: cmd.Command, dice, then: str, **args) -> No
 
 
 COMMANDS = {
+    **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
     cmd.JoinCombatant: _join,
     cmd.StartRound: _start_round,
     cmd.DeclareAttack: _declare_attack,

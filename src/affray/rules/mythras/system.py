@@ -56,6 +56,7 @@ from affray.rules.mythras.conditions import CATALOGUE
 from affray.rules.mythras.core import go_on
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.mythras.sheet import SheetError, load_sheet
+from affray.rules import gm
 from affray.rules.router import Router
 
 
@@ -99,6 +100,7 @@ def make_choice(draft: Draft, command: cmd.MakeChoice) -> None:
 
 
 COMMANDS = {
+    **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
     cmd.JoinCombatant: turns.join,
     cmd.StartRound: turns.start,
     cmd.DeclareAttack: attack.declare,

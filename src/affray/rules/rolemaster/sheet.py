@@ -148,6 +148,10 @@ def load_sheet(path: str | Path) -> Sheet:
             raise SheetError(f"{label}: unknown sheet format; use .toml, .yaml, .yml or .json")
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise SheetError(f"{label}: not valid ({one_line(str(exc))}); {_DO}") from None
+    except SheetError:
+        raise
+    except (ValueError, OverflowError) as exc:  # the parser's own refusal, e.g. a 5,000-digit integer (issue 16)
+        raise SheetError(f"{label}: not valid ({' '.join(str(exc).split(';')[0].split())}); {_DO}") from None
     sheet = parse_sheet(data, label)
     if sheet.tables and not Path(sheet.tables).is_absolute():
         sheet = msgspec.structs.replace(sheet, tables=str((p.parent / sheet.tables).resolve()))

@@ -14,6 +14,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, joining
+from affray.rules import gm
 from affray.rules.router import Router
 from affray.rules.rolemaster import actions, attack, core, criticals, defence, maneuvers, turns
 from affray.rules.rolemaster.conditions import CATALOGUE
@@ -52,6 +53,7 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
 ROUTER = Router(
     system="rolemaster",
     commands={
+        **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
         cmd.JoinCombatant: join,
         cmd.StartRound: turns.start,
         cmd.EndRound: turns.end_round,

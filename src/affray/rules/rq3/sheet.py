@@ -221,6 +221,10 @@ def load_sheet(path: str | Path) -> Sheet:
             raise SheetError(f"{label}: unknown sheet format; use .toml, .yaml, .yml or .json")
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise SheetError(f"{label}: not valid ({' '.join(str(exc).split())}); {_DO}") from None
+    except SheetError:
+        raise
+    except (ValueError, OverflowError) as exc:  # the parser's own refusal, e.g. a 5,000-digit integer (issue 16)
+        raise SheetError(f"{label}: not valid ({' '.join(str(exc).split(';')[0].split())}); {_DO}") from None
     return parse_sheet(data, label)
 
 

@@ -15,6 +15,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
+from affray.rules import gm
 from affray.rules.router import Router
 from affray.rules.rq3 import attack, damage, defence, fallen, grapple, intent, knockback, mounted, movement, terrain, turns, wounds
 from affray.rules.rq3.conditions import CATALOGUE
@@ -62,6 +63,7 @@ def _pass(draft: Draft, who: str, words: list[str]) -> None:
 ROUTER = Router(
     system="rq3",
     commands={
+        **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
         cmd.JoinCombatant: turns.join,
         cmd.StartRound: turns.start,
         cmd.EndRound: turns.end_round,

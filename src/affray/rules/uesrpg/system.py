@@ -14,6 +14,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
+from affray.rules import gm
 from affray.rules.router import Router
 from affray.rules.uesrpg import advantages, attack, contest, damage, defence, opportunity, turns, wounds
 from affray.rules.uesrpg.conditions import CATALOGUE
@@ -75,6 +76,7 @@ def _sequence(draft: Draft) -> None:
 ROUTER = Router(
     system="uesrpg",
     commands={
+        **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
         cmd.JoinCombatant: turns.join,
         cmd.StartRound: turns.start,
         cmd.DeclareAttack: attack.declare,
