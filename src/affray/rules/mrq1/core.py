@@ -769,6 +769,19 @@ def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev
 MANOEUVRES = ("break-free", "immobilise", "inflict-pain", "throw", "release")
 
 
+def in_the_fight(c: Combatant) -> bool:
+    """Whether ``c`` still counts for his side when the engine asks if the
+    fight is over: able to fight, or helpless only because a grapple partner
+    holds him immobilised. Seed 004 "Grappling Combatants", Immobilise:
+    "While immobilised, enemies are considered helpless", yet "grappling
+    combatants will remain locked together until one combatant breaks free
+    or is thrown out of the grapple": the holder may still Inflict Pain or
+    Throw, so a hold alone does not end a one-on-one fight."""
+    if c.can_fight:
+        return True
+    return c.status == "active" and c.has("immobilised") and bool(partner_of(c))
+
+
 def partner_of(c: Combatant) -> str:
     """The handle ``c`` is grappling with ("" when not grappling)."""
     for cond in c.conditions:
