@@ -8,10 +8,14 @@ the seed's words it checks. Figures come from the example sheets (see
 
 from __future__ import annotations
 
+import pytest
+
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
+from affray.rules.base import RuleError
 
+from test_mrq1_flow import CHEST, FIVE, MAUL, RIGHT_LEG, duel, hit_vasana, sheet
 from test_mrq1_grapple import G, grappled
 
 # --------------------------------------------------------------------------- #
@@ -53,3 +57,138 @@ def test_throw_of_an_immobilised_foe_frees_him_and_the_fight_goes_on():
     assert not t.c("broo").has("immobilised") and not t.c("broo").has("grappling")
     t(cmd.RollPending(), "3,11")
     assert t.state.phase == "round" and t.c("broo").can_fight
+
+
+# --------------------------------------------------------------------------- #
+# Item 1: First Aid is a real action
+# --------------------------------------------------------------------------- #
+
+
+def _turn_of(t, who: str) -> None:
+    """Pass every pending turn until ``who``'s."""
+    while t.step().kind == "turn" and t.step().who != who:
+        t(cmd.TakeAction(who=t.step().who, action="pass"))
+    assert (t.step().kind, t.step().who) == ("turn", who)
+
+
+def _medic(damage: int, d20: int, wound_dice: str, **kw):
+    """Vasana (First Aid 60%) takes ``damage`` at ``d20`` from the Broo."""
+    chars = kw.pop("characteristics", None)
+    extra = {"characteristics": chars} if chars else {}
+    t = hit_vasana(damage, d20, skills=dict(sheet("vasana")["skills"], **{"First Aid": 60}), **extra)
+    t(cmd.RollPending(), wound_dice)
+    return t
+
+
+def test_first_aid_restores_a_useless_leg():
+    """Seed 004 "Serious Wound": "A limb will be rendered useless by a
+    Serious Wound, until the location is restored to 1 hit point or more,
+    or if the character receives First Aid." A successful First Aid ends
+    the useless leg; the location keeps its hit points (the seed gives
+    First Aid none to restore)."""
+    t = _medic(6, RIGHT_LEG, "1")
+    assert t.c("vasana").has("useless-limb")
+    _turn_of(t, "vasana")
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana'), "30")
+    assert [e.purpose for e in t.new(ev.SkillTested)] == ["First Aid on Vasana's right leg"]
+    expired = t.new(ev.ConditionExpired)
+    assert [e.reason for e in expired] == ["First Aid by Vasana"]
+    assert not t.c("vasana").has("useless-limb")
+    assert t.c("vasana").location("right leg").hp == -1
+
+
+def test_first_aid_that_fails_ends_nothing():
+    """Seed 004 "Skill Use": the test must succeed; 90 > 60 fails and the
+    leg stays useless (the Combat Action is spent all the same)."""
+    t = _medic(6, RIGHT_LEG, "1")
+    _turn_of(t, "vasana")
+    before = t.c("vasana").combat_actions
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana'), "90")
+    assert t.c("vasana").has("useless-limb") and not t.new(ev.ConditionExpired)
+    assert t.c("vasana").combat_actions == before - 1
+
+
+def test_first_aid_ends_the_resilience_retests():
+    """Seed 004 "Serious Wound": "this test will have to be repeated at the
+    end of every Combat Round, until the location is restored to 1 hit
+    point or more, or the character receives First Aid." After First Aid
+    the round ends with no re-test."""
+    t = _medic(6, CHEST, "1,20")
+    assert t.c("vasana").has("resilience-retest")
+    _turn_of(t, "vasana")
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana location=chest'), "30")
+    assert not t.c("vasana").has("resilience-retest")
+    t.pass_turns()
+    t(cmd.EndRound(), "1,10")
+    assert not any(s.kind == "retest" for s in t.state.pending)
+    assert t.state.round == 2
+
+
+def test_first_aid_stops_the_bleeding_of_a_major_wound():
+    """Seed 004 "Major Wound": "Both tests will have to be repeated at the
+    end of every Combat Round, until the location is restored to 1 hit
+    point or more, or the character receives First Aid. If the location
+    does not recover within a number of Combat Rounds equal to half the
+    character's CON+POW, the character dies". First Aid ends both re-tests
+    and (ruling ``first_aid_stops_bleeding``, default true) the bleeding."""
+    t = _medic(11, CHEST, "10,10")
+    assert {"death-test", "resilience-retest", "bleeding-out"} <= {x.name for x in t.c("vasana").conditions}
+    _turn_of(t, "vasana")
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana'), "30")
+    names = {x.name for x in t.c("vasana").conditions}
+    assert not names & {"death-test", "resilience-retest", "bleeding-out"}
+
+
+def test_ruling_first_aid_stops_bleeding_false_keeps_the_count():
+    """Ruling ``first_aid_stops_bleeding=false`` (seed 004 "Major Wound"
+    ends only the re-tests on First Aid in so many words): the bleeding
+    count goes on."""
+    broo = sheet("broo", damage_modifier="", weapons=[MAUL], ready=["Maul"])
+    vasana = sheet("vasana", armour={}, location_hp=FIVE, skills=dict(sheet("vasana")["skills"], **{"First Aid": 60}))
+    t = duel(vasana=vasana, broo=broo, sr="1,10", rulings={"first_aid_stops_bleeding": "false"})
+    t(cmd.DeclareAttack(attacker="broo", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="none"))
+    t(cmd.RollPending(), f"8,3,{CHEST}")  # 11 to the chest: 5 - 11 = -6, a Major Wound
+    t(cmd.RollPending(), "10,10")
+    assert t.state.rulings["first_aid_stops_bleeding"] == "false"
+    _turn_of(t, "vasana")
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana'), "30")
+    names = {x.name for x in t.c("vasana").conditions}
+    assert "bleeding-out" in names and not names & {"death-test", "resilience-retest"}
+
+
+def test_first_aid_refuses_without_a_patient_or_a_wound():
+    """First Aid names its patient, and a wound it can treat: otherwise one
+    line, nothing appended."""
+    t = _medic(6, RIGHT_LEG, "1")
+    _turn_of(t, "vasana")
+    before = len(t.log())
+    for action, words in [
+        ('skill "First Aid"', "First Aid on whom?"),
+        ('skill "First Aid" target=broo', "no Serious or Major Wound"),
+        ('skill "First Aid" target=vasana location=chest', "has no wound First Aid treats"),
+        ('skill "First Aid" target=vasana location=tail', "has no location"),
+    ]:
+        with pytest.raises(RuleError, match=words):
+            t(cmd.TakeAction(who="vasana", action=action), "30")
+    assert len(t.log()) == before
+
+
+# --------------------------------------------------------------------------- #
+# Item 9: act ... skill refuses an unknown key=value
+# --------------------------------------------------------------------------- #
+
+
+def test_skill_use_refuses_an_unknown_option():
+    """Seed 004 "Skill Use" takes a skill and the GM's difficulty: an
+    unknown ``key=value`` (or a ``sit=`` it would ignore) is refused with
+    one line, not silently dropped; ``target=`` belongs to First Aid only."""
+    t = _medic(6, RIGHT_LEG, "1")
+    _turn_of(t, "vasana")
+    before = len(t.log())
+    for action in ("skill Athletics tagret=broo", "skill Athletics target=broo", "skill Athletics sit=prone"):
+        with pytest.raises(RuleError, match="skill does not take"):
+            t(cmd.TakeAction(who="vasana", action=action), "30")
+    assert len(t.log()) == before
+    t(cmd.TakeAction(who="vasana", action="skill Athletics diff=easy"), "30")
+    assert t.new(ev.SkillTested)[0].skill == "Athletics"

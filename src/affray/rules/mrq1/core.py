@@ -487,7 +487,7 @@ USAGE = {
     "reload": "reload [WEAPON]",
     "stance": "stance standing|prone|kneeling|sitting",
     "stand": "stand",
-    "skill": "skill NAME [mod=V:REASON] [diff=GRADE]",
+    "skill": "skill NAME [mod=V:REASON] [diff=GRADE]  (skill \"First Aid\" target=WHO [location=LOC])",
     "delay": "delay after=X | delay interrupt=X",
     "interrupt": "interrupt [with=SKILL] [against=SKILL]",
     "shoot": "shoot TARGET [weapon=W] [range=M] [cover=LOCS] [crowd=X] [precise=..]",
@@ -767,6 +767,20 @@ def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev
 #: The special Combat Actions of a grappling combatant (seed 004), plus our
 #: ruling ``release``.
 MANOEUVRES = ("break-free", "immobilise", "inflict-pain", "throw", "release")
+
+
+#: The wound conditions First Aid ends (seed 004 "Serious Wound", "Major
+#: Wound": "until the location is restored to 1 hit point or more, or the
+#: character receives First Aid"); ``bleeding-out`` by ruling
+#: ``first_aid_stops_bleeding``.
+FIRST_AID_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out")
+
+
+def first_aid_locations(c: Combatant) -> list[str]:
+    """Locations of ``c`` with a wound condition First Aid ends, in the
+    sheet's order."""
+    wounded = {x.location for x in c.conditions if x.name in FIRST_AID_ENDS and x.location}
+    return [loc.name for loc in c.locations if loc.name in wounded]
 
 
 def in_the_fight(c: Combatant) -> bool:

@@ -22,6 +22,7 @@ import msgspec
 
 __all__ = [
     "DEFAULT_RULINGS",
+    "QUIET_AT_DEFAULT",
     "RULING_CHOICES",
     "RULINGS_DOC",
     "Rulings",
@@ -55,7 +56,12 @@ RULING_CHOICES: dict[str, tuple] = {
     "dive_half_rounding": ("down", "up"),
     "grapple_damage_armour": (True, False),
     "mount_costs_action": (True, False),
+    "first_aid_stops_bleeding": (True, False),
 }
+#: Rulings added after logs were first written: an encounter records them
+#: only when set away from their default, so older logs and goldens stay
+#: byte for byte the same (their default is what those logs played under).
+QUIET_AT_DEFAULT = ("first_aid_stops_bleeding",)
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -178,6 +184,16 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     mount_costs_action: bool = True
     """Mounting or dismounting during a round costs a Combat Action. Source:
     seed 004 "Mounted Combat" is silent; our ruling."""
+
+    first_aid_stops_bleeding: bool = True
+    """A successful First Aid on a Major Wound's location also ends the
+    count to death by blood loss (True), or only the re-tests (False).
+    The seed's ambiguity: the re-tests last "until the location is restored
+    to 1 hit point or more, or the character receives First Aid", but the
+    death clause says only "If the location does not recover within a
+    number of Combat Rounds equal to the character's CON+POW". Source:
+    seed 004 "Major Wound"; our ruling (issue 15, mrq1 item 1: First Aid
+    "stops the bleeding")."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -394,6 +410,14 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "true",
         "Mounting or dismounting during a round costs a Combat Action.",
         f"{SEED} 'Mounted Combat' is silent; our ruling",
+    ),
+    "first_aid_stops_bleeding": (
+        "true",
+        "A successful First Aid on a Major Wound's location ends the count to death by "
+        "blood loss as well as the Resilience re-tests (true), or only the re-tests "
+        "(false): the seed ends the re-tests on First Aid but says only 'if the "
+        "location does not recover' of the blood loss.",
+        f"{SEED} 'Major Wound'; our ruling",
     ),
 }
 

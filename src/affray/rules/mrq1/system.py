@@ -44,7 +44,7 @@ from affray.rules.mrq1 import (
     wounds,
 )
 from affray.rules.mrq1.conditions import CATALOGUE
-from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
+from affray.rules.mrq1.rulings import QUIET_AT_DEFAULT, RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet
 from affray.rules.router import Router
 
@@ -254,6 +254,7 @@ STEPS = {
     # -- roll steps the table answers (affray roll) -------------------------
     "roll:wound": wounds.roll_wound,
     "roll:retest": wounds.roll_retest,
+    "wounds:first-aid": wounds.first_aid,  # after a successful First Aid (act:skill)
     "roll:knockback": knockback.roll_knockback,
     "roll:wall-damage": knockback.roll_wall,
     "roll:yank": impaling.roll_yank,
@@ -342,7 +343,12 @@ class Mrq1(SystemBase):
     _sheet_error = SheetError
 
     def _rulings_as(r) -> dict[str, str]:
-        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r.as_mapping().items()}
+        """Every ruling as a string, except a :data:`QUIET_AT_DEFAULT` one at its default."""
+        return {
+            k: str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in r.as_mapping().items()
+            if k not in QUIET_AT_DEFAULT or str(v) != RULINGS_DOC[k][0]
+        }
 
     def load_sheet(self, path: str) -> dict:
         """The sheet as plain data, without mounted-combat fields at their
