@@ -17,6 +17,7 @@ from affray.rules.base import RuleError
 
 from test_mrq1_flow import CHEST, FIVE, MAUL, RIGHT_LEG, duel, hit_vasana, sheet
 from test_mrq1_grapple import G, grappled
+from test_mrq1_mounted import cavalry
 
 # --------------------------------------------------------------------------- #
 # Item 3: Immobilise in a one-on-one fight does not end the fight
@@ -192,3 +193,58 @@ def test_skill_use_refuses_an_unknown_option():
     assert len(t.log()) == before
     t(cmd.TakeAction(who="vasana", action="skill Athletics diff=easy"), "30")
     assert t.new(ev.SkillTested)[0].skill == "Athletics"
+
+
+# --------------------------------------------------------------------------- #
+# Item 2: the rider moves at the mount's Movement
+# --------------------------------------------------------------------------- #
+
+
+def test_rider_moves_and_sprints_at_the_mounts_movement():
+    """Seed 004 "Mounted Combat": "A mounted character uses his mount's
+    Movement score when moving rather than his own." Sir Aldric (Movement
+    8 m) on Bayard (15 m) moves 15 m, and sprints up to twice 15 m."""
+    t = cavalry()
+    assert (t.c("aldric").movement, t.c("bayard").movement) == (8, 15)
+    t(cmd.TakeAction(who="aldric", action="move 15"))
+    assert t.c("aldric").moved == 15.0
+    _turn_of(t, "aldric")
+    with pytest.raises(RuleError, match=r"at most 30 m \(twice Movement 15 m\)"):
+        t(cmd.TakeAction(who="aldric", action="sprint 31"))
+    t(cmd.TakeAction(who="aldric", action="sprint 30"))
+    assert t.c("aldric").moved == 45.0
+
+
+def test_rider_charges_at_twice_the_mounts_movement():
+    """Seed 004 "Charge": "He may move a distance up to twice his
+    Movement", and "Mounted Combat": the mount's Movement. A 25 m charge
+    (more than twice Aldric's own 8 m) is allowed; 31 m is not."""
+    t = cavalry()
+    with pytest.raises(RuleError, match=r"at most 30 m"):
+        t(cmd.TakeAction(who="aldric", action="charge broo 31"))
+    t(cmd.TakeAction(who="aldric", action="charge broo 25"), "30")
+    moved = [e for e in t.new(ev.CombatantMoved) if e.handle == "aldric"]
+    assert moved and moved[0].distance == 25.0 and moved[0].reason == "charge"
+
+
+# --------------------------------------------------------------------------- #
+# Item 7: an untrained mount that failed its Riding test may only flee
+# --------------------------------------------------------------------------- #
+
+
+def test_fleeing_mount_may_not_pass_or_act_otherwise():
+    """Seed 004 "Untrained Mounts": "Failing this test will cause the horse
+    to automatically use the Flee Combat Action at every opportunity for
+    the remainder of the Combat Round." Bayard may not pass, defend, move
+    or grapple: one line each, nothing appended; flee is accepted."""
+    t = cavalry(riding="90", sr="1,10,1")  # Bayard 17 acts first
+    assert t.c("bayard").has("mount-fleeing") and t.step().who == "bayard"
+    before = len(t.log())
+    for action in ("pass", "defend", "move 5"):
+        with pytest.raises(RuleError, match="may only flee"):
+            t(cmd.TakeAction(who="bayard", action=action))
+    with pytest.raises(RuleError, match="may only flee"):
+        t(G(who="bayard", manoeuvre="attack", target="broo"), "30")
+    assert len(t.log()) == before
+    t(cmd.TakeAction(who="bayard", action="flee"))
+    assert t.c("bayard").moved == 15.0

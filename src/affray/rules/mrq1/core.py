@@ -831,6 +831,17 @@ def grapple_turn_step(state: State, c: Combatant, pass_no: int) -> ev.PendingSte
     )
 
 
+def check_fleeing(state: State, handle: str, what: str) -> None:
+    """Refuse any action but ``flee`` (``pass`` and ``defend`` too) for an
+    untrained mount that failed its rider's Riding test this round (seed 004
+    "Untrained Mounts": "Failing this test will cause the horse to
+    automatically use the Flee Combat Action at every opportunity for the
+    remainder of the Combat Round")."""
+    c = state.combatants.get(handle)
+    if c is not None and c.has("mount-fleeing") and what.strip().lower() != "flee":
+        raise RuleError(f"{c.name} is fleeing this round and may only flee (seed 004 Untrained Mounts): affray act {handle} flee")
+
+
 def flee_step(state: State, c: Combatant) -> ev.PendingStep | None:
     """A fleeing mount's turn: flee (seed 004: "at every opportunity")."""
     if not c.has("mount-fleeing"):
@@ -977,10 +988,13 @@ def on_foot(c: Combatant) -> bool:
 
 
 def movement_of(state: State, handle: str) -> int:
-    """Metres a combatant moves: his mount's Movement when mounted (seed 004)."""
+    """Metres a combatant moves in one Move: his mount's Movement when
+    mounted (seed 004 "Mounted Combat": "A mounted character uses his
+    mount's Movement score when moving rather than his own"), after the
+    mover's useless legs (:func:`movement`)."""
     c = state.combatants[handle]
     m = mount_of(c)
-    return state.combatants[m].movement if m else c.movement
+    return movement(state.combatants[m]) if m else movement(c)
 
 
 def weapon_group(w: Weapon) -> str:

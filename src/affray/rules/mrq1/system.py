@@ -161,6 +161,9 @@ def _choose(draft: Draft, command: cmd.MakeChoice) -> None:
 def _take_action(draft: Draft, command: cmd.TakeAction) -> None:
     state = draft.state
     word = command.action.strip().lower()
+    gm = command.who.strip().lower() == "gm" and "gm" not in state.combatants  # the GM's area effect
+    if not gm:
+        core.check_fleeing(state, find_combatant(state, command.who), word.split(" ", 1)[0])
     if word == "flee":
         mounted.flee(draft, find_combatant(state, command.who))
         return
@@ -168,7 +171,6 @@ def _take_action(draft: Draft, command: cmd.TakeAction) -> None:
         core.restricted(state, find_combatant(state, command.who), "yank")
         unarmed.self_yank(draft, find_combatant(state, command.who))
         return
-    gm = command.who.strip().lower() == "gm" and "gm" not in state.combatants  # the GM's area effect
     if word != "pass" and not gm:
         core.restricted(state, find_combatant(state, command.who), command.action)
     if gm:
@@ -181,6 +183,7 @@ def _grapple(draft: Draft, command: cmd.Grapple) -> None:
     state = draft.state
     who = find_combatant(state, command.who)
     what = command.manoeuvre.strip().lower()
+    core.check_fleeing(state, who, "grapple")
     if what == "attack":
         if not command.target:
             raise RuleError("a grapple attack needs a target: affray grapple WHO attack TARGET")
