@@ -8,16 +8,20 @@ the seed's words it checks. Figures come from the example sheets (see
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError
+from affray.rules.mrq1 import ranged
+from affray.rules.mrq1.core import Spec, find_weapon
 
 from test_mrq1_flow import CHEST, FIVE, MAUL, RIGHT_LEG, duel, hit_vasana, sheet
 from test_mrq1_grapple import G, grappled
 from test_mrq1_mounted import cavalry
+from test_mrq1_ranged import archer, shot
 
 # --------------------------------------------------------------------------- #
 # Item 3: Immobilise in a one-on-one fight does not end the fight
@@ -248,3 +252,96 @@ def test_fleeing_mount_may_not_pass_or_act_otherwise():
     assert len(t.log()) == before
     t(cmd.TakeAction(who="bayard", action="flee"))
     assert t.c("bayard").moved == 15.0
+
+
+# --------------------------------------------------------------------------- #
+# Item 4: a named situation is never silently dropped
+# --------------------------------------------------------------------------- #
+
+
+def test_named_target_helpless_gives_the_automatic_critical():
+    """Seed 004 "Close Combat Situational Modifiers": "Target is helpless:
+    Automatic Critical Hit". The GM names it (the engine does not know the
+    Broo is tied up): a roll of 90, a miss at 65%, is a critical hit, and
+    the modifier is on record."""
+    t = duel()
+    t(cmd.DeclareAttack(attacker="vasana", target="broo", situations=("target-helpless",)), "90")
+    resolved = t.one(ev.AttackResolved)
+    assert resolved.hit and resolved.critical and not resolved.fumble
+    assert ev.Modifier(0, "Target is helpless: Automatic Critical Hit") in t.one(ev.AttackDeclared).modifiers
+
+
+def test_named_target_prone_counts_once_when_the_target_is_prone():
+    """Seed 004 close combat table: "Target prone or attacked from behind"
+    +20%. Named for a standing target (attacked from behind) it applies;
+    named for a prone one it is the same +20%, once."""
+    t = duel()
+    t(cmd.DeclareAttack(attacker="vasana", target="broo", situations=("target-prone",)), "90")
+    assert t.tests_of("vasana")[0].target == 85
+    t2 = duel()
+    t2(cmd.TakeAction(who="vasana", action="pass"))
+    t2(cmd.TakeAction(who="broo", action="stance prone"))
+    t2(cmd.DeclareAttack(attacker="vasana", target="broo", situations=("target-prone",)), "90")
+    assert t2.tests_of("vasana")[0].target == 85
+
+
+def test_a_target_situation_on_a_reaction_is_refused():
+    """Seed 004: "Target is helpless" describes whom an attack strikes; on
+    a Dodge or a parry it would change nothing, so it is refused in one
+    line and nothing is appended."""
+    t = duel()
+    t(cmd.DeclareAttack(attacker="vasana", target="broo"), "20")
+    before = len(t.log())
+    with pytest.raises(RuleError, match="describes the target of an attack, not a parry"):
+        t(cmd.ChooseReaction(defender="broo", reaction="parry", situations=("target-helpless",)), "50,50")
+    assert len(t.log()) == before
+
+
+@pytest.mark.parametrize("key, value", [("attacker-prone", -20), ("target-prone", -20), ("target-helpless", 10), ("target-surprised", 10)])
+def test_named_ranged_conditions_apply_even_when_the_stance_disagrees(key, value):
+    """Seed 004 "Ranged Attack Situational Modifiers": "Attacker is prone"
+    -20%, "Target prone" -20%, "Target is helpless" +10%, "Target
+    surprised" +10%. Named by the GM against a standing, able target from
+    a standing archer, each applies (Sling 40%)."""
+    t = archer()
+    shot(t, dice="01", situations=(key,))
+    assert t.one(ev.SkillTested).target == 40 + value
+
+
+def test_named_ranged_condition_counts_once_when_the_state_agrees():
+    """Gorp is prone and the GM also names attacker-prone: -20% once."""
+    t = archer()
+    state = t.state
+    a = msgspec.structs.replace(state.combatants["gorp"], stance="prone")
+    _, mods, _ = ranged.modifiers(state, a, state.combatants["vasana"], find_weapon(a, "Sling"),
+                                  Spec("shoot", ["vasana"], {}, [], ["attacker-prone"]))
+    assert sum(m.value for m in mods) == -20
+
+
+def test_named_target_size_on_a_ranged_attack_is_refused():
+    """Seed 004 ranged table: "Per 1 SIZ target is under SIZ 5" is worked
+    out from the target's SIZ; named, it would be ignored, so it is refused."""
+    t = archer()
+    before = len(t.log())
+    with pytest.raises(RuleError, match="worked out from Vasana's SIZ 15"):
+        shot(t, dice="01", situations=("target-small",))
+    assert len(t.log()) == before
+
+
+# --------------------------------------------------------------------------- #
+# Item 9: "back to a wall" is a named Dodge situation
+# --------------------------------------------------------------------------- #
+
+
+def test_back_to_a_wall_is_a_dodge_situation():
+    """Seed 004 "Dodge", Penalties: "If a character has his back to a wall,
+    cliff, more enemies or is otherwise impeded from freely dodging in any
+    direction, he will suffer a -20% penalty to his Dodge Skill." The Broo's
+    Dodge 30% becomes 10%; on a parry the situation is refused."""
+    t = duel()
+    t(cmd.DeclareAttack(attacker="vasana", target="broo"), "20")
+    with pytest.raises(RuleError, match="is a Dodge penalty"):
+        t(cmd.ChooseReaction(defender="broo", reaction="parry", situations=("back-to-wall",)), "50,50")
+    t(cmd.ChooseReaction(defender="broo", reaction="dodge", situations=("back-to-wall",)), "50,50")
+    dodge = t.tests_of("broo")[0]
+    assert dodge.target == 10 and ev.Modifier(-20, "back to a wall or otherwise impeded") in dodge.modifiers

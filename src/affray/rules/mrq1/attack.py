@@ -43,6 +43,7 @@ from affray.rules.mrq1.core import (
     restricted,
     rulings_of,
     sheet_of,
+    named_helpless,
     situation_modifiers,
     skill,
     skill_modifiers,
@@ -114,7 +115,7 @@ def open_exchange(
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     skill_base = weapon.skill if base is None else base
     tested = test(draft, a, weapon.name, skill_base, mods, f"{base_kind} attack on {t.name}", critical_base=skill_base)
-    helpless = bool(t.effect("helpless")) or t.status == "unconscious"
+    helpless = bool(t.effect("helpless")) or t.status == "unconscious" or named_helpless(mods)
     if base_kind == "ranged":
         helpless = False  # a helpless target is +10% at range, not a critical (seed 004 ranged table)
     hit = tested.result in ("success", "critical") or helpless
@@ -273,7 +274,7 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
     break_aim(draft, defender, f"{reaction}s")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
     mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
-    mods.extend(situation_modifiers(tuple(situations)))
+    mods.extend(situation_modifiers(tuple(situations), role=reaction))
     mods.extend(modifiers)
     for cond in c.conditions:
         if cond.name == "overextended":

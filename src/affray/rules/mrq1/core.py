@@ -278,17 +278,49 @@ def opposed(a: ev.SkillTested, d: ev.SkillTested, ties: str = "higher-roll") -> 
 # --------------------------------------------------------------------------- #
 
 
-def situation_modifiers(keys: tuple[str, ...]) -> list[ev.Modifier]:
-    """Modifiers for named situations from the seed's close combat table."""
+#: Situations that describe the target of an attack; a reaction refuses them.
+TARGET_SITUATIONS = ("target-helpless", "target-surprised", "target-prone")
+#: Named Dodge situations (seed 004 "Dodge", Penalties: "If a character has
+#: his back to a wall, cliff, more enemies or is otherwise impeded from
+#: freely dodging in any direction, he will suffer a -20% penalty to his
+#: Dodge Skill"), each the key of its entry in :data:`.tables.COMBAT_MODIFIERS`.
+DODGE_SITUATIONS = {"back-to-wall": "dodge-impeded", "dodge-impeded": "dodge-impeded"}
+#: The reason of the 0% modifier a GM-named ``target-helpless`` records: the
+#: attack is an automatic critical hit (seed 004 close combat table).
+HELPLESS = tables.CLOSE_MODIFIERS["target-helpless"].text
+
+
+def situation_modifiers(keys: tuple[str, ...], *, role: str = "attack") -> list[ev.Modifier]:
+    """Modifiers for named situations from the seed's close combat table
+    (seed 004 "Close Combat Situational Modifiers"), for ``role`` ``attack``,
+    ``parry`` or ``dodge``. An accepted situation always changes something:
+    ``target-helpless`` on an attack is a 0% modifier named :data:`HELPLESS`
+    that makes the hit an automatic critical (:func:`named_helpless`);
+    ``back-to-wall`` is the Dodge's -20%. Raises :class:`RuleError` (one
+    line) for an unknown key, a target's situation on a reaction, or a
+    Dodge situation on anything but a Dodge."""
     mods = []
     for key in keys:
+        if key in DODGE_SITUATIONS:
+            if role != "dodge":
+                raise RuleError(f"situation {key!r} is a Dodge penalty (seed 004 'Dodge'); drop it, or use --mod")
+            entry = tables.COMBAT_MODIFIERS[DODGE_SITUATIONS[key]]
+            mods.append(ev.Modifier(entry.value, "back to a wall or otherwise impeded"))
+            continue
         entry = tables.CLOSE_MODIFIERS.get(key)
         if entry is None:
-            known = ", ".join(k for k in tables.CLOSE_MODIFIERS if tables.CLOSE_MODIFIERS[k].value)
+            known = ", ".join([*tables.CLOSE_MODIFIERS, *DODGE_SITUATIONS])
             raise RuleError(f"unknown situation {key!r}; known: {known}")
-        if entry.value:
-            mods.append(ev.Modifier(entry.value, entry.text))
+        if role != "attack" and key in TARGET_SITUATIONS:
+            raise RuleError(f"situation {key!r} describes the target of an attack, not a {role}; drop it")
+        mods.append(ev.Modifier(entry.value, entry.text))
     return mods
+
+
+def named_helpless(mods) -> bool:
+    """Whether the GM named the target helpless (``--situation
+    target-helpless``) among an attack's modifiers."""
+    return any(m.reason == HELPLESS for m in mods)
 
 
 def require_turn(state: State, handle: str) -> Combatant:
@@ -329,11 +361,16 @@ def attack_modifiers(state: State, attacker: str, target: str, modifiers, situat
     (seed 004 "Close Combat Situational Modifiers")."""
     a, t = state.combatants[attacker], state.combatants[target]
     mods = condition_modifiers(a, mobility=True, combat=True)
+    known = set()  # situations the engine already applies from the state: named again, they count once
+    if a.stance == "prone":
+        known.add("prone")
     if t.stance == "prone":
         mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["target-prone"].value, "target prone"))
+        known.add("target-prone")
     if t.has("surprised"):
         mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["target-surprised"].value, "target surprised"))
-    mods.extend(situation_modifiers(tuple(situations)))
+        known.add("target-surprised")
+    mods.extend(situation_modifiers(tuple(s for s in dict.fromkeys(situations) if s not in known)))
     mods.extend(modifiers)
     return mods
 
