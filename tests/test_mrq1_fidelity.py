@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
 from affray.rules.base import RuleError
 from affray.rules.mrq1 import ranged
-from affray.rules.mrq1.core import Spec, find_weapon
+from affray.rules.mrq1.core import Spec, find_weapon, useless_limbs
 
 from test_mrq1_flow import CHEST, FIVE, MAUL, RIGHT_LEG, duel, hit_vasana, sheet
 from test_mrq1_grapple import G, grappled
@@ -345,3 +345,91 @@ def test_back_to_a_wall_is_a_dodge_situation():
     t(cmd.ChooseReaction(defender="broo", reaction="dodge", situations=("back-to-wall",)), "50,50")
     dodge = t.tests_of("broo")[0]
     assert dodge.target == 10 and ev.Modifier(-20, "back to a wall or otherwise impeded") in dodge.modifiers
+
+
+# --------------------------------------------------------------------------- #
+# Item 6: two useless legs or arms; one useless arm on a two-handed test
+# --------------------------------------------------------------------------- #
+
+
+def _limbs(*locations: str, rulings: dict | None = None):
+    """Vasana (Dodge 35%, Athletics 40%... see the sheet) with useless
+    ``locations`` (Serious Wounds put on through the log), her turn in
+    round 1 against the Broo (she acts first)."""
+    from affray.rules.mrq1 import conditions as cat
+
+    t = duel(rulings=rulings)
+    conditions = [
+        ev.ConditionApplied(handle="vasana", condition=cat.make(
+            "useless-limb", cause=1, round=1, step=0, ends="event", location=loc, effects={"useless-limb": 1}, note=loc))
+        for loc in locations
+    ]
+    t.store.append(t.eid, t.state.version, conditions, command_id="limbs", actor="gm")
+    t(cmd.TakeAction(who="vasana", action="pass"))
+    assert len(useless_limbs(t.c("vasana"), "leg") + useless_limbs(t.c("vasana"), "arm")) == len(locations)
+    return t
+
+
+def test_two_useless_legs_dodge_at_minus_30_not_better_than_one():
+    """Seed 004 "Two Useless or Missing Legs": "Most Skills that rely upon
+    physical mobility are impossible, though some (such as Dodge and
+    Stealth) only suffer a -30% penalty" (one leg: -10%). Vasana's Dodge
+    35% is 5% with two useless legs, 25% with one."""
+    for legs, target in ((("right leg",), 25), (("right leg", "left leg"), 5)):
+        t = _limbs(*legs)
+        t(cmd.DeclareAttack(attacker="broo", target="vasana"), "20")
+        t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "50,50")
+        assert t.tests_of("vasana")[0].target == target, legs
+
+
+def test_two_useless_legs_make_athletics_impossible():
+    """Seed 004 "Two Useless or Missing Legs": "Most Skills that rely upon
+    physical mobility are impossible" (Athletics relies on it, "One Useless
+    or Missing Leg"); refused in one line."""
+    t = _limbs("right leg", "left leg")
+    t(cmd.TakeAction(who="broo", action="pass"))
+    with pytest.raises(RuleError, match="two useless legs: Athletics is impossible"):
+        t(cmd.TakeAction(who="vasana", action="skill Athletics"), "10")
+
+
+def test_ruling_two_useless_legs_weapons():
+    """Ruling ``two_useless_legs_weapons``: Weapon skills at -30% (penalty,
+    the default: Broadsword 65% -> 35%) or impossible."""
+    t = _limbs("right leg", "left leg")
+    t(cmd.TakeAction(who="broo", action="pass"))
+    t(cmd.DeclareAttack(attacker="vasana", target="broo"), "90")
+    tested = t.tests_of("vasana")[0]
+    assert ev.Modifier(-30, "two useless legs") in tested.modifiers
+    t = _limbs("right leg", "left leg", rulings={"two_useless_legs_weapons": "impossible"})
+    t(cmd.TakeAction(who="broo", action="pass"))
+    with pytest.raises(RuleError, match="may not use Weapon skills"):
+        t(cmd.DeclareAttack(attacker="vasana", target="broo"), "90")
+
+
+def test_two_useless_arms_dodge_at_minus_30_and_no_parry_offered():
+    """Seed 004 "Two Useless or Missing Arms": "The character may not use
+    any weapon. Most Skills based on STR or DEX are impossible, though some
+    (such as Athletics and Dodge) only suffer a -30% penalty." No parry is
+    offered; Dodge 35% is 5%."""
+    t = _limbs("right arm", "left arm")
+    t(cmd.DeclareAttack(attacker="broo", target="vasana"), "20")
+    assert "parry" not in t.step().options
+    t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "50,50")
+    dodge = t.tests_of("vasana")[0]
+    assert dodge.target == 5 and ev.Modifier(-30, "two useless arms") in dodge.modifiers
+
+
+def test_one_useless_arm_minus_20_to_a_two_handed_test():
+    """Seed 004 "One Useless or Missing Arm": "They also suffer a -20%
+    penalty to any Skill that normally relies upon using two arms or hands,
+    such as Athletics tests to swim". The GM says so with ``hands=2``;
+    with two useless arms such a test is impossible."""
+    t = _limbs("left arm")
+    t(cmd.TakeAction(who="broo", action="pass"))
+    t(cmd.TakeAction(who="vasana", action="skill Athletics hands=2"), "10")
+    tested = t.tests_of("vasana")[0]
+    assert ev.Modifier(-20, "one useless arm (a two-handed test)") in tested.modifiers
+    t = _limbs("left arm", "right arm")
+    t(cmd.TakeAction(who="broo", action="pass"))
+    with pytest.raises(RuleError, match="two useless arms: a test that relies on two hands is impossible"):
+        t(cmd.TakeAction(who="vasana", action="skill Athletics hands=2"), "10")

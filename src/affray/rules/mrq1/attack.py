@@ -38,6 +38,7 @@ from affray.rules.mrq1.core import (
     find_weapon,
     has_attack_options,
     kind_parts,
+    limb_check,
     lose_actions,
     require_turn,
     restricted,
@@ -51,6 +52,7 @@ from affray.rules.mrq1.core import (
     table_level,
     test,
     use_off_hand,
+    usable,
 )
 from affray.rules.mrq1.sheet import Weapon
 
@@ -83,7 +85,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     check_target(state, attacker, target)
     t = state.combatants[target]
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
-    check_arms(a, weapon)
+    check_arms(a, weapon, rulings_of(state).two_useless_legs_weapons)
     draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))
     for cond in a.conditions:
         if cond.name == "overextended":
@@ -157,7 +159,8 @@ def offer_reaction(draft: Draft) -> None:
         return
     ranged = kind_parts(x.kind)[0] == "ranged"
     options = [] if extra else ["dodge"]
-    parry_with = [w.name for w in sheet_of(t).weapons if w.name in t.ready and w.kind in ("melee", "shield", "natural", "unarmed")]
+    parry_with = [w.name for w in sheet_of(t).weapons
+                  if w.name in t.ready and w.kind in ("melee", "shield", "natural", "unarmed") and usable(state, t, w)]
     if extra:
         parry_with = [extra]
     if parry_with and not ranged:
@@ -254,6 +257,7 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
         draft.then("damage:queue")
         return
     a = state.combatants[x.attacker]
+    rulings = rulings_of(state)
     extra = str(step.data.get("extra-parry", ""))
     if reaction == "parry":
         item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else default_parry(c))
@@ -273,14 +277,17 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
         draft.emit(ev.ActionSpent(handle=defender, kind="reaction", reason=f"{reaction} against {a.name}"))
     break_aim(draft, defender, f"{reaction}s")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
-    mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
+    if reaction == "parry":
+        check_arms(c, item, rulings.two_useless_legs_weapons)
+        mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
+    else:
+        mods = condition_modifiers(c, reaction=True, mobility=True, combat=True) + limb_check(c, "Dodge")
     mods.extend(situation_modifiers(tuple(situations), role=reaction))
     mods.extend(modifiers)
     for cond in c.conditions:
         if cond.name == "overextended":
             draft.emit(ev.ConditionExpired(handle=defender, condition_id=cond.id, reason="its next reaction was taken"))
     d = test(draft, c, skill_name, base, mods, f"{reaction} against {a.name}")
-    rulings = rulings_of(state)
     if rulings.reaction_attacker_roll == "fresh":
         fresh = test(draft, a, x.weapon, x.skill, (), f"{x.weapon}: fresh roll against the {reaction}")
         att_level = fresh.result

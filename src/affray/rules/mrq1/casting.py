@@ -24,6 +24,7 @@ from affray.rules.mrq1.core import (
     done,
     expire,
     first_aid_locations,
+    limb_check,
     note,
     progress,
     require_turn,
@@ -87,7 +88,7 @@ def finish_cast(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> No
 
 #: The options ``act WHO skill`` takes; First Aid takes ``target=`` and
 #: ``location=`` as well (seed 004 "Serious Wound", "Major Wound").
-SKILL_OPTIONS = ("diff",)
+SKILL_OPTIONS = ("diff", "hands")
 FIRST_AID_OPTIONS = ("target", "location")
 
 
@@ -119,7 +120,10 @@ def skill_use(draft: Draft, who: str, spec: Spec) -> None:
     else:
         name = next(k for k in sheet.skills if k.lower() == name.lower())
     patient, location = first_aid_patient(draft.state, c, spec) if first_aid else ("", "")
-    mods = condition_modifiers(c, mobility=True) + list(spec.mods)
+    hands = spec.number("hands", 1) or 1
+    if hands > 2:
+        raise RuleError(f"skill: hands takes 1 or 2, not {hands}")
+    mods = condition_modifiers(c, mobility=True) + limb_check(c, name, two_hands=hands == 2) + list(spec.mods)
     grade = spec.get("diff")
     if grade:
         if grade not in tables.DIFFICULTY:

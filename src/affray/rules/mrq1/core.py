@@ -128,6 +128,8 @@ def condition_modifiers(
         legs = sum(1 for loc in c.locations if loc.limb == "leg" and _useless(c, loc.name))
         if legs == 1:
             mods.append(ev.Modifier(-10, "one useless leg"))
+        elif legs >= 2:  # the skills still possible (limb_check refuses the others)
+            mods.append(ev.Modifier(tables.COMBAT_MODIFIERS["two-legs-useless"].value, "two useless legs"))
     if combat and c.stance == "prone":
         mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["prone"].value, "prone"))
     return mods
@@ -137,6 +139,46 @@ def _useless(c: Combatant, location: str) -> bool:
     return any(
         cond.location == location and cond.name in ("useless-limb", "severed-limb") for cond in c.conditions
     )
+
+
+#: Skills that rely upon physical mobility (seed 004 "One Useless or Missing
+#: Leg": "such as Athletics, Dodge, Stealth and Weapon skills"; Acrobatics
+#: is our addition), and of those the ones two useless legs leave possible
+#: at -30% ("Two Useless or Missing Legs": "such as Dodge and Stealth";
+#: Weapon skills by ruling ``two_useless_legs_weapons``).
+MOBILITY_SKILLS = ("athletics", "acrobatics", "dodge", "stealth")
+LEGLESS_POSSIBLE = ("dodge", "stealth")
+#: Skills two useless arms leave possible at -30% (seed 004 "Two Useless or
+#: Missing Arms": "some (such as Athletics and Dodge) only suffer a -30%
+#: penalty").
+ARMLESS_POSSIBLE = ("athletics", "dodge")
+
+
+def limb_check(c: Combatant, skill_name: str, *, two_hands: bool = False) -> list[ev.Modifier]:
+    """The useless-limb modifiers of a skill test that :func:`condition_modifiers`
+    does not give (the arms'), or :class:`RuleError` (one line) when the
+    limbs make it impossible. ``two_hands``: the GM says the test relies on
+    two arms or hands (seed 004 "One Useless or Missing Arm": "such as
+    Athletics tests to swim or Boating tests to paddle"). Sources: seed 004
+    "One Useless or Missing Arm" (-20%), "Two Useless or Missing Arms"
+    ("Most Skills based on STR or DEX are impossible", Athletics and Dodge
+    -30%), "Two Useless or Missing Legs" ("Most Skills that rely upon
+    physical mobility are impossible", Dodge and Stealth -30%). A skill
+    outside these lists is left to the GM (the sheet does not say which
+    characteristics a skill is based on)."""
+    key = skill_name.strip().lower()
+    arms, legs = len(useless_limbs(c, "arm")), len(useless_limbs(c, "leg"))
+    if legs >= 2 and key in MOBILITY_SKILLS and key not in LEGLESS_POSSIBLE:
+        raise RuleError(f"{c.name} has two useless legs: {skill_name} is impossible (seed 004 Two Useless or Missing Legs)")
+    if arms >= 2:
+        if two_hands:
+            raise RuleError(f"{c.name} has two useless arms: a test that relies on two hands is impossible (seed 004)")
+        if key in ARMLESS_POSSIBLE:
+            return [ev.Modifier(tables.COMBAT_MODIFIERS["two-arms-useless"].value, "two useless arms")]
+        return []
+    if arms == 1 and two_hands:
+        return [ev.Modifier(tables.COMBAT_MODIFIERS["one-arm-useless"].value, "one useless arm (a two-handed test)")]
+    return []
 
 
 def useless_limbs(c: Combatant, limb: str) -> list[str]:
@@ -344,15 +386,28 @@ def require_turn(state: State, handle: str) -> Combatant:
     return c
 
 
-def check_arms(c: Combatant, weapon: Weapon) -> None:
+def check_arms(c: Combatant, weapon: Weapon, legs_rule: str = "penalty") -> None:
     """Refuse ``weapon`` to a combatant with two useless arms, or a
     two-handed one with one useless arm (seed 004 "One Useless or Missing
-    Arm", "Two Useless or Missing Arms"); raises :class:`RuleError`."""
+    Arm", "Two Useless or Missing Arms"), or to one with two useless legs
+    under ruling ``two_useless_legs_weapons=impossible`` (``legs_rule``);
+    raises :class:`RuleError`."""
+    if legs_rule == "impossible" and len(useless_limbs(c, "leg")) >= 2:
+        raise RuleError(f"{c.name} has two useless legs and may not use Weapon skills (ruling two_useless_legs_weapons)")
     arms = useless_limbs(c, "arm")
     if len(arms) >= 2:
         raise RuleError(f"{c.name} has two useless arms and may not use any weapon (seed 004)")
     if arms and weapon.hands >= 2:
         raise RuleError(f"{c.name} has a useless arm and may not use the two-handed {weapon.name} (seed 004)")
+
+
+def usable(state: State, c: Combatant, weapon: Weapon) -> bool:
+    """Whether ``c``'s limbs let him use ``weapon`` (:func:`check_arms`)."""
+    try:
+        check_arms(c, weapon, rulings_of(state).two_useless_legs_weapons)
+    except RuleError:
+        return False
+    return True
 
 
 def attack_modifiers(state: State, attacker: str, target: str, modifiers, situations) -> list[ev.Modifier]:
@@ -524,7 +579,7 @@ USAGE = {
     "reload": "reload [WEAPON]",
     "stance": "stance standing|prone|kneeling|sitting",
     "stand": "stand",
-    "skill": "skill NAME [mod=V:REASON] [diff=GRADE]  (skill \"First Aid\" target=WHO [location=LOC])",
+    "skill": "skill NAME [mod=V:REASON] [diff=GRADE] [hands=2]  (skill \"First Aid\" target=WHO [location=LOC])",
     "delay": "delay after=X | delay interrupt=X",
     "interrupt": "interrupt [with=SKILL] [against=SKILL]",
     "shoot": "shoot TARGET [weapon=W] [range=M] [cover=LOCS] [crowd=X] [precise=..]",

@@ -131,7 +131,7 @@ def shoot(draft: Draft, who: str, spec) -> None:
         if spec.get(bad):
             raise RuleError("ranged attacks may not be used as part of a charge or flurry (seed 004 'Ranged Weapons')")
     weapon = ranged_weapon(c, spec.get("weapon"))
-    check_arms(c, weapon)
+    check_arms(c, weapon, rulings_of(state).two_useless_legs_weapons)
     if not loaded(c, weapon):
         raise RuleError(f"{weapon.name} is not loaded; reload it first (affray act {who} ready {weapon.name!r})")
     crowd = find_combatant(state, spec.get("crowd")) if spec.get("crowd") else ""

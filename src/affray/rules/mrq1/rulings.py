@@ -57,11 +57,12 @@ RULING_CHOICES: dict[str, tuple] = {
     "grapple_damage_armour": (True, False),
     "mount_costs_action": (True, False),
     "first_aid_stops_bleeding": (True, False),
+    "two_useless_legs_weapons": ("penalty", "impossible"),
 }
 #: Rulings added after logs were first written: an encounter records them
 #: only when set away from their default, so older logs and goldens stay
 #: byte for byte the same (their default is what those logs played under).
-QUIET_AT_DEFAULT = ("first_aid_stops_bleeding",)
+QUIET_AT_DEFAULT = ("first_aid_stops_bleeding", "two_useless_legs_weapons")
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -194,6 +195,15 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     number of Combat Rounds equal to the character's CON+POW". Source:
     seed 004 "Major Wound"; our ruling (issue 15, mrq1 item 1: First Aid
     "stops the bleeding")."""
+
+    two_useless_legs_weapons: Literal["penalty", "impossible"] = "penalty"
+    """With two useless legs, Weapon skills suffer -30% (``penalty``) or are
+    impossible (``impossible``). The seed's ambiguity: "One Useless or
+    Missing Leg" counts Weapon skills among those relying on physical
+    mobility, and "Two Useless or Missing Legs" makes "Most Skills that rely
+    upon physical mobility" impossible, naming only Dodge and Stealth as
+    examples of those that "only suffer a -30% penalty". Source: seed 004;
+    our ruling (issue 15, mrq1 item 6)."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -418,6 +428,14 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "(false): the seed ends the re-tests on First Aid but says only 'if the "
         "location does not recover' of the blood loss.",
         f"{SEED} 'Major Wound'; our ruling",
+    ),
+    "two_useless_legs_weapons": (
+        "penalty",
+        "With two useless legs, Weapon skills suffer -30% like Dodge and Stealth "
+        "(penalty), or are impossible (impossible): the seed counts Weapon skills as "
+        "relying on mobility, makes 'most' such skills impossible, and names only "
+        "Dodge and Stealth as the ones left at -30%.",
+        f"{SEED} 'One Useless or Missing Leg', 'Two Useless or Missing Legs'; our ruling",
     ),
 }
 
