@@ -433,3 +433,31 @@ def test_one_useless_arm_minus_20_to_a_two_handed_test():
     t(cmd.TakeAction(who="broo", action="pass"))
     with pytest.raises(RuleError, match="two useless arms: a test that relies on two hands is impossible"):
         t(cmd.TakeAction(who="vasana", action="skill Athletics hands=2"), "10")
+
+
+# --------------------------------------------------------------------------- #
+# Item 8: a dodged critical under the fresh-roll ruling is a named ruling
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("ruling, mode", [("attack", "min"), ("table-roll", "roll")])
+def test_dodge_critical_critical_on_the_fresh_roll_only(ruling, mode):
+    """Seed 004 "Dodge": "Attack Succeeds but Inflicts Minimum Damage ...
+    If the attack being dodged was a critical hit, it instead inflicts
+    normal damage." Vasana's attack roll 20 is a plain success (critical
+    <= 6); the Broo's Dodge 02 and her fresh roll 03 are both critical:
+    the cell is critical/critical. Ruling ``dodged_critical_from`` says
+    whether the attack roll (minimum damage) or the fresh roll (normal
+    damage) decides, and a note names the reading."""
+    t = duel(rulings={"dodged_critical_from": ruling})
+    t(cmd.DeclareAttack(attacker="vasana", target="broo"), "20")
+    assert not t.one(ev.AttackResolved).critical
+    t(cmd.ChooseReaction(defender="broo", reaction="dodge"), "02,03")
+    resolved = t.one(ev.ReactionResolved)
+    assert resolved.cell == "dodge:critical/critical" and resolved.effects["minimum_damage"]
+    assert resolved.effects["dodged_critical"] == (ruling == "table-roll")
+    assert any(f"ruling dodged_critical_from={ruling}" in n.text for n in t.new(ev.NoteAdded))
+    t(cmd.RollPending(), "3,11" if mode == "min" else "5,3,11")  # (1D8 5,) 1D4 3, chest
+    dealt = t.one(ev.DamageDealt)
+    weapon = 1 if mode == "min" else 5  # minimum of 1D8 is 1; normal keeps the 5 rolled
+    assert dealt.rolled == weapon + 3

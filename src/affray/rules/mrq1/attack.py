@@ -298,9 +298,21 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
     effects = dict(cell.effects)
     if effects.get("parry_ap_halves") and item is not None:
         effects["reduce"] = tables.parry_deduction(item.ap, effects["parry_ap_halves"], rulings)
+    reading = ""
+    if effects.get("minimum_damage") and (row == "critical") != x.critical:
+        # "If the attack being dodged was a critical hit": the attack roll and the
+        # fresh table roll disagree; ruling dodged_critical_from says which counts.
+        counts = x.critical if rulings.dodged_critical_from == "attack" else row == "critical"
+        effects["dodged_critical"] = int(counts)
+        which = "attack roll" if rulings.dodged_critical_from == "attack" else "fresh table roll"
+        reading = (f"ruling dodged_critical_from={rulings.dodged_critical_from}: the {which} "
+                   f"{'is' if counts else 'is not'} a critical, so the dodged blow does "
+                   f"{'normal' if counts else 'minimum'} damage")
     draft.emit(
         ev.ReactionResolved(exchange=x.id, cell=f"{reaction}:{row}/{col}", outcome=cell.outcome, effects=effects)
     )
+    if reading:
+        draft.emit(ev.NoteAdded(text=reading))
     if effects.get("overextended"):
         who = a.handle if rulings.overextended_applies_to == "attacker" else defender
         draft.emit(

@@ -524,7 +524,9 @@ def damage_plan(draft: Draft) -> tuple[str, str, str, bool]:
     if critical and x.effects.get("parry_ap_halves") and not rulings_of(draft.state).parried_critical_keeps_max:
         critical = False  # ruling parried_critical_keeps_max=false: a parried critical rolls normal damage
     minimum = bool(x.effects.get("minimum_damage"))
-    if critical and minimum:
+    if minimum and "dodged_critical" in x.effects:  # ruling dodged_critical_from decided it
+        mode = "roll" if x.effects["dodged_critical"] else "min"
+    elif critical and minimum:
         mode = "roll"  # seed 004: a dodged critical inflicts normal damage instead
     elif critical:
         mode = "max"

@@ -58,11 +58,12 @@ RULING_CHOICES: dict[str, tuple] = {
     "mount_costs_action": (True, False),
     "first_aid_stops_bleeding": (True, False),
     "two_useless_legs_weapons": ("penalty", "impossible"),
+    "dodged_critical_from": ("attack", "table-roll"),
 }
 #: Rulings added after logs were first written: an encounter records them
 #: only when set away from their default, so older logs and goldens stay
 #: byte for byte the same (their default is what those logs played under).
-QUIET_AT_DEFAULT = ("first_aid_stops_bleeding", "two_useless_legs_weapons")
+QUIET_AT_DEFAULT = ("first_aid_stops_bleeding", "two_useless_legs_weapons", "dodged_critical_from")
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -204,6 +205,16 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     upon physical mobility" impossible, naming only Dodge and Stealth as
     examples of those that "only suffer a -30% penalty". Source: seed 004;
     our ruling (issue 15, mrq1 item 6)."""
+
+    dodged_critical_from: Literal["attack", "table-roll"] = "attack"
+    """On a Dodge table cell of minimum damage, which roll says whether "the
+    attack being dodged was a critical hit" (then it "instead inflicts normal
+    damage"): the attack roll (``attack``) or, under ruling
+    ``reaction_attacker_roll=fresh``, the fresh roll that set the table row
+    (``table-roll``). The seed's ambiguity: with a fresh roll the two can
+    disagree (a success attack and a critical fresh roll read
+    critical/critical). Source: seed 004 "Dodge"; our ruling (issue 15,
+    mrq1 item 8). The choice is noted in the log whenever they disagree."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -436,6 +447,14 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "relying on mobility, makes 'most' such skills impossible, and names only "
         "Dodge and Stealth as the ones left at -30%.",
         f"{SEED} 'One Useless or Missing Leg', 'Two Useless or Missing Legs'; our ruling",
+    ),
+    "dodged_critical_from": (
+        "attack",
+        "On a Dodge cell of minimum damage, 'if the attack being dodged was a critical "
+        "hit' it does normal damage: the attack roll decides (attack), or the fresh "
+        "table roll that set the row (table-roll); they can disagree under "
+        "reaction_attacker_roll=fresh. A note names the reading whenever they do.",
+        f"{SEED} 'Dodge'; our ruling",
     ),
 }
 
