@@ -461,3 +461,38 @@ def test_dodge_critical_critical_on_the_fresh_roll_only(ruling, mode):
     dealt = t.one(ev.DamageDealt)
     weapon = 1 if mode == "min" else 5  # minimum of 1D8 is 1; normal keeps the 5 rolled
     assert dealt.rolled == weapon + 3
+
+
+# --------------------------------------------------------------------------- #
+# Item 9: Break Free's "Defender may Riposte"
+# --------------------------------------------------------------------------- #
+
+
+def test_break_free_with_a_riposte_cell_offers_the_riposte():
+    """Seed 004 "Break Free": "designating himself as the defender ... a
+    result of 'grapple fails' means the character has succeeded in breaking
+    free", and the Grapple table's "Grapple Fails; Defender may Riposte:
+    ... The attacker has also left himself wide open for a Riposte, which
+    the defender may immediately take advantage of." The Broo's Head Butt
+    03 is critical (<= 4), Ulfrik's hold 40 a success: success/critical.
+    Freed, the Broo is offered the Riposte against Ulfrik and takes it."""
+    t = grappled()
+    t(G(who="broo", manoeuvre="break-free"), "03,40")
+    assert t.one(ev_mrq1.GrappleManoeuvred).success
+    assert not t.c("broo").has("grappling")
+    step = t.step()
+    assert (step.kind, step.who, step.data["target"], step.options) == ("riposte", "broo", "ulfrik", ("riposte", "none"))
+    reactions = t.c("broo").reactions
+    t(cmd.ChooseReaction(defender="broo", reaction="riposte"), "20")
+    declared = t.one(ev.AttackDeclared)
+    assert (declared.attacker, declared.target, declared.kind) == ("broo", "ulfrik", "riposte")
+    assert t.c("broo").reactions == reactions - 1
+
+
+def test_break_free_riposte_may_be_let_go():
+    """The Riposte is the defender's to take ("may"): ``none`` lets it go
+    and the turns go on."""
+    t = grappled()
+    t(G(who="broo", manoeuvre="break-free"), "03,40")
+    t(cmd.ChooseReaction(defender="broo", reaction="none"))
+    assert t.state.exchange is None and t.step().kind in ("turn", "end-round")

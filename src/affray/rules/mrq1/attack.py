@@ -353,14 +353,15 @@ def default_parry(c: Combatant) -> Weapon:
     raise RuleError(f"{c.name} holds nothing to parry with; dodge instead")
 
 
-def riposte_step(state: State, defender: str, item_name: str) -> ev.PendingStep | None:
+def riposte_step(state: State, defender: str, item_name: str, attacker: str = "") -> ev.PendingStep | None:
     """The pending Riposte for ``defender`` after a parry cell that grants one
     (seed 004 "Riposte": a free attack against the attacker, which needs an
-    available reaction), or None when it cannot be taken."""
+    available reaction), or None when it cannot be taken. ``attacker``:
+    whom it strikes when no exchange is open (a Break Free)."""
     x = state.exchange
-    assert x is not None
+    assert x is not None or attacker
     c = state.combatants[defender]
-    a = state.combatants[x.attacker]
+    a = state.combatants[attacker or x.attacker]
     if c.reactions <= 0 or c.status != "active" or c.effect("helpless"):
         return None
     weapons = {w.name: w for w in sheet_of(c).weapons}
@@ -378,7 +379,7 @@ def riposte_step(state: State, defender: str, item_name: str) -> ev.PendingStep 
         prompt=f"{c.name} may Riposte against {a.name} (free attack, costs a reaction): riposte | none",
         options=("riposte", "none"),
         dice=(ev.DiceNeed(f"{c.name}'s riposte attack roll", "1D100", by=defender),),
-        exchange=x.id,
+        exchange=x.id if x is not None else 0,
         data={"target": a.handle, "weapon": weapon.name},
     )
 
@@ -393,11 +394,13 @@ def follow_with_riposte(draft: Draft, defender: str, item_name: str, follow: lis
         follow.append(offer)
 
 
-def offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
+def offer_riposte(draft: Draft, defender: str, item: Weapon | None, attacker: str = "") -> None:
     """The step ``attack:offer-riposte``: after a parry (or a resisted
-    grapple) that defeats the attack and grants a Riposte, offer it, or end
-    the exchange when it cannot be taken (seed 004 "Riposte")."""
-    step = riposte_step(draft.state, defender, item.name if item else "")
+    grapple, or a Break Free read as "Grapple fails; Defender may Riposte"
+    against ``attacker``) that defeats the attack and grants a Riposte,
+    offer it, or end the exchange when it cannot be taken (seed 004
+    "Riposte", "Grappling Combatants")."""
+    step = riposte_step(draft.state, defender, item.name if item else "", attacker)
     if step is None:
         end_exchange(draft, "the parry defeats the attack")
         return

@@ -327,7 +327,8 @@ def _manoeuvre(draft: Draft, who: str, what: str, modifiers) -> None:
 def _break_free(draft: Draft, c: Combatant, p: Combatant, modifiers) -> None:
     """Seed 004 "Break Free": a grapple attempt with the breaker as the
     defender, on Unarmed or a Natural Weapon skill; "grapple fails" frees
-    him (still adjacent)."""
+    him (still adjacent), and on "Grapple fails; Defender may Riposte" the
+    freed breaker is offered the Riposte against his former holder."""
     name, value = grapple_skill(c)
     mine = test(draft, c, name, value, own_modifiers(c) + list(modifiers), f"break free of {p.name}")
     pname, pvalue = grapple_skill(p)
@@ -340,6 +341,9 @@ def _break_free(draft: Draft, c: Combatant, p: Combatant, modifiers) -> None:
                                  outcome=f"Grapple table, {row}/{col}: {outcome}"))
     if freed:
         end(draft, c.handle, "broke free")
+        if effects.get("riposte"):  # "Grapple fails; Defender may Riposte": the breaker is the defender
+            draft.then("attack:offer-riposte", defender=c.handle, item=None, attacker=p.handle)
+            return
     end_exchange(draft, text)
 
 
