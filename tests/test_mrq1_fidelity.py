@@ -8,6 +8,8 @@ the seed's words it checks. Figures come from the example sheets (see
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 import pytest
 
@@ -18,7 +20,8 @@ from affray.rules.base import RuleError
 from affray.rules.mrq1 import ranged
 from affray.rules.mrq1.core import Spec, find_weapon, useless_limbs
 
-from test_mrq1_flow import CHEST, FIVE, MAUL, RIGHT_LEG, duel, hit_vasana, sheet
+from test_mrq1_actions import three
+from test_mrq1_flow import CHEST, FIVE, MAUL, RIGHT_LEG, TOUGH, duel, hit_vasana, sheet
 from test_mrq1_grapple import G, grappled
 from test_mrq1_mounted import cavalry
 from test_mrq1_ranged import archer, shot
@@ -496,3 +499,40 @@ def test_break_free_riposte_may_be_let_go():
     t(G(who="broo", manoeuvre="break-free"), "03,40")
     t(cmd.ChooseReaction(defender="broo", reaction="none"))
     assert t.state.exchange is None and t.step().kind in ("turn", "end-round")
+
+
+# --------------------------------------------------------------------------- #
+# Item 5: an improvised parry with a missile weapon
+# --------------------------------------------------------------------------- #
+
+
+def _slinger():
+    """Vasana (23) attacks Gorp, who holds only his Sling (Shield skill 35)."""
+    gorp = sheet("gorp", location_hp=TOUGH, ready=["Sling"], skills=dict(sheet("gorp")["skills"], Shield=35))
+    t = three(gorp=gorp, sr="10,1,1")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorp"), "20")
+    return t
+
+
+def test_improvised_parry_with_a_missile_weapon_uses_the_shield_skill():
+    """Seed 004 "Parry", Improvisation: "Parrying with improvised items,
+    such as crossbows or fallen logs, is usually done using the Shield
+    Skill". Gorp, holding only his Sling, is not offered a parry, but
+    naming the Sling parries with his Shield skill 35% (the seed gives no
+    further penalty); the Sling's AP 1 is what the Parry table deducts from."""
+    t = _slinger()
+    assert "parry" not in t.step().options
+    t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item="Sling"), "10,50")
+    tested = t.tests_of("gorp")[0]
+    assert (tested.skill, tested.base, tested.result) == ("Shield (improvised parry with Sling)", 35, "success")
+    assert t.one(ev.ReactionChosen).with_item == "Sling"
+
+
+def test_improvised_parry_needs_the_item_named():
+    """Without ``--with`` naming the missile weapon nothing is improvised:
+    the parry is refused in one line, and nothing is appended."""
+    t = _slinger()
+    before = len(t.log())
+    with pytest.raises(RuleError, match=re.escape("Gorp can dodge | none here, not 'parry'")):
+        t(cmd.ChooseReaction(defender="gorp", reaction="parry"), "10,50")
+    assert len(t.log()) == before

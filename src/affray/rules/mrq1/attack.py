@@ -37,6 +37,7 @@ from affray.rules.mrq1.core import (
     extra_parry,
     find_weapon,
     has_attack_options,
+    improvised_parry,
     kind_parts,
     limb_check,
     lose_actions,
@@ -45,6 +46,7 @@ from affray.rules.mrq1.core import (
     rulings_of,
     sheet_of,
     named_helpless,
+    shield_skill,
     situation_modifiers,
     skill,
     skill_modifiers,
@@ -231,7 +233,9 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
         raise RuleError(f"{c.name} has no reaction to make now (waiting for: {waiting})")
     reaction = reaction.lower()
-    if reaction not in step.options:
+    improvised = reaction == "parry" and step.kind == "react" and improvised_parry(state, c, with_item) is not None
+    if reaction not in step.options and not (improvised and state.exchange is not None
+                                             and kind_parts(state.exchange.kind)[0] != "ranged"):
         if reaction == "parry" and state.exchange is not None and kind_parts(state.exchange.kind)[0] == "ranged":
             raise RuleError(f"ranged attacks may not be parried (seed 004 'Parry'); {c.name} can {' | '.join(step.options)}")
         raise RuleError(f"{c.name} can {' | '.join(step.options)} here, not {reaction!r}")
@@ -261,12 +265,13 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
     extra = str(step.data.get("extra-parry", ""))
     if reaction == "parry":
         item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else default_parry(c))
-        if item.kind == "ranged":
-            raise RuleError(f"{item.name} cannot parry; parry with a melee weapon or shield")
         if extra and item.name != extra:
             raise RuleError(f"{c.name} has no reaction left; only the off-hand {extra} may parry (Two Weapon Use)")
         base = item.skill
         skill_name = f"{item.name} (parry)"
+        if item.kind == "ranged":  # seed 004 "Parry", Improvisation: "such as crossbows ... the Shield Skill"
+            name, base = shield_skill(c)
+            skill_name = f"{name} (improvised parry with {item.name})"
     else:
         item = None
         base = skill(c, "Dodge")

@@ -401,6 +401,28 @@ def check_arms(c: Combatant, weapon: Weapon, legs_rule: str = "penalty") -> None
         raise RuleError(f"{c.name} has a useless arm and may not use the two-handed {weapon.name} (seed 004)")
 
 
+def shield_skill(c: Combatant) -> tuple[str, int]:
+    """(name, value) of the skill an improvised parry uses: the Shield skill
+    (seed 004 "Parry", Improvisation: "Parrying with improvised items, such
+    as crossbows or fallen logs, is usually done using the Shield Skill"),
+    the sheet's ``Shield`` skill or its best shield's, 0 when it has none."""
+    best = max([skill(c, "Shield"), *(w.skill for w in sheet_of(c).weapons if w.kind == "shield")])
+    return "Shield", best
+
+
+def improvised_parry(state: State, c: Combatant, with_item: str) -> Weapon | None:
+    """The ready missile weapon ``with_item`` names, to parry with as an
+    improvised item (seed 004 "Parry", Improvisation: "such as crossbows");
+    None when it names something else."""
+    if not with_item:
+        return None
+    try:
+        w = find_weapon(c, with_item)
+    except RuleError:
+        return None
+    return w if w.kind == "ranged" else None
+
+
 def usable(state: State, c: Combatant, weapon: Weapon) -> bool:
     """Whether ``c``'s limbs let him use ``weapon`` (:func:`check_arms`)."""
     try:
