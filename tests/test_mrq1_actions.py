@@ -371,9 +371,9 @@ def test_change_stance_and_standing_up_under_a_free_attack():
 def test_skill_use_is_a_test_as_an_action():
     """Seed 004 "Skill Use"; rules-reference E3 difficulty grades."""
     t = three()
-    act(t, "vasana", "skill 'First Aid' diff=hard", "05")
+    act(t, "vasana", "skill Acrobatics diff=hard", "05")  # First Aid now needs target= (test_mrq1_fidelity)
     tested = t.one(ev.SkillTested)
-    assert (tested.skill, tested.base, tested.target, tested.result) == ("First Aid", 30, 0, "success")
+    assert (tested.skill, tested.base, tested.target, tested.result) == ("Acrobatics", 30, 0, "success")
     assert t.c("vasana").combat_actions == 2
 
 

@@ -56,8 +56,8 @@ def test_act_takes_an_action_text_with_options(fight):
 
 
 def test_act_skill_use_takes_dice(fight):
-    out = fight.ok("act", "vasana", "skill", "First Aid", "--dice", "10")
-    assert "First Aid 10 vs 30%" in out.stdout
+    out = fight.ok("act", "vasana", "skill", "Acrobatics", "--dice", "10")
+    assert "Acrobatics 10 vs 30%" in out.stdout  # First Aid needs target= (test_mrq1_fidelity)
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,13 @@ def test_charge_from_the_cli_rolls_the_bonus(fight):
         fight.ok("react", "broo1", "none")
         pending = fight.pending()
     assert any(d["purpose"] == "charge bonus" for d in pending[0]["dice"])
+
+
+def test_act_skill_refuses_an_unknown_option_and_first_aid_without_a_patient(fight):
+    """Issue 15, mrq1 items 9 and 1 on the command line: ``act … skill``
+    refuses an unknown key=value, and First Aid names its patient (seed
+    004 "Serious Wound": "or the character receives First Aid")."""
+    refused(fight, ["act", "vasana", "skill", "Acrobatics", "tagret=broo1", "--dice", "10"], "skill does not take tagret=broo1")
+    refused(fight, ["act", "vasana", "skill", "First Aid", "--dice", "10"], "First Aid on whom?")
+    refused(fight, ["act", "vasana", "skill", "First Aid", "target=broo1", "--dice", "10"],
+            "Broo 1 has no Serious or Major Wound that First Aid treats")

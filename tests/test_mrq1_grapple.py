@@ -189,8 +189,8 @@ def test_immobilise_makes_the_partner_helpless():
     assert ev.Modifier(-20, "grappling") not in tested.modifiers  # it targets his partner
     assert t.one(ev_mrq1.GrappleManoeuvred).success
     assert t.c("broo").has("immobilised") and t.c("broo").effect("helpless") == 1
-    # the Broo was the only enemy who could fight: the fight is over
-    assert t.state.phase == "over" and t.state.winner == "heroes"
+    # held, not out of the fight (issue 15, mrq1 item 3): Ulfrik acts on
+    assert t.state.phase == "round" and (t.step().kind, t.step().who) == ("turn", "ulfrik")
 
 
 def test_immobilise_fails_above_the_penalised_skill():
@@ -289,8 +289,18 @@ GOLDEN = [
     # Minor Wound: Broo 1's next combat action (his 2nd) is lost.
     (cmd.RollPending(), "6,4,11"),
     # Ulfrik's 3rd action: Immobilise at 70 - (DEX 13 + STR 15) = 42; 30
-    # succeeds: Broo 1 is helpless, and nobody else fights for the broo.
+    # succeeds: Broo 1 is helpless, yet held, not out of the fight (issue 15,
+    # mrq1 item 3: this golden used to end here, "heroes" winning on a hold).
     (G(who="ulfrik", manoeuvre="immobilise"), "30"),
+    # Nobody else can act: the GM ends round 1; round 2 strike ranks 6, 2.
+    (cmd.EndRound(), "6,2"),
+    # Inflict Pain on the held Broo: 10 <= 45 succeeds.
+    (G(who="ulfrik", manoeuvre="inflict-pain"), "10"),
+    # 6 + 4 = 10 to the chest again, AP 3 -> 7: chest 0 -> -7, a Serious Wound.
+    (cmd.RollPending(), "6,4,11"),
+    # 1D4 2 combat actions lost; Resilience 90 > 45 fails: unconscious, and
+    # now nobody fights for the broo.
+    (cmd.RollPending(), "2,90"),
 ]
 
 
@@ -305,15 +315,15 @@ def test_golden_grapple_with_fixed_dice():
     for command, dice in GOLDEN:
         out = execute(store, command, encounter_id=eid, dice=dice, actor="gm")
     s = out.state
-    assert (s.phase, s.winner, s.round) == ("over", "heroes", 1)
+    assert (s.phase, s.winner, s.round) == ("over", "heroes", 2)
     u, b = s.combatants["ulfrik"], s.combatants["broo1"]
     assert [x.id for x in u.conditions] == ["grappling:broo1"]
-    assert [x.id for x in b.conditions] == ["grappling:ulfrik", "immobilised"]
-    assert [(l.name, l.hp, l.wound) for l in b.locations if l.hp != l.max_hp] == [("chest", 0, "minor")]
+    assert [x.id for x in b.conditions] == ["grappling:ulfrik", "immobilised", "lost-actions", "unconscious"]
+    assert [(l.name, l.hp, l.wound) for l in b.locations if l.hp != l.max_hp] == [("chest", -7, "serious")]
     assert all(l.hp == l.max_hp for l in u.locations)
-    assert (u.combat_actions, b.combat_actions) == (0, 1)  # Broo 1: one spent, one lost
+    assert b.status == "unconscious"
     manoeuvres = [(r.event.manoeuvre, r.event.success) for r in store.read(eid) if isinstance(r.event, ev_mrq1.GrappleManoeuvred)]
-    assert manoeuvres == [("break-free", False), ("inflict-pain", True), ("immobilise", True)]
+    assert manoeuvres == [("break-free", False), ("inflict-pain", True), ("immobilise", True), ("inflict-pain", True)]
     assert project(list(store.read(eid))) == s
 
 

@@ -44,11 +44,13 @@ def test_scenario_is_registered():
 
 def test_skirmish_final_state(skirmish):
     store, eid, state = skirmish
-    assert state.phase == "over" and state.winner == "raiders" and state.round == 6
+    assert state.phase == "over" and state.winner == "raiders" and state.round == 32
     yara, ghorak = state.combatant("yara"), state.combatant("ghorak")
-    # disarmed, Yara wrestles; Ghorak at last immobilises her: helpless, the fight is over
-    assert yara.status == "active" and yara.effect("helpless") == 1
-    assert {loc.name: loc.hp for loc in yara.locations if loc.hp != loc.max_hp} == {"left leg": 1}
+    # disarmed, Yara wrestles; Ghorak immobilises her in round 6. Held is not
+    # out of the fight (issue 15, mrq1 item 3; this fight used to end there):
+    # his Inflict Pain at last wounds her abdomen and she falls unconscious.
+    assert yara.status == "unconscious" and yara.has("immobilised")
+    assert {loc.name: loc.hp for loc in yara.locations if loc.hp != loc.max_hp} == {"left leg": 1, "abdomen": -4, "right arm": 2}
     assert yara.ready == ()  # the bow dropped for the dagger, the dagger dropped under the free attack
     assert {c.id for c in yara.conditions} >= {"unloaded:Short Bow", "impaled:left leg:1", "grappling:ghorak", "immobilised"}
     # the charge (12 m), then a follow-up as Yara gives ground (8 m)
@@ -75,8 +77,10 @@ def test_skirmish_milestones(skirmish):
     cells = [e.cell for e in events if isinstance(e, ev.ReactionResolved) and e.cell.startswith("grapple")]
     assert cells == ["grapple:failure/failure", "grapple:success/failure"]  # the second one holds
     manoeuvres = [(e.handle, e.manoeuvre, e.success) for e in events if isinstance(e, ev_mrq1.GrappleManoeuvred)]
-    assert len(manoeuvres) == 19 and manoeuvres[-1] == ("ghorak", "immobilise", True)
-    assert not any(m[2] for m in manoeuvres[:-1])  # DEX+STR and DEX+CON penalties make them hard
+    assert len(manoeuvres) == 72 and manoeuvres[18] == ("ghorak", "immobilise", True)
+    assert not any(m[2] for m in manoeuvres[:18])  # DEX+STR and DEX+CON penalties make them hard
+    # the held Yara is still fought (issue 15, mrq1 item 3): three Inflict Pains land
+    assert [m for m in manoeuvres[19:] if m[2]] == [("ghorak", "inflict-pain", True)] * 3
     assert all(e.source == "table" for e in events if isinstance(e, ev.DiceRolled))
 
 

@@ -37,12 +37,16 @@ from affray.rules.mrq1.core import (
     extra_parry,
     find_weapon,
     has_attack_options,
+    improvised_parry,
     kind_parts,
+    limb_check,
     lose_actions,
     require_turn,
     restricted,
     rulings_of,
     sheet_of,
+    named_helpless,
+    shield_skill,
     situation_modifiers,
     skill,
     skill_modifiers,
@@ -50,6 +54,7 @@ from affray.rules.mrq1.core import (
     table_level,
     test,
     use_off_hand,
+    usable,
 )
 from affray.rules.mrq1.sheet import Weapon
 
@@ -82,7 +87,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     check_target(state, attacker, target)
     t = state.combatants[target]
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a)
-    check_arms(a, weapon)
+    check_arms(a, weapon, rulings_of(state).two_useless_legs_weapons)
     draft.emit(ev.ActionSpent(handle=attacker, kind="combat-action", reason=f"attack on {t.name}"))
     for cond in a.conditions:
         if cond.name == "overextended":
@@ -114,7 +119,7 @@ def open_exchange(
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     skill_base = weapon.skill if base is None else base
     tested = test(draft, a, weapon.name, skill_base, mods, f"{base_kind} attack on {t.name}", critical_base=skill_base)
-    helpless = bool(t.effect("helpless")) or t.status == "unconscious"
+    helpless = bool(t.effect("helpless")) or t.status == "unconscious" or named_helpless(mods)
     if base_kind == "ranged":
         helpless = False  # a helpless target is +10% at range, not a critical (seed 004 ranged table)
     hit = tested.result in ("success", "critical") or helpless
@@ -156,7 +161,8 @@ def offer_reaction(draft: Draft) -> None:
         return
     ranged = kind_parts(x.kind)[0] == "ranged"
     options = [] if extra else ["dodge"]
-    parry_with = [w.name for w in sheet_of(t).weapons if w.name in t.ready and w.kind in ("melee", "shield", "natural", "unarmed")]
+    parry_with = [w.name for w in sheet_of(t).weapons
+                  if w.name in t.ready and w.kind in ("melee", "shield", "natural", "unarmed") and usable(state, t, w)]
     if extra:
         parry_with = [extra]
     if parry_with and not ranged:
@@ -227,7 +233,9 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
         raise RuleError(f"{c.name} has no reaction to make now (waiting for: {waiting})")
     reaction = reaction.lower()
-    if reaction not in step.options:
+    improvised = reaction == "parry" and step.kind == "react" and improvised_parry(state, c, with_item) is not None
+    if reaction not in step.options and not (improvised and state.exchange is not None
+                                             and kind_parts(state.exchange.kind)[0] != "ranged"):
         if reaction == "parry" and state.exchange is not None and kind_parts(state.exchange.kind)[0] == "ranged":
             raise RuleError(f"ranged attacks may not be parried (seed 004 'Parry'); {c.name} can {' | '.join(step.options)}")
         raise RuleError(f"{c.name} can {' | '.join(step.options)} here, not {reaction!r}")
@@ -253,15 +261,17 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
         draft.then("damage:queue")
         return
     a = state.combatants[x.attacker]
+    rulings = rulings_of(state)
     extra = str(step.data.get("extra-parry", ""))
     if reaction == "parry":
         item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else default_parry(c))
-        if item.kind == "ranged":
-            raise RuleError(f"{item.name} cannot parry; parry with a melee weapon or shield")
         if extra and item.name != extra:
             raise RuleError(f"{c.name} has no reaction left; only the off-hand {extra} may parry (Two Weapon Use)")
         base = item.skill
         skill_name = f"{item.name} (parry)"
+        if item.kind == "ranged":  # seed 004 "Parry", Improvisation: "such as crossbows ... the Shield Skill"
+            name, base = shield_skill(c)
+            skill_name = f"{name} (improvised parry with {item.name})"
     else:
         item = None
         base = skill(c, "Dodge")
@@ -272,14 +282,17 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
         draft.emit(ev.ActionSpent(handle=defender, kind="reaction", reason=f"{reaction} against {a.name}"))
     break_aim(draft, defender, f"{reaction}s")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=reaction, with_item=item.name if item else ""))
-    mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
-    mods.extend(situation_modifiers(tuple(situations)))
+    if reaction == "parry":
+        check_arms(c, item, rulings.two_useless_legs_weapons)
+        mods = condition_modifiers(c, reaction=True, mobility=True, combat=True)
+    else:
+        mods = condition_modifiers(c, reaction=True, mobility=True, combat=True) + limb_check(c, "Dodge")
+    mods.extend(situation_modifiers(tuple(situations), role=reaction))
     mods.extend(modifiers)
     for cond in c.conditions:
         if cond.name == "overextended":
             draft.emit(ev.ConditionExpired(handle=defender, condition_id=cond.id, reason="its next reaction was taken"))
     d = test(draft, c, skill_name, base, mods, f"{reaction} against {a.name}")
-    rulings = rulings_of(state)
     if rulings.reaction_attacker_roll == "fresh":
         fresh = test(draft, a, x.weapon, x.skill, (), f"{x.weapon}: fresh roll against the {reaction}")
         att_level = fresh.result
@@ -290,9 +303,21 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
     effects = dict(cell.effects)
     if effects.get("parry_ap_halves") and item is not None:
         effects["reduce"] = tables.parry_deduction(item.ap, effects["parry_ap_halves"], rulings)
+    reading = ""
+    if effects.get("minimum_damage") and (row == "critical") != x.critical:
+        # "If the attack being dodged was a critical hit": the attack roll and the
+        # fresh table roll disagree; ruling dodged_critical_from says which counts.
+        counts = x.critical if rulings.dodged_critical_from == "attack" else row == "critical"
+        effects["dodged_critical"] = int(counts)
+        which = "attack roll" if rulings.dodged_critical_from == "attack" else "fresh table roll"
+        reading = (f"ruling dodged_critical_from={rulings.dodged_critical_from}: the {which} "
+                   f"{'is' if counts else 'is not'} a critical, so the dodged blow does "
+                   f"{'normal' if counts else 'minimum'} damage")
     draft.emit(
         ev.ReactionResolved(exchange=x.id, cell=f"{reaction}:{row}/{col}", outcome=cell.outcome, effects=effects)
     )
+    if reading:
+        draft.emit(ev.NoteAdded(text=reading))
     if effects.get("overextended"):
         who = a.handle if rulings.overextended_applies_to == "attacker" else defender
         draft.emit(
@@ -333,14 +358,15 @@ def default_parry(c: Combatant) -> Weapon:
     raise RuleError(f"{c.name} holds nothing to parry with; dodge instead")
 
 
-def riposte_step(state: State, defender: str, item_name: str) -> ev.PendingStep | None:
+def riposte_step(state: State, defender: str, item_name: str, attacker: str = "") -> ev.PendingStep | None:
     """The pending Riposte for ``defender`` after a parry cell that grants one
     (seed 004 "Riposte": a free attack against the attacker, which needs an
-    available reaction), or None when it cannot be taken."""
+    available reaction), or None when it cannot be taken. ``attacker``:
+    whom it strikes when no exchange is open (a Break Free)."""
     x = state.exchange
-    assert x is not None
+    assert x is not None or attacker
     c = state.combatants[defender]
-    a = state.combatants[x.attacker]
+    a = state.combatants[attacker or x.attacker]
     if c.reactions <= 0 or c.status != "active" or c.effect("helpless"):
         return None
     weapons = {w.name: w for w in sheet_of(c).weapons}
@@ -358,7 +384,7 @@ def riposte_step(state: State, defender: str, item_name: str) -> ev.PendingStep 
         prompt=f"{c.name} may Riposte against {a.name} (free attack, costs a reaction): riposte | none",
         options=("riposte", "none"),
         dice=(ev.DiceNeed(f"{c.name}'s riposte attack roll", "1D100", by=defender),),
-        exchange=x.id,
+        exchange=x.id if x is not None else 0,
         data={"target": a.handle, "weapon": weapon.name},
     )
 
@@ -373,11 +399,13 @@ def follow_with_riposte(draft: Draft, defender: str, item_name: str, follow: lis
         follow.append(offer)
 
 
-def offer_riposte(draft: Draft, defender: str, item: Weapon | None) -> None:
+def offer_riposte(draft: Draft, defender: str, item: Weapon | None, attacker: str = "") -> None:
     """The step ``attack:offer-riposte``: after a parry (or a resisted
-    grapple) that defeats the attack and grants a Riposte, offer it, or end
-    the exchange when it cannot be taken (seed 004 "Riposte")."""
-    step = riposte_step(draft.state, defender, item.name if item else "")
+    grapple, or a Break Free read as "Grapple fails; Defender may Riposte"
+    against ``attacker``) that defeats the attack and grants a Riposte,
+    offer it, or end the exchange when it cannot be taken (seed 004
+    "Riposte", "Grappling Combatants")."""
+    step = riposte_step(draft.state, defender, item.name if item else "", attacker)
     if step is None:
         end_exchange(draft, "the parry defeats the attack")
         return

@@ -5,14 +5,14 @@ rules-reference E3 (difficulty grades). The spell or skill's effect is not
 modelled: the GM applies it.
 
 Steps: ``act:cast`` (then ``free-attacks:offer`` and ``finish:cast``) and
-``act:skill``.
+``act:skill`` (a successful First Aid then ``wounds:first-aid``).
 """
 
 from __future__ import annotations
 
 from affray.events import core as ev
 from affray.events import mrq1 as ev_mrq1
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.core import (
     USAGE,
@@ -23,6 +23,8 @@ from affray.rules.mrq1.core import (
     condition_modifiers,
     done,
     expire,
+    first_aid_locations,
+    limb_check,
     note,
     progress,
     require_turn,
@@ -84,14 +86,30 @@ def finish_cast(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> No
 # --------------------------------------------------------------------------- #
 
 
+#: The options ``act WHO skill`` takes; First Aid takes ``target=`` and
+#: ``location=`` as well (seed 004 "Serious Wound", "Major Wound").
+SKILL_OPTIONS = ("diff", "hands")
+FIRST_AID_OPTIONS = ("target", "location")
+
+
 def skill_use(draft: Draft, who: str, spec: Spec) -> None:
     """Seed 004 "Skill Use": a skill test as a Combat Action (``diff=`` a
     difficulty grade, rules-reference E3; ``mod=`` a reasoned modifier). The
-    GM applies what it does."""
+    GM applies what it does, except First Aid: ``skill "First Aid"
+    target=WHO [location=LOC]`` treats a wound, and a success queues the step
+    ``wounds:first-aid``. Raises :class:`RuleError` (one line) for an
+    unknown ``key=value`` or ``sit=`` (it would change nothing), and for
+    First Aid without a patient or a wound it treats."""
     c = require_turn(draft.state, who)
     name = " ".join(spec.args)
     if not name:
         raise RuleError(f"which skill? {USAGE['skill']}")
+    first_aid = name.lower() == "first aid"
+    allowed = SKILL_OPTIONS + (FIRST_AID_OPTIONS if first_aid else ())
+    unknown = [k for k in spec.opts if k not in allowed]
+    if unknown or spec.sits:
+        what = f"{unknown[0]}={spec.opts[unknown[0]]}" if unknown else f"sit={spec.sits[0]}"
+        raise RuleError(f"skill does not take {what}; {USAGE['skill']}")
     sheet = sheet_of(c)
     base = next((v for k, v in sheet.skills.items() if k.lower() == name.lower()), None)
     if base is None:
@@ -101,7 +119,11 @@ def skill_use(draft: Draft, who: str, spec: Spec) -> None:
         name, base = w.name, w.skill
     else:
         name = next(k for k in sheet.skills if k.lower() == name.lower())
-    mods = condition_modifiers(c, mobility=True) + list(spec.mods)
+    patient, location = first_aid_patient(draft.state, c, spec) if first_aid else ("", "")
+    hands = spec.number("hands", 1) or 1
+    if hands > 2:
+        raise RuleError(f"skill: hands takes 1 or 2, not {hands}")
+    mods = condition_modifiers(c, mobility=True) + limb_check(c, name, two_hands=hands == 2) + list(spec.mods)
     grade = spec.get("diff")
     if grade:
         if grade not in tables.DIFFICULTY:
@@ -109,6 +131,37 @@ def skill_use(draft: Draft, who: str, spec: Spec) -> None:
         if tables.DIFFICULTY[grade]:
             mods.append(ev.Modifier(tables.DIFFICULTY[grade], grade))
     begin(draft, who, spec, reason=f"skill: {name}")
-    tested = test(draft, c, name, base, mods, "skill use")
-    note(draft, who, "skill", f"{c.name} uses {name}: {tested.result}; the GM applies the outcome", spec)
+    tested = test(draft, c, name, base, mods, f"First Aid on {draft.state.combatants[patient].name}'s {location}" if first_aid else "skill use")
+    ok = tested.result in ("success", "critical")
+    if first_aid:
+        p = draft.state.combatants[patient]
+        note(draft, who, "skill", f"{c.name}'s First Aid on {p.name}'s {location}: {tested.result}", spec)
+        if ok:
+            draft.then("wounds:first-aid", healer=who, patient=patient, location=location)
+    else:
+        note(draft, who, "skill", f"{c.name} uses {name}: {tested.result}; the GM applies the outcome", spec)
     done(draft)
+
+
+def first_aid_patient(state, c, spec: Spec) -> tuple[str, str]:
+    """(patient handle, location) of a First Aid: ``target=`` (any
+    combatant, the healer himself included) and ``location=``; without
+    ``location=``, the one location with a wound First Aid treats. Raises
+    :class:`RuleError` when there is none, or several and none is named."""
+    if not spec.get("target"):
+        raise RuleError(f"First Aid on whom? {USAGE['skill']} target=WHO [location=LOC]")
+    patient = find_combatant(state, spec.get("target"))
+    p = state.combatants[patient]
+    treatable = first_aid_locations(p)
+    wanted = spec.get("location").replace("-", " ").strip().lower()
+    if wanted:
+        if not any(loc.name == wanted for loc in p.locations):
+            raise RuleError(f"{p.name} has no location {wanted!r} ({', '.join(l.name for l in p.locations)})")
+        if wanted not in treatable:
+            raise RuleError(f"{p.name}'s {wanted} has no wound First Aid treats (treatable: {', '.join(treatable) or 'none'})")
+        return patient, wanted
+    if not treatable:
+        raise RuleError(f"{p.name} has no Serious or Major Wound that First Aid treats")
+    if len(treatable) > 1:
+        raise RuleError(f"{p.name} has wounds to treat at {', '.join(treatable)}; name one with location=LOC")
+    return patient, treatable[0]

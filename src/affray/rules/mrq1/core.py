@@ -127,6 +127,8 @@ def condition_modifiers(
         legs = sum(1 for loc in c.locations if loc.limb == "leg" and _useless(c, loc.name))
         if legs == 1:
             mods.append(ev.Modifier(-10, "one useless leg"))
+        elif legs >= 2:  # the skills still possible (limb_check refuses the others)
+            mods.append(ev.Modifier(tables.COMBAT_MODIFIERS["two-legs-useless"].value, "two useless legs"))
     if combat and c.stance == "prone":
         mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["prone"].value, "prone"))
     return mods
@@ -136,6 +138,46 @@ def _useless(c: Combatant, location: str) -> bool:
     return any(
         cond.location == location and cond.name in ("useless-limb", "severed-limb") for cond in c.conditions
     )
+
+
+#: Skills that rely upon physical mobility (seed 004 "One Useless or Missing
+#: Leg": "such as Athletics, Dodge, Stealth and Weapon skills"; Acrobatics
+#: is our addition), and of those the ones two useless legs leave possible
+#: at -30% ("Two Useless or Missing Legs": "such as Dodge and Stealth";
+#: Weapon skills by ruling ``two_useless_legs_weapons``).
+MOBILITY_SKILLS = ("athletics", "acrobatics", "dodge", "stealth")
+LEGLESS_POSSIBLE = ("dodge", "stealth")
+#: Skills two useless arms leave possible at -30% (seed 004 "Two Useless or
+#: Missing Arms": "some (such as Athletics and Dodge) only suffer a -30%
+#: penalty").
+ARMLESS_POSSIBLE = ("athletics", "dodge")
+
+
+def limb_check(c: Combatant, skill_name: str, *, two_hands: bool = False) -> list[ev.Modifier]:
+    """The useless-limb modifiers of a skill test that :func:`condition_modifiers`
+    does not give (the arms'), or :class:`RuleError` (one line) when the
+    limbs make it impossible. ``two_hands``: the GM says the test relies on
+    two arms or hands (seed 004 "One Useless or Missing Arm": "such as
+    Athletics tests to swim or Boating tests to paddle"). Sources: seed 004
+    "One Useless or Missing Arm" (-20%), "Two Useless or Missing Arms"
+    ("Most Skills based on STR or DEX are impossible", Athletics and Dodge
+    -30%), "Two Useless or Missing Legs" ("Most Skills that rely upon
+    physical mobility are impossible", Dodge and Stealth -30%). A skill
+    outside these lists is left to the GM (the sheet does not say which
+    characteristics a skill is based on)."""
+    key = skill_name.strip().lower()
+    arms, legs = len(useless_limbs(c, "arm")), len(useless_limbs(c, "leg"))
+    if legs >= 2 and key in MOBILITY_SKILLS and key not in LEGLESS_POSSIBLE:
+        raise RuleError(f"{c.name} has two useless legs: {skill_name} is impossible (seed 004 Two Useless or Missing Legs)")
+    if arms >= 2:
+        if two_hands:
+            raise RuleError(f"{c.name} has two useless arms: a test that relies on two hands is impossible (seed 004)")
+        if key in ARMLESS_POSSIBLE:
+            return [ev.Modifier(tables.COMBAT_MODIFIERS["two-arms-useless"].value, "two useless arms")]
+        return []
+    if arms == 1 and two_hands:
+        return [ev.Modifier(tables.COMBAT_MODIFIERS["one-arm-useless"].value, "one useless arm (a two-handed test)")]
+    return []
 
 
 def useless_limbs(c: Combatant, limb: str) -> list[str]:
@@ -277,17 +319,49 @@ def opposed(a: ev.SkillTested, d: ev.SkillTested, ties: str = "higher-roll") -> 
 # --------------------------------------------------------------------------- #
 
 
-def situation_modifiers(keys: tuple[str, ...]) -> list[ev.Modifier]:
-    """Modifiers for named situations from the seed's close combat table."""
+#: Situations that describe the target of an attack; a reaction refuses them.
+TARGET_SITUATIONS = ("target-helpless", "target-surprised", "target-prone")
+#: Named Dodge situations (seed 004 "Dodge", Penalties: "If a character has
+#: his back to a wall, cliff, more enemies or is otherwise impeded from
+#: freely dodging in any direction, he will suffer a -20% penalty to his
+#: Dodge Skill"), each the key of its entry in :data:`.tables.COMBAT_MODIFIERS`.
+DODGE_SITUATIONS = {"back-to-wall": "dodge-impeded", "dodge-impeded": "dodge-impeded"}
+#: The reason of the 0% modifier a GM-named ``target-helpless`` records: the
+#: attack is an automatic critical hit (seed 004 close combat table).
+HELPLESS = tables.CLOSE_MODIFIERS["target-helpless"].text
+
+
+def situation_modifiers(keys: tuple[str, ...], *, role: str = "attack") -> list[ev.Modifier]:
+    """Modifiers for named situations from the seed's close combat table
+    (seed 004 "Close Combat Situational Modifiers"), for ``role`` ``attack``,
+    ``parry`` or ``dodge``. An accepted situation always changes something:
+    ``target-helpless`` on an attack is a 0% modifier named :data:`HELPLESS`
+    that makes the hit an automatic critical (:func:`named_helpless`);
+    ``back-to-wall`` is the Dodge's -20%. Raises :class:`RuleError` (one
+    line) for an unknown key, a target's situation on a reaction, or a
+    Dodge situation on anything but a Dodge."""
     mods = []
     for key in keys:
+        if key in DODGE_SITUATIONS:
+            if role != "dodge":
+                raise RuleError(f"situation {key!r} is a Dodge penalty (seed 004 'Dodge'); drop it, or use --mod")
+            entry = tables.COMBAT_MODIFIERS[DODGE_SITUATIONS[key]]
+            mods.append(ev.Modifier(entry.value, "back to a wall or otherwise impeded"))
+            continue
         entry = tables.CLOSE_MODIFIERS.get(key)
         if entry is None:
-            known = ", ".join(k for k in tables.CLOSE_MODIFIERS if tables.CLOSE_MODIFIERS[k].value)
+            known = ", ".join([*tables.CLOSE_MODIFIERS, *DODGE_SITUATIONS])
             raise RuleError(f"unknown situation {key!r}; known: {known}")
-        if entry.value:
-            mods.append(ev.Modifier(entry.value, entry.text))
+        if role != "attack" and key in TARGET_SITUATIONS:
+            raise RuleError(f"situation {key!r} describes the target of an attack, not a {role}; drop it")
+        mods.append(ev.Modifier(entry.value, entry.text))
     return mods
+
+
+def named_helpless(mods) -> bool:
+    """Whether the GM named the target helpless (``--situation
+    target-helpless``) among an attack's modifiers."""
+    return any(m.reason == HELPLESS for m in mods)
 
 
 def require_turn(state: State, handle: str) -> Combatant:
@@ -311,15 +385,50 @@ def require_turn(state: State, handle: str) -> Combatant:
     return c
 
 
-def check_arms(c: Combatant, weapon: Weapon) -> None:
+def check_arms(c: Combatant, weapon: Weapon, legs_rule: str = "penalty") -> None:
     """Refuse ``weapon`` to a combatant with two useless arms, or a
     two-handed one with one useless arm (seed 004 "One Useless or Missing
-    Arm", "Two Useless or Missing Arms"); raises :class:`RuleError`."""
+    Arm", "Two Useless or Missing Arms"), or to one with two useless legs
+    under ruling ``two_useless_legs_weapons=impossible`` (``legs_rule``);
+    raises :class:`RuleError`."""
+    if legs_rule == "impossible" and len(useless_limbs(c, "leg")) >= 2:
+        raise RuleError(f"{c.name} has two useless legs and may not use Weapon skills (ruling two_useless_legs_weapons)")
     arms = useless_limbs(c, "arm")
     if len(arms) >= 2:
         raise RuleError(f"{c.name} has two useless arms and may not use any weapon (seed 004)")
     if arms and weapon.hands >= 2:
         raise RuleError(f"{c.name} has a useless arm and may not use the two-handed {weapon.name} (seed 004)")
+
+
+def shield_skill(c: Combatant) -> tuple[str, int]:
+    """(name, value) of the skill an improvised parry uses: the Shield skill
+    (seed 004 "Parry", Improvisation: "Parrying with improvised items, such
+    as crossbows or fallen logs, is usually done using the Shield Skill"),
+    the sheet's ``Shield`` skill or its best shield's, 0 when it has none."""
+    best = max([skill(c, "Shield"), *(w.skill for w in sheet_of(c).weapons if w.kind == "shield")])
+    return "Shield", best
+
+
+def improvised_parry(state: State, c: Combatant, with_item: str) -> Weapon | None:
+    """The ready missile weapon ``with_item`` names, to parry with as an
+    improvised item (seed 004 "Parry", Improvisation: "such as crossbows");
+    None when it names something else."""
+    if not with_item:
+        return None
+    try:
+        w = find_weapon(c, with_item)
+    except RuleError:
+        return None
+    return w if w.kind == "ranged" else None
+
+
+def usable(state: State, c: Combatant, weapon: Weapon) -> bool:
+    """Whether ``c``'s limbs let him use ``weapon`` (:func:`check_arms`)."""
+    try:
+        check_arms(c, weapon, rulings_of(state).two_useless_legs_weapons)
+    except RuleError:
+        return False
+    return True
 
 
 def attack_modifiers(state: State, attacker: str, target: str, modifiers, situations) -> list[ev.Modifier]:
@@ -328,11 +437,16 @@ def attack_modifiers(state: State, attacker: str, target: str, modifiers, situat
     (seed 004 "Close Combat Situational Modifiers")."""
     a, t = state.combatants[attacker], state.combatants[target]
     mods = condition_modifiers(a, mobility=True, combat=True)
+    known = set()  # situations the engine already applies from the state: named again, they count once
+    if a.stance == "prone":
+        known.add("prone")
     if t.stance == "prone":
         mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["target-prone"].value, "target prone"))
+        known.add("target-prone")
     if t.has("surprised"):
         mods.append(ev.Modifier(tables.CLOSE_MODIFIERS["target-surprised"].value, "target surprised"))
-    mods.extend(situation_modifiers(tuple(situations)))
+        known.add("target-surprised")
+    mods.extend(situation_modifiers(tuple(s for s in dict.fromkeys(situations) if s not in known)))
     mods.extend(modifiers)
     return mods
 
@@ -431,7 +545,9 @@ def damage_plan(draft: Draft) -> tuple[str, str, str, bool]:
     if critical and x.effects.get("parry_ap_halves") and not rulings_of(draft.state).parried_critical_keeps_max:
         critical = False  # ruling parried_critical_keeps_max=false: a parried critical rolls normal damage
     minimum = bool(x.effects.get("minimum_damage"))
-    if critical and minimum:
+    if minimum and "dodged_critical" in x.effects:  # ruling dodged_critical_from decided it
+        mode = "roll" if x.effects["dodged_critical"] else "min"
+    elif critical and minimum:
         mode = "roll"  # seed 004: a dodged critical inflicts normal damage instead
     elif critical:
         mode = "max"
@@ -486,7 +602,7 @@ USAGE = {
     "reload": "reload [WEAPON]",
     "stance": "stance standing|prone|kneeling|sitting",
     "stand": "stand",
-    "skill": "skill NAME [mod=V:REASON] [diff=GRADE]",
+    "skill": "skill NAME [mod=V:REASON] [diff=GRADE] [hands=2]  (skill \"First Aid\" target=WHO [location=LOC])",
     "delay": "delay after=X | delay interrupt=X",
     "interrupt": "interrupt [with=SKILL] [against=SKILL]",
     "shoot": "shoot TARGET [weapon=W] [range=M] [cover=LOCS] [crowd=X] [precise=..]",
@@ -767,6 +883,33 @@ def turn_steps(state: State, handles: tuple[str, ...], pass_no: int) -> tuple[ev
 MANOEUVRES = ("break-free", "immobilise", "inflict-pain", "throw", "release")
 
 
+#: The wound conditions First Aid ends (seed 004 "Serious Wound", "Major
+#: Wound": "until the location is restored to 1 hit point or more, or the
+#: character receives First Aid"); ``bleeding-out`` by ruling
+#: ``first_aid_stops_bleeding``.
+FIRST_AID_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out")
+
+
+def first_aid_locations(c: Combatant) -> list[str]:
+    """Locations of ``c`` with a wound condition First Aid ends, in the
+    sheet's order."""
+    wounded = {x.location for x in c.conditions if x.name in FIRST_AID_ENDS and x.location}
+    return [loc.name for loc in c.locations if loc.name in wounded]
+
+
+def in_the_fight(c: Combatant) -> bool:
+    """Whether ``c`` still counts for his side when the engine asks if the
+    fight is over: able to fight, or helpless only because a grapple partner
+    holds him immobilised. Seed 004 "Grappling Combatants", Immobilise:
+    "While immobilised, enemies are considered helpless", yet "grappling
+    combatants will remain locked together until one combatant breaks free
+    or is thrown out of the grapple": the holder may still Inflict Pain or
+    Throw, so a hold alone does not end a one-on-one fight."""
+    if c.can_fight:
+        return True
+    return c.status == "active" and c.has("immobilised") and bool(partner_of(c))
+
+
 def partner_of(c: Combatant) -> str:
     """The handle ``c`` is grappling with ("" when not grappling)."""
     for cond in c.conditions:
@@ -800,6 +943,17 @@ def grapple_turn_step(state: State, c: Combatant, pass_no: int) -> ev.PendingSte
               ev.DiceNeed(f"{p.name}'s opposed test (break-free only)", "1D100", by=partner)),
         prompt=f"{c.name} ({ordinal(pass_no)} combat action, grappling {p.name}): {' | '.join(MANOEUVRES)} | pass",
     )
+
+
+def check_fleeing(state: State, handle: str, what: str) -> None:
+    """Refuse any action but ``flee`` (``pass`` and ``defend`` too) for an
+    untrained mount that failed its rider's Riding test this round (seed 004
+    "Untrained Mounts": "Failing this test will cause the horse to
+    automatically use the Flee Combat Action at every opportunity for the
+    remainder of the Combat Round")."""
+    c = state.combatants.get(handle)
+    if c is not None and c.has("mount-fleeing") and what.strip().lower() != "flee":
+        raise RuleError(f"{c.name} is fleeing this round and may only flee (seed 004 Untrained Mounts): affray act {handle} flee")
 
 
 def flee_step(state: State, c: Combatant) -> ev.PendingStep | None:
@@ -948,10 +1102,13 @@ def on_foot(c: Combatant) -> bool:
 
 
 def movement_of(state: State, handle: str) -> int:
-    """Metres a combatant moves: his mount's Movement when mounted (seed 004)."""
+    """Metres a combatant moves in one Move: his mount's Movement when
+    mounted (seed 004 "Mounted Combat": "A mounted character uses his
+    mount's Movement score when moving rather than his own"), after the
+    mover's useless legs (:func:`movement`)."""
     c = state.combatants[handle]
     m = mount_of(c)
-    return state.combatants[m].movement if m else c.movement
+    return movement(state.combatants[m]) if m else movement(c)
 
 
 def weapon_group(w: Weapon) -> str:

@@ -40,6 +40,7 @@ from affray.rules.mrq1.core import (
     end_exchange,
     find_weapon,
     location_for,
+    named_helpless,
     parse,
     partner_of,
     require_turn,
@@ -135,7 +136,7 @@ def declare(draft: Draft, attacker: str, target: str, weapon_name: str, modifier
     if target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     tested = test(draft, a, name, value, mods, f"grapple attack on {t.name}", critical_base=value)
-    helpless = bool(t.effect("helpless")) or t.status == "unconscious"
+    helpless = bool(t.effect("helpless")) or t.status == "unconscious" or named_helpless(mods)
     hit = tested.result in ("success", "critical") or helpless
     draft.emit(ev.AttackResolved(exchange=x, hit=hit, critical=tested.result == "critical" or helpless,
                                  fumble=tested.result == "fumble" and not helpless, roll=tested.roll, skill=tested.target))
@@ -188,7 +189,8 @@ def resist(draft: Draft, defender: str, choice: str, with_item: str, modifiers, 
         name, value = "Dodge", skill(c, "Dodge")
     x = state.exchange
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction=f"grapple-{choice}", with_item=item.name if item else ""))
-    mods = condition_modifiers(c, mobility=True, combat=True) + situation_modifiers(tuple(situations)) + list(modifiers)
+    role = "dodge" if choice == "dodge" else "parry"  # the opposed roll answers an attack
+    mods = condition_modifiers(c, mobility=True, combat=True) + situation_modifiers(tuple(situations), role=role) + list(modifiers)
     d = test(draft, c, name, value, mods, f"oppose {state.combatants[x.attacker].name}'s grapple")
     _settle(draft, d.result, item)
 
@@ -325,7 +327,8 @@ def _manoeuvre(draft: Draft, who: str, what: str, modifiers) -> None:
 def _break_free(draft: Draft, c: Combatant, p: Combatant, modifiers) -> None:
     """Seed 004 "Break Free": a grapple attempt with the breaker as the
     defender, on Unarmed or a Natural Weapon skill; "grapple fails" frees
-    him (still adjacent)."""
+    him (still adjacent), and on "Grapple fails; Defender may Riposte" the
+    freed breaker is offered the Riposte against his former holder."""
     name, value = grapple_skill(c)
     mine = test(draft, c, name, value, own_modifiers(c) + list(modifiers), f"break free of {p.name}")
     pname, pvalue = grapple_skill(p)
@@ -338,6 +341,9 @@ def _break_free(draft: Draft, c: Combatant, p: Combatant, modifiers) -> None:
                                  outcome=f"Grapple table, {row}/{col}: {outcome}"))
     if freed:
         end(draft, c.handle, "broke free")
+        if effects.get("riposte"):  # "Grapple fails; Defender may Riposte": the breaker is the defender
+            draft.then("attack:offer-riposte", defender=c.handle, item=None, attacker=p.handle)
+            return
     end_exchange(draft, text)
 
 

@@ -25,7 +25,7 @@ from affray.rules.mrq1.core import (
     done,
     find_weapon,
     make_kind,
-    movement,
+    movement_of,
     note,
     require_turn,
     split,
@@ -42,6 +42,7 @@ STANCES = ("standing", "prone", "kneeling", "sitting")
 
 def move(draft: Draft, who: str, spec: Spec) -> None:
     """Seed 004 "Move" (up to Movement) and "Sprint" (up to twice Movement;
+    a rider's is his mount's, seed 004 "Mounted Combat";
     the free attacks it draws are at +20%). Moving away from adjacent
     enemies, or adjacent to one (``to=X``, ``past=A,B`` for those passed on
     the way), draws their free attacks; damage from one halves the move."""
@@ -49,10 +50,10 @@ def move(draft: Draft, who: str, spec: Spec) -> None:
     c = require_turn(state, who)
     if c.stance == "prone" and spec.word == "sprint":
         raise RuleError(f"{c.name} is prone; stand up first (affray act {who} stand)")
-    allowance = movement(c) * (2 if spec.word == "sprint" else 1)
+    allowance = movement_of(draft.state, who) * (2 if spec.word == "sprint" else 1)
     metres = spec.number("metres", allowance, pos=0)
     if metres > allowance:
-        raise RuleError(f"{c.name} can {spec.word} at most {allowance} m ({'twice ' if spec.word == 'sprint' else ''}Movement {movement(c)} m), not {metres} m")
+        raise RuleError(f"{c.name} can {spec.word} at most {allowance} m ({'twice ' if spec.word == 'sprint' else ''}Movement {movement_of(draft.state, who)} m), not {metres} m")
     if metres <= 0:
         raise RuleError(f"{spec.word} how far? {USAGE[spec.word]}")
     to = find_combatant(state, spec.get("to")) if spec.get("to") else ""
@@ -70,7 +71,7 @@ def finish_move(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> No
     when a free attack did damage (seed 004 "Move", "Free Attacks")."""
     c = draft.state.combatants[who]
     metres = int(spec.args[0])
-    allowance = movement(c) * (2 if spec.word in ("sprint", "charge") else 1)
+    allowance = movement_of(draft.state, who) * (2 if spec.word in ("sprint", "charge") else 1)
     to = spec.get("to")
     if damaged:
         metres = min(metres, allowance // 2)
@@ -95,10 +96,10 @@ def retreat(draft: Draft, who: str, spec: Spec) -> None:
     enemies = adjacent_enemies(state, who)
     if not enemies:
         raise RuleError(f"{c.name} is not fighting anyone; a Fighting Retreat moves away from an adjacent enemy (use move)")
-    allowance = movement(c) // 2
+    allowance = movement_of(draft.state, who) // 2
     metres = spec.number("metres", allowance, pos=0)
     if metres > allowance or metres <= 0:
-        raise RuleError(f"{c.name} can retreat 1 to {allowance} m (half Movement {movement(c)} m), not {metres} m")
+        raise RuleError(f"{c.name} can retreat 1 to {allowance} m (half Movement {movement_of(draft.state, who)} m), not {metres} m")
     begin(draft, who, spec, reason="fighting retreat")
     draft.emit(ev.CombatantMoved(handle=who, distance=float(metres), reason="fighting retreat", away_from=enemies[0]))
     for h in list(draft.state.combatants[who].engaged):
@@ -124,8 +125,8 @@ def charge(draft: Draft, who: str, spec: Spec) -> None:
         raise RuleError(f"how far does {c.name} charge? give the distance in metres (at least 5)")
     if metres < 5:
         raise RuleError(f"a charge needs at least 5 m of movement (seed 004 'Charge'); {c.name} would move {metres} m: use move and attack instead")
-    if metres > 2 * movement(c):
-        raise RuleError(f"{c.name} can charge at most {2 * movement(c)} m (twice Movement {movement(c)} m), not {metres} m")
+    if metres > 2 * movement_of(draft.state, who):
+        raise RuleError(f"{c.name} can charge at most {2 * movement_of(draft.state, who)} m (twice Movement {movement_of(draft.state, who)} m), not {metres} m")
     if target == who or t.side == c.side:
         raise RuleError(f"a charge must end adjacent to an enemy; {t.name} is not one")
     if t.status == "dead":
@@ -159,7 +160,7 @@ def finish_charge(draft: Draft, who: str, spec: Spec, damaged: bool, passed) -> 
     c = draft.state.combatants[who]
     target, metres = spec.args[0], int(spec.args[1])
     t = draft.state.combatants[target]
-    moved = min(metres, movement(c)) if damaged else metres
+    moved = min(metres, movement_of(draft.state, who)) if damaged else metres
     draft.emit(ev.CombatantMoved(handle=who, distance=float(moved), reason="charge" + (" (halved by a free attack)" if damaged else "")))
     for h in list(c.engaged):
         draft.emit(ev.EngagementChanged(a=who, b=h, engaged=False))

@@ -40,6 +40,7 @@ from affray.rules.mrq1.core import (
     off_hand_item,
     precise_option,
     require_turn,
+    rulings_of,
     use_off_hand,
     used_off_hand,
 )
@@ -104,7 +105,7 @@ def close(draft: Draft, attacker: str, spec, *, base: str = "close", cost: int =
     if a.effect("cannot-attack"):
         raise RuleError(f"{a.name} cannot attack now (see 'affray state')")
     weapon = find_weapon(a, spec.get("weapon")) if spec.get("weapon") else default_weapon(a)
-    check_arms(a, weapon)
+    check_arms(a, weapon, rulings_of(state).two_useless_legs_weapons)
     precise = precise_option(state, a, t, spec.get("precise"))
     if precise and not precise_ok:
         raise RuleError(f"precise attacks may not be made as part of a {base} (seed 004 'Precise Attack')")

@@ -131,7 +131,7 @@ def shoot(draft: Draft, who: str, spec) -> None:
         if spec.get(bad):
             raise RuleError("ranged attacks may not be used as part of a charge or flurry (seed 004 'Ranged Weapons')")
     weapon = ranged_weapon(c, spec.get("weapon"))
-    check_arms(c, weapon)
+    check_arms(c, weapon, rulings_of(state).two_useless_legs_weapons)
     if not loaded(c, weapon):
         raise RuleError(f"{weapon.name} is not loaded; reload it first (affray act {who} ready {weapon.name!r})")
     crowd = find_combatant(state, spec.get("crowd")) if spec.get("crowd") else ""
@@ -212,7 +212,8 @@ def modifiers(state: State, a: Combatant, t: Combatant, weapon: Weapon, spec) ->
       ``range``, or the situations ``long-range`` / ``beyond-range``.
     * The table: Target Size from the target's SIZ, Target Condition
       (helpless, surprised, prone) and the attacker's prone stance are
-      automatic; the GM names wind, target movement, visibility and other
+      automatic; the GM may name the last four where the state disagrees
+      (they count once), and a named Target Size is refused; the GM names wind, target movement, visibility and other
       attacker conditions (``--situation``). Within a section only the
       largest modifier applies; attacker conditions add up (footnotes 1 and
       3); sections add up, or only the worst applies under ruling
@@ -247,23 +248,27 @@ def modifiers(state: State, a: Combatant, t: Combatant, weapon: Weapon, spec) ->
         add("target-small", times=5 - siz)
     elif siz > 20 and (siz - 20) // 10:
         add("target-large", times=(siz - 20) // 10)
-    if t.effect("helpless") or t.status == "unconscious":
-        add("target-helpless")
-    if t.has("surprised"):
-        add("target-surprised")
-    if t.stance == "prone":
-        add("target-prone")
-    if a.stance == "prone":
-        add("attacker-prone")
-    for s in dict.fromkeys(spec.sits):
-        if s in RANGE_KEYS:
+    seen = {  # the situations the state already gives; named again by the GM, they count once
+        "target-helpless": bool(t.effect("helpless")) or t.status == "unconscious",
+        "target-surprised": t.has("surprised"),
+        "target-prone": t.stance == "prone",
+        "attacker-prone": a.stance == "prone",
+    }
+    named = dict.fromkeys(spec.sits)
+    for key, applies in seen.items():
+        if applies or key in named:  # the GM's word stands where the engine's stance disagrees
+            add(key)
+    for s in named:
+        if s in RANGE_KEYS or s in seen:
             continue
+        if s in ("target-small", "target-large"):
+            raise RuleError(f"{s} is worked out from {t.name}'s SIZ {siz}; drop it (or give a reasoned --mod)")
         m = tables.RANGED_MODIFIERS[s]
         if m.special == "automatic-failure":
             auto = auto or m.text
         elif s == "attacker-underwater" and not weapon.thrown:
             auto = auto or "bows and other projectile weapons automatically miss underwater"
-        elif s not in ("target-small", "target-large", "target-helpless", "target-surprised", "target-prone", "attacker-prone"):
+        else:
             add(s)
     sections = []
     for group, items in groups.items():

@@ -22,6 +22,7 @@ import msgspec
 
 __all__ = [
     "DEFAULT_RULINGS",
+    "QUIET_AT_DEFAULT",
     "RULING_CHOICES",
     "RULINGS_DOC",
     "Rulings",
@@ -55,7 +56,14 @@ RULING_CHOICES: dict[str, tuple] = {
     "dive_half_rounding": ("down", "up"),
     "grapple_damage_armour": (True, False),
     "mount_costs_action": (True, False),
+    "first_aid_stops_bleeding": (True, False),
+    "two_useless_legs_weapons": ("penalty", "impossible"),
+    "dodged_critical_from": ("attack", "table-roll"),
 }
+#: Rulings added after logs were first written: an encounter records them
+#: only when set away from their default, so older logs and goldens stay
+#: byte for byte the same (their default is what those logs played under).
+QUIET_AT_DEFAULT = ("first_aid_stops_bleeding", "two_useless_legs_weapons", "dodged_critical_from")
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -178,6 +186,35 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     mount_costs_action: bool = True
     """Mounting or dismounting during a round costs a Combat Action. Source:
     seed 004 "Mounted Combat" is silent; our ruling."""
+
+    first_aid_stops_bleeding: bool = True
+    """A successful First Aid on a Major Wound's location also ends the
+    count to death by blood loss (True), or only the re-tests (False).
+    The seed's ambiguity: the re-tests last "until the location is restored
+    to 1 hit point or more, or the character receives First Aid", but the
+    death clause says only "If the location does not recover within a
+    number of Combat Rounds equal to the character's CON+POW". Source:
+    seed 004 "Major Wound"; our ruling (issue 15, mrq1 item 1: First Aid
+    "stops the bleeding")."""
+
+    two_useless_legs_weapons: Literal["penalty", "impossible"] = "penalty"
+    """With two useless legs, Weapon skills suffer -30% (``penalty``) or are
+    impossible (``impossible``). The seed's ambiguity: "One Useless or
+    Missing Leg" counts Weapon skills among those relying on physical
+    mobility, and "Two Useless or Missing Legs" makes "Most Skills that rely
+    upon physical mobility" impossible, naming only Dodge and Stealth as
+    examples of those that "only suffer a -30% penalty". Source: seed 004;
+    our ruling (issue 15, mrq1 item 6)."""
+
+    dodged_critical_from: Literal["attack", "table-roll"] = "attack"
+    """On a Dodge table cell of minimum damage, which roll says whether "the
+    attack being dodged was a critical hit" (then it "instead inflicts normal
+    damage"): the attack roll (``attack``) or, under ruling
+    ``reaction_attacker_roll=fresh``, the fresh roll that set the table row
+    (``table-roll``). The seed's ambiguity: with a fresh roll the two can
+    disagree (a success attack and a critical fresh roll read
+    critical/critical). Source: seed 004 "Dodge"; our ruling (issue 15,
+    mrq1 item 8). The choice is noted in the log whenever they disagree."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -394,6 +431,30 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "true",
         "Mounting or dismounting during a round costs a Combat Action.",
         f"{SEED} 'Mounted Combat' is silent; our ruling",
+    ),
+    "first_aid_stops_bleeding": (
+        "true",
+        "A successful First Aid on a Major Wound's location ends the count to death by "
+        "blood loss as well as the Resilience re-tests (true), or only the re-tests "
+        "(false): the seed ends the re-tests on First Aid but says only 'if the "
+        "location does not recover' of the blood loss.",
+        f"{SEED} 'Major Wound'; our ruling",
+    ),
+    "two_useless_legs_weapons": (
+        "penalty",
+        "With two useless legs, Weapon skills suffer -30% like Dodge and Stealth "
+        "(penalty), or are impossible (impossible): the seed counts Weapon skills as "
+        "relying on mobility, makes 'most' such skills impossible, and names only "
+        "Dodge and Stealth as the ones left at -30%.",
+        f"{SEED} 'One Useless or Missing Leg', 'Two Useless or Missing Legs'; our ruling",
+    ),
+    "dodged_critical_from": (
+        "attack",
+        "On a Dodge cell of minimum damage, 'if the attack being dodged was a critical "
+        "hit' it does normal damage: the attack roll decides (attack), or the fresh "
+        "table roll that set the row (table-roll); they can disagree under "
+        "reaction_attacker_roll=fresh. A note names the reading whenever they do.",
+        f"{SEED} 'Dodge'; our ruling",
     ),
 }
 

@@ -44,7 +44,7 @@ from affray.rules.mrq1 import (
     wounds,
 )
 from affray.rules.mrq1.conditions import CATALOGUE
-from affray.rules.mrq1.rulings import RULINGS_DOC, from_mapping
+from affray.rules.mrq1.rulings import QUIET_AT_DEFAULT, RULINGS_DOC, from_mapping
 from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet
 from affray.rules import gm
 from affray.rules.router import Router
@@ -162,6 +162,9 @@ def _choose(draft: Draft, command: cmd.MakeChoice) -> None:
 def _take_action(draft: Draft, command: cmd.TakeAction) -> None:
     state = draft.state
     word = command.action.strip().lower()
+    gm = command.who.strip().lower() == "gm" and "gm" not in state.combatants  # the GM's area effect
+    if not gm:
+        core.check_fleeing(state, find_combatant(state, command.who), word.split(" ", 1)[0])
     if word == "flee":
         mounted.flee(draft, find_combatant(state, command.who))
         return
@@ -169,7 +172,6 @@ def _take_action(draft: Draft, command: cmd.TakeAction) -> None:
         core.restricted(state, find_combatant(state, command.who), "yank")
         unarmed.self_yank(draft, find_combatant(state, command.who))
         return
-    gm = command.who.strip().lower() == "gm" and "gm" not in state.combatants  # the GM's area effect
     if word != "pass" and not gm:
         core.restricted(state, find_combatant(state, command.who), command.action)
     if gm:
@@ -182,6 +184,7 @@ def _grapple(draft: Draft, command: cmd.Grapple) -> None:
     state = draft.state
     who = find_combatant(state, command.who)
     what = command.manoeuvre.strip().lower()
+    core.check_fleeing(state, who, "grapple")
     if what == "attack":
         if not command.target:
             raise RuleError("a grapple attack needs a target: affray grapple WHO attack TARGET")
@@ -256,6 +259,7 @@ STEPS = {
     # -- roll steps the table answers (affray roll) -------------------------
     "roll:wound": wounds.roll_wound,
     "roll:retest": wounds.roll_retest,
+    "wounds:first-aid": wounds.first_aid,  # after a successful First Aid (act:skill)
     "roll:knockback": knockback.roll_knockback,
     "roll:wall-damage": knockback.roll_wall,
     "roll:yank": impaling.roll_yank,
@@ -344,7 +348,12 @@ class Mrq1(SystemBase):
     _sheet_error = SheetError
 
     def _rulings_as(r) -> dict[str, str]:
-        return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in r.as_mapping().items()}
+        """Every ruling as a string, except a :data:`QUIET_AT_DEFAULT` one at its default."""
+        return {
+            k: str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in r.as_mapping().items()
+            if k not in QUIET_AT_DEFAULT or str(v) != RULINGS_DOC[k][0]
+        }
 
     def load_sheet(self, path: str) -> dict:
         """The sheet as plain data, without mounted-combat fields at their

@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.core import TORSO, rulings_of, sheet_of, turn_steps
+from affray.rules.mrq1.core import TORSO, in_the_fight, rulings_of, sheet_of, turn_steps
 from affray.rules.mrq1.sheet import derive
 
 
@@ -143,7 +143,7 @@ def _waiting(state: State, c: Combatant) -> bool:
 
 
 def _sides_standing(state: State) -> set[str]:
-    return {c.side for c in state.combatants.values() if c.can_fight}
+    return {c.side for c in state.combatants.values() if in_the_fight(c)}
 
 
 def advance(draft: Draft) -> None:

@@ -25,7 +25,7 @@ from msgspec.structs import replace
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, require_turn, sheet_of, skill, test
+from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, require_turn, sheet_of, skill, test, usable
 from affray.rules.mrq1.sheet import Weapon
 
 KINDS = ("unarmed-parried", "impaler-yank", "impaler-damage")
@@ -54,7 +54,7 @@ def offer_bare_parry(draft: Draft) -> None:
         return
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     used = next((w for w in sheet_of(a).weapons if w.name == x.weapon), None)
-    bare = [w.name for w in sheet_of(t).weapons if w.kind in ("unarmed", "natural")]
+    bare = [w.name for w in sheet_of(t).weapons if w.kind in ("unarmed", "natural") and usable(state, t, w)]
     if used is None or used.kind not in ("unarmed", "natural") or not bare:
         return
     steps = tuple(

@@ -9,7 +9,8 @@ rulings (location table, Resilience, Major Wound boundary); ruling
 Steps: ``wounds:wound`` (:func:`wound_step`, queued after any damage that
 gets through armour), ``roll:wound`` (the wound's dice, :func:`roll_wound`)
 and ``roll:retest`` (the end-of-round re-tests, :func:`roll_retest`; after
-the last one, ``round:retests-done`` in :mod:`.turns`).
+the last one, ``round:retests-done`` in :mod:`.turns`); ``wounds:first-aid``
+(:func:`first_aid`, after a successful First Aid test).
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ from affray.events import core as ev
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
-from affray.rules.mrq1.core import carry_on, condition_modifiers, lose_actions, rulings_of, sheet_of, skill, test
+from affray.rules.mrq1.core import (
+    FIRST_AID_ENDS,
+    carry_on,
+    condition_modifiers,
+    lose_actions,
+    rulings_of,
+    sheet_of,
+    skill,
+    test,
+)
 
 
 def wound(draft: Draft, handle: str, location: str, exchange: int) -> list[ev.PendingStep]:
@@ -183,3 +193,30 @@ def roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
         draft.then("round:retests-done")
         return
     draft.emit(ev.StepsAwaited(steps=rest))
+
+
+def first_aid(draft: Draft, healer: str, patient: str, location: str) -> None:
+    """The step ``wounds:first-aid``: a successful First Aid on ``patient``'s
+    ``location`` ends what seed 004 says First Aid ends. "Serious Wound": a
+    limb is useless "until the location is restored to 1 hit point or more,
+    or if the character receives First Aid", and the Resilience test is
+    "repeated at the end of every Combat Round, until the location is
+    restored to 1 hit point or more, or the character receives First Aid";
+    "Major Wound": the same for its re-tests (both of them, for the
+    abdomen, chest or head). A severed or mangled limb stays so. The blood
+    loss countdown ends under ruling ``first_aid_stops_bleeding``. The seed
+    gives First Aid no hit points to restore: location HP are left as they
+    are (the GM sets them with a reason)."""
+    p = draft.state.combatants[patient]
+    name = draft.state.combatants[healer].name
+    stops_bleeding = rulings_of(draft.state).first_aid_stops_bleeding
+    ended = []
+    for cond in p.conditions:
+        if cond.location != location or cond.name not in FIRST_AID_ENDS:
+            continue
+        if cond.name == "bleeding-out" and not stops_bleeding:
+            continue
+        draft.emit(ev.ConditionExpired(handle=patient, condition_id=cond.id, reason=f"First Aid by {name}"))
+        ended.append(cond.name)
+    what = ", ".join(ended) or "nothing it could end"
+    draft.emit(ev.NoteAdded(text=f"{name}'s First Aid on {p.name}'s {location} ends: {what}"))
