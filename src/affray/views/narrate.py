@@ -114,7 +114,7 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             if e.reaction.startswith("grapple-"):
                 used = e.with_item or e.reaction[8:].capitalize()
                 return f"{n(e.handle)} resists the grapple with {used}"
-            verb = {"parry": "parries", "dodge": "dodges"}.get(e.reaction, e.reaction)
+            verb = {"parry": "parries", "dodge": "dodges", "evade": "evades"}.get(e.reaction, e.reaction)
             return f"{n(e.handle)} {verb}" + (f" with {e.with_item}" if e.with_item else "")
         case ev.ReactionResolved():
             table, _, cell = e.cell.partition(":")
