@@ -47,7 +47,7 @@ ROLL = cmd.RollPending()
 SCRIPT: list[tuple[cmd.Command, str]] = [
     # Initiative (D11): Hrolfdar 6 + 8 = 14, Vethis 1 + 10 = 11.
     (cmd.StartRound(), "6,1"),
-    # E1. Hrolfdar attacks; Vethis evades (declared before the roll).
+    # E1. Hrolfdar attacks; Vethis evades (declared before the roll; narrated plainly, as in mythras).
     (A(attacker="hrolfdar", target="vethis"), ""),
     (R(defender="vethis", reaction="evade"), ""),
     # 27 is a Lucky Number: critical (2 DoS); Evade 80 > 66: failure, 1 + (80-66)//10 = 2 DoF.

@@ -106,7 +106,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             if opts.get("cover"):
                 extra += f" (cover: {opts['cover']})"
             return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}{extra}"
-        case ev.ReactionChosen() if e.reaction in _UES_DEFENCES:  # uesrpg: declared before the attack roll
+        case ev.ReactionChosen() if e.reaction in ("block", "counter"):  # uesrpg: declared before the attack roll
+            # (an Evade reads plainly: mythras evades too, and an event names no system)
             return f"{n(e.handle)} {_UES_DEFENCES[e.reaction]}" + (f" with {e.with_item}" if e.with_item else "") + " (declared before the roll)"
         case ev.ReactionChosen():
             if e.reaction == "none":
