@@ -146,7 +146,7 @@ def load_average() -> str:
 
 
 def remove_db(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in ("", "-wal", "-shm", "-journal", ".keys"):
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 

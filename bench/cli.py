@@ -154,7 +154,7 @@ def get_log(cache: Path, target: int, say) -> tuple[Path, str]:
 
 def copy_db(src: Path, dest: Path) -> Path:
     bench.remove_db(dest)
-    for suffix in ("", "-wal"):
+    for suffix in ("", "-wal", ".keys"):  # the key file holds the engine's seed (affray.store.keys)
         if Path(f"{src}{suffix}").exists():
             shutil.copyfile(f"{src}{suffix}", f"{dest}{suffix}")
     return dest

@@ -12,6 +12,8 @@ from typing import Literal
 
 import msgspec
 
+from affray.rules.base import parse_rulings
+
 __all__ = ["RULINGS_DOC", "Rulings", "as_mapping", "from_mapping"]
 
 SEED = "seed 002"
@@ -120,18 +122,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
 
 def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
-    (one line) naming the ruling and its allowed values."""
-    out: dict[str, object] = {}
-    fields = Rulings.__struct_fields__
-    for raw, value in (mapping or {}).items():
-        key = raw.strip().replace("-", "_")
-        if key not in fields:
-            raise ValueError(f"unknown rq3 ruling {raw!r}; known: {', '.join(fields)}")
-        out[key] = str(value).strip().lower()
-    try:
-        return msgspec.convert(out, Rulings)
-    except msgspec.ValidationError as exc:
-        raise ValueError(f"rq3 ruling: {exc}; see 'affray rulings --system rq3'") from None
+    (one line) naming the ruling and its allowed values
+    (:func:`affray.rules.base.parse_rulings`)."""
+    return parse_rulings(Rulings, "rq3", mapping)
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:
