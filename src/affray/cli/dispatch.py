@@ -222,6 +222,11 @@ def answer(argv: list[str]) -> int | None:
     opts = Options(db=values["db"], encounter=values["encounter"] or None, actor=values["actor"] or default_actor())
     try:
         return verb.body()(opts, **kwargs) or 0
+    except BrokenPipeError:  # the reader went away (| head): not an error, and no traceback
+        from affray.cli.read_verbs import quiet_stdout
+
+        quiet_stdout()
+        return 0
     except (Exception, KeyboardInterrupt) as exc:
         shown = error_of(exc)
         if shown is None:
