@@ -103,7 +103,8 @@ def available() -> dict[str, str]:
 
 
 class SystemBase:
-    """Shared plumbing for a rule system's ``rulings`` and ``load_sheet``.
+    """Shared plumbing for a rule system's ``rulings``, ``load_sheet`` and
+    ``decide`` (through its ``router``).
 
     A subclass sets ``_rulings_from`` (mapping -> rulings object, raising
     ``ValueError``), ``_rulings_as`` (rulings object -> ``dict[str, str]``),
@@ -116,6 +117,15 @@ class SystemBase:
     _rulings_as = None
     _sheet_loader = None
     _sheet_error: type[Exception] = ValueError
+    #: The system's :class:`affray.rules.router.Router` (its ``system.py``).
+    router = None
+
+    def decide(self, state: State, command: object, dice) -> list[ev.Event]:
+        """The events ``command`` produces in ``state``, decided by the
+        system's router (:mod:`affray.rules.router`); ``dice`` is the
+        command's roller. Raises :class:`RuleError` (one line) when the rules
+        refuse it."""
+        return self.router.decide(Draft(state, dice), command)
 
     def rulings(self, mapping: dict[str, str]) -> dict[str, str]:
         """Validate named rulings; return every ruling with its value."""

@@ -346,6 +346,7 @@ class Mrq1(SystemBase):
     _rulings_from = from_mapping
     _sheet_loader = load_sheet
     _sheet_error = SheetError
+    router = ROUTER
 
     def _rulings_as(r) -> dict[str, str]:
         """Every ruling as a string, except a :data:`QUIET_AT_DEFAULT` one at its default."""
@@ -359,13 +360,6 @@ class Mrq1(SystemBase):
         """The sheet as plain data, without mounted-combat fields at their
         defaults (so older logs and exports stay byte for byte the same)."""
         return compact(super().load_sheet(path))
-
-    def decide(self, state, command: cmd.Command, dice) -> list[ev.Event]:
-        """The events ``command`` produces in ``state`` (:data:`ROUTER`).
-
-        Raises :class:`RuleError` (one line) when the rules refuse it.
-        """
-        return ROUTER.decide(Draft(state, dice), command)
 
 
 SYSTEM = Mrq1()

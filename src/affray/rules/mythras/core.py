@@ -23,6 +23,7 @@ import msgspec
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
+from affray.rules.base import require_turn as base_require_turn
 from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import tables
 from affray.rules.mythras import conditions as cat
@@ -419,18 +420,7 @@ def require_turn(state: State, handle: str) -> Combatant:
     """``handle``'s combatant when it may act on its Turn now (seed 001
     "Turns"); :class:`RuleError` (one line) when the fight is over, no round
     runs, the table waits for something else, or it is another's Turn."""
-    c = state.combatants[handle]
-    if state.phase == "over":
-        raise RuleError(f"the fight is over ({state.winner or 'nobody'} stands); 'affray close' ends the encounter")
-    if state.phase != "round":
-        raise RuleError("no round is running; start the fight with 'affray start'")
-    if state.exchange is not None or any(s.kind != "turn" for s in state.pending):
-        first = state.pending[0].prompt if state.pending else "the open exchange"
-        raise RuleError(f"the table is waiting for something else first ({first}); see 'affray pending'")
-    if handle not in state.turn:
-        now = " and ".join(state.combatants[h].name for h in state.turn) or "nobody"
-        raise RuleError(f"it is {now}'s turn, not {c.name}'s; use 'affray pending' to see who acts next")
-    return c
+    return base_require_turn(state, handle)
 
 
 def held_weapon(state: State, who: str):

@@ -30,8 +30,6 @@ The exchange, step by step (seed 001 "Attacks and Parries"):
 from __future__ import annotations
 
 from affray.events import commands as cmd
-from affray.events import core as ev
-from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules.mythras import (
     actions,
@@ -222,11 +220,7 @@ class Mythras(SystemBase):
     _rulings_as = as_mapping
     _sheet_loader = load_sheet
     _sheet_error = SheetError
-
-    def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
-        """The events ``command`` produces in ``state``; :class:`RuleError`
-        (one line) when the rules refuse it."""
-        return ROUTER.decide(Draft(state, dice), command)
+    router = ROUTER
 
 
 SYSTEM = Mythras()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import msgspec
 
+from affray.rules.base import read_sheet_data
 from affray.events.core import LocationInit
 from affray.text import one_line
 
@@ -133,25 +134,9 @@ def load_sheet(path: str | Path) -> Sheet:
     against the sheet's folder, so the log keeps a path that works later."""
     label, p = str(path), Path(path)
     try:
-        raw = p.read_bytes()
-    except OSError:
-        raise SheetError(f"{label}: cannot read the file; check the path") from None
-    try:
-        suffix = p.suffix.lower()
-        if suffix == ".toml":
-            data = msgspec.toml.decode(raw)
-        elif suffix in (".yaml", ".yml"):
-            data = msgspec.yaml.decode(raw)
-        elif suffix == ".json":
-            data = msgspec.json.decode(raw)
-        else:
-            raise SheetError(f"{label}: unknown sheet format; use .toml, .yaml, .yml or .json")
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-        raise SheetError(f"{label}: not valid ({one_line(str(exc))}); {_DO}") from None
-    except SheetError:
-        raise
-    except (ValueError, OverflowError) as exc:  # the parser's own refusal, e.g. a 5,000-digit integer (issue 16)
-        raise SheetError(f"{label}: not valid ({' '.join(str(exc).split(';')[0].split())}); {_DO}") from None
+        data = read_sheet_data(path)  # the file's plain data, one-line errors (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     sheet = parse_sheet(data, label)
     if sheet.tables and not Path(sheet.tables).is_absolute():
         sheet = msgspec.structs.replace(sheet, tables=str((p.parent / sheet.tables).resolve()))

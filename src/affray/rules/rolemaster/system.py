@@ -12,7 +12,6 @@ import msgspec
 
 from affray.events import commands as cmd
 from affray.events import core as ev
-from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, SystemBase, joining
 from affray.rules import gm
 from affray.rules.router import Router
@@ -93,11 +92,7 @@ class Rolemaster(SystemBase):
     _rulings_as = as_mapping
     _sheet_loader = load_sheet
     _sheet_error = SheetError
-
-    def decide(self, state: State, command: cmd.Command, dice) -> list[ev.Event]:
-        """The events ``command`` produces in ``state``; :class:`RuleError`
-        (one line) when the rules refuse it."""
-        return ROUTER.decide(Draft(state, dice), command)
+    router = ROUTER
 
 
 SYSTEM = Rolemaster()

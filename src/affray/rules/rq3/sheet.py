@@ -18,6 +18,7 @@ from pathlib import Path
 
 import msgspec
 
+from affray.rules.base import read_sheet_data
 from affray import dice
 from affray.events.core import LocationInit
 from affray.rules.rq3 import tables
@@ -204,27 +205,13 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
 
 
 def load_sheet(path: str | Path) -> Sheet:
-    """Load a sheet from ``.toml``, ``.yaml``/``.yml`` or ``.json``."""
-    label, p = str(path), Path(path)
+    """Load a sheet from ``.toml``, ``.yaml``/``.yml`` or ``.json``;
+    :class:`SheetError` (one line) when it cannot be read or is invalid."""
+    label = str(path)
     try:
-        raw = p.read_bytes()
-    except OSError:
-        raise SheetError(f"{label}: cannot read the file; check the path") from None
-    try:
-        if p.suffix.lower() == ".toml":
-            data = msgspec.toml.decode(raw)
-        elif p.suffix.lower() in (".yaml", ".yml"):
-            data = msgspec.yaml.decode(raw)
-        elif p.suffix.lower() == ".json":
-            data = msgspec.json.decode(raw)
-        else:
-            raise SheetError(f"{label}: unknown sheet format; use .toml, .yaml, .yml or .json")
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-        raise SheetError(f"{label}: not valid ({' '.join(str(exc).split())}); {_DO}") from None
-    except SheetError:
-        raise
-    except (ValueError, OverflowError) as exc:  # the parser's own refusal, e.g. a 5,000-digit integer (issue 16)
-        raise SheetError(f"{label}: not valid ({' '.join(str(exc).split(';')[0].split())}); {_DO}") from None
+        data = read_sheet_data(path)  # the file's plain data, one-line errors (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     return parse_sheet(data, label)
 
 
