@@ -14,7 +14,8 @@ the impaling wielder...), ``weapon`` (an index into a sheet's weapons),
 
 from __future__ import annotations
 
-from affray.events.core import Condition, ConditionEnd
+from affray.events.core import Condition
+from affray.rules.base import condition_from, condition_maker
 
 CATALOGUE: dict[str, str] = {
     "surprised": "round 1: no defence until its own turn, no offensive action this round, the first successful attack on it gains a bonus Special Effect (seed 001 'Surprise')",
@@ -57,27 +58,12 @@ CATALOGUE: dict[str, str] = {
 
 def from_of(cond: Condition) -> str:
     """The handle a condition points at (an effect key ``from:HANDLE``), or ""."""
-    for k in cond.effects:
-        if k.startswith("from:"):
-            return k[5:]
-    return ""
+    return condition_from(cond)
 
 
-
-def make(name: str, *, cause: int, round: int, step: int, ends: str, count: int = 0,
-         effects: dict[str, int] | None = None, location: str = "", note: str = "", key: str = "") -> Condition:
-    """A catalogue condition; ``id`` is the name (plus ``:location``, plus
-    ``:key`` when one bearer can have several)."""
-    if name not in CATALOGUE:
-        raise KeyError(name)
-    return Condition(
-        id=name + (f":{location}" if location else "") + (f":{key}" if key else ""),
-        name=name,
-        cause=cause,
-        since_round=round,
-        since_step=step,
-        ends=ConditionEnd(kind=ends, count=count),
-        effects=effects or {},
-        location=location,
-        note=note,
-    )
+#: ``make(name, *, cause, round, step, ends, count=0, effects=None,
+#: location="", note="", key="")``: a condition of :data:`CATALOGUE` in the
+#: shared shape, its ``id`` the name plus ``:location`` plus ``:key``;
+#: ``KeyError`` for a name not in the catalogue (a bug, not bad input).
+#: Built by :func:`affray.rules.base.condition_maker`.
+make = condition_maker(CATALOGUE)

@@ -16,7 +16,7 @@ and defences: terrain used to advantage), ``ap-lost`` (a damaged weapon),
 
 from __future__ import annotations
 
-from affray.events.core import Condition, ConditionEnd
+from affray.rules.base import condition_maker
 
 CATALOGUE: dict[str, str] = {
     "intent": "the Statement of Intent for this round: type (moves), aborts used (seed 002 'STATEMENT OF INTENT')",
@@ -45,23 +45,11 @@ CATALOGUE: dict[str, str] = {
 }
 
 
-def make(name: str, *, cause: int, round: int, step: int, ends: str, count: int = 0,
-         effects: dict[str, int] | None = None, location: str = "", note: str = "", key: str = "") -> Condition:
-    """A catalogue condition; ``id`` is the name (plus ``:location``, plus
-    ``:key`` when one bearer can have several). ``KeyError`` for a name
-    that is not in :data:`CATALOGUE` (a bug, not bad input)."""
-    if name not in CATALOGUE:
-        raise KeyError(name)
-    return Condition(
-        id=name + (f":{location}" if location else "") + (f":{key}" if key else ""),
-        name=name,
-        cause=cause,
-        since_round=round,
-        since_step=step,
-        ends=ConditionEnd(kind=ends, count=count),
-        effects=effects or {},
-        location=location,
-        note=note,
-    )
+#: ``make(name, *, cause, round, step, ends, count=0, effects=None,
+#: location="", note="", key="")``: a condition of :data:`CATALOGUE` in the
+#: shared shape, its ``id`` the name plus ``:location`` plus ``:key``;
+#: ``KeyError`` for a name not in the catalogue (a bug, not bad input).
+#: Built by :func:`affray.rules.base.condition_maker`.
+make = condition_maker(CATALOGUE)
 CATALOGUE["defended"] = ("parries and dodges made this round against one source: the cumulative -10% "
                          "(seed 002 'Parry', 'Dodge')")
