@@ -121,6 +121,10 @@ def find_point(points: list[Point], text: str) -> Point:
 
 
 def check_boundary(tl: Timeline, version: int) -> None:
+    """Refuse a rewind or branch point (a log ``version``) that falls inside
+    a command: a command is the unit of time travel. Raises
+    :class:`RuleError` (one line) naming the versions just before and
+    after that command."""
     for cid in tl.commands:
         first, last = tl.first_version[cid], tl.last_version[cid]
         if first <= version < last:
