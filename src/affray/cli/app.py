@@ -70,7 +70,7 @@ app = typer.Typer(
 @app.callback()
 def main_options(
     ctx: typer.Context,
-    db: str = typer.Option("affray.db", "--db", envvar="AFFRAY_DB", help="SQLite file holding the encounters."),
+    db: str = typer.Option("affray.db", "--db", envvar="AFFRAY_DB", help="SQLite file holding the encounters, or a postgresql:// URL."),
     encounter: str = typer.Option("", "--encounter", "-e", envvar="AFFRAY_ENCOUNTER", help="Encounter id (default: newest open)."),
     actor: str = typer.Option("", "--as", help="Who issues the command (default: AFFRAY_ACTOR or the login name)."),
 ):

@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 
         from affray.commands.demo import DEFAULT_SEEDS, SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
         from affray.rules import base
-        from affray.store import EventStore
+        from affray.store import open_store
 
         key = base.resolve_key(system)
         if key not in SYSTEM_SCENARIOS:
@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         chosen = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
         path = options(ctx).db if chosen else str(Path(tempfile.mkdtemp(prefix="affray-demo-")) / "demo.db")
         actor = options(ctx).actor
-        with EventStore(path) as store:
+        with open_store(path) as store:
             eid = setup(store, scenario, seed=seed_bytes, manual=table_dice, actor=actor)
             rng = random.Random(seed or 20261122) if table_dice else None
             state = autoplay(store, eid, actor=actor, table_rng=rng, echo=report, tactics=scenario in TACTICAL)

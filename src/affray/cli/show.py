@@ -13,13 +13,15 @@ from affray.errors import UserError
 
 
 def open_event_store(db: str, **options):
-    """``EventStore(db, **options)``; a file whose schema text is damaged
-    into bytes that are not UTF-8 makes Python's sqlite3 fail to decode
-    SQLite's own error message, and is reported as the corrupt file it is."""
-    from affray.store import DatabaseCorrupt, EventStore
+    """``open_store(db, **options)``: the SQLite file at ``db``, or the
+    PostgreSQL database when ``db`` is a ``postgresql://`` URL. A file whose
+    schema text is damaged into bytes that are not UTF-8 makes Python's
+    sqlite3 fail to decode SQLite's own error message, and is reported as
+    the corrupt file it is."""
+    from affray.store import DatabaseCorrupt, open_store
 
     try:
-        return EventStore(db, **options)
+        return open_store(db, **options)
     except UnicodeDecodeError:
         raise DatabaseCorrupt(db, "its schema is damaged: text that is not UTF-8") from None
 

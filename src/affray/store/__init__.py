@@ -29,6 +29,7 @@ from affray.store.errors import (
     UnknownEncounter,
     translate,
 )
+from affray.store.interface import Store, is_postgres
 from affray.store.schema import SCHEMA_VERSION
 from affray.store.sqlite import EncounterInfo, EventStore, utc_now
 
@@ -40,12 +41,35 @@ __all__ = [
     "DatabaseMissing",
     "EncounterInfo",
     "EventStore",
+    "Store",
     "StoreError",
     "UnknownEncounter",
     "canonical",
     "chain_hash",
+    "is_postgres",
+    "open_store",
     "utc_now",
 ]
+
+
+def open_store(target, *, must_exist: bool = False, readonly: bool = False, **options) -> Store:
+    """Open the event log at ``target``: a ``postgresql://`` (or
+    ``postgres://``) URL opens :class:`affray.store.postgres.PostgresStore`,
+    anything else the SQLite file :class:`EventStore` at that path.
+
+    ``must_exist`` and ``readonly`` mean the same on both; other keyword
+    options go to the backend (SQLite: ``synchronous``, ``busy_timeout_ms``,
+    ``keys``; PostgreSQL: ``keys``, ``pool``). psycopg is imported only
+    here, when a URL asks for it. Errors: those of the backend's
+    constructor (:class:`DatabaseMissing`, :class:`DatabaseCorrupt`,
+    :class:`StoreError`).
+    """
+    if is_postgres(target):
+        # deferred: psycopg is an optional extra and costs ~100 ms to import
+        from affray.store.postgres import PostgresStore
+
+        return PostgresStore(target, must_exist=must_exist, readonly=readonly, **options)
+    return EventStore(target, must_exist=must_exist, readonly=readonly, **options)
 
 
 _LAZY = {"canonical": "affray.store.chain", "chain_hash": "affray.store.chain"}
