@@ -12,7 +12,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from affray.cli import demo, fight, gm, inspect, transfer, travel
+from affray.cli import copylog, demo, fight, gm, inspect, transfer, travel
 from affray.cli import tablecheck
 from affray.cli.common import Options, default_actor
 
@@ -85,6 +85,7 @@ demo.register(app)
 travel.register(app)
 transfer.register(app)
 tablecheck.register(app)
+copylog.register(app)
 
 
 def main() -> None:

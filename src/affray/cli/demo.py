@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
         Example: affray demo --table-dice; affray demo --scenario skirmish; affray demo --system mythras
         """
         import random
+        import shlex
         import tempfile
         from pathlib import Path
 
@@ -57,4 +58,4 @@ def register(app: typer.Typer) -> None:
             state = autoplay(store, eid, actor=actor, table_rng=rng, echo=report, tactics=scenario in TACTICAL)
         dice = "table dice (typed)" if table_dice else "engine dice"
         typer.echo(f"\nDemo over with {dice} after {state.round} rounds; winner: {state.winner or 'nobody'}.")
-        typer.echo(f"The log is in {path}: try  affray --db {path} log --dice")
+        typer.echo(f"The log is in {path}: try  affray --db {shlex.quote(path)} log --dice")
