@@ -53,12 +53,37 @@ from affray.store.sqlite import EncounterInfo, utc_now
 from affray.store.verify import ChainCheck
 
 _MAX_VERSION = 2**63 - 1
-_PAGE = 2000  # versions per query when streaming a log: memory stays flat
 _CHUNK = 500
 _META_TYPES = ("command-retracted", "command-restored", "encounter-rewound")
 _RAW = "seq, encounter_id, version, command_id, type, schema, data::text, recorded_at, actor, encode(hash, 'hex')"
 _DECODE = "seq, version, command_id, type, schema, data::text, recorded_at, actor, encode(hash, 'hex')"
 _LIVE = "version, command_id, type, schema, data::text"
+# one page of a streamed read (keyset paging on version; _PAGE rows at most)
+_PAGE_TAIL = " FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s ORDER BY version LIMIT 2000"
+_PAGE = 2000
+_PAGE_RAW = "SELECT " + _RAW + _PAGE_TAIL
+_PAGE_DECODE = "SELECT " + _DECODE + _PAGE_TAIL
+_PAGE_LIVE = "SELECT " + _LIVE + _PAGE_TAIL
+_SELECT_META = (
+    "SELECT " + _DECODE + " FROM events WHERE type = ANY(%s) AND encounter_id = %s "
+    "AND version BETWEEN %s AND %s ORDER BY version"
+)
+_SELECT_ALL = "SELECT " + _DECODE + " FROM events WHERE encounter_id = %s ORDER BY version"
+_INSERT = (
+    "INSERT INTO events (encounter_id, version, command_id, type, schema, data, recorded_at, actor, hash) "
+    "SELECT e, v, c, t, s, d::json, r, a, h FROM unnest("
+    "%s::text[], %s::bigint[], %s::text[], %s::text[], %s::int[], %s::text[], %s::text[], %s::text[], %s::bytea[]"
+    ") AS u(e, v, c, t, s, d, r, a, h) RETURNING seq, version"
+)
+_OF_TYPE = (
+    "SELECT version, command_id, schema, data::text FROM events "
+    "WHERE type = %s AND encounter_id = %s AND version <= %s ORDER BY version"
+)
+_OF_TYPE_MATCH = (
+    "SELECT version, command_id, schema, data::text FROM events "
+    "WHERE type = %s AND encounter_id = %s AND version <= %s "
+    "AND (schema != %s OR (data #> %s)::jsonb = %s::jsonb) ORDER BY version"
+)
 
 
 def redact(url: str) -> str:
@@ -131,11 +156,13 @@ class SeedTable:
 
     def seeds(self, encounter_id: str) -> list[bytes]:
         conn = self._store._conn
+        sql = "SELECT seed FROM dice_keys WHERE encounter_id = %s ORDER BY n"
         try:
-            with conn.transaction():
-                rows = conn.execute(
-                    "SELECT seed FROM dice_keys WHERE encounter_id = %s ORDER BY n", (encounter_id,)
-                ).fetchall()
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                rows = conn.execute(sql, (encounter_id,)).fetchall()
+            else:  # inside an append or a transaction(): a refusal must not abort it
+                with conn.transaction():
+                    rows = conn.execute(sql, (encounter_id,)).fetchall()
         except pgerr.InsufficientPrivilege:  # a reader's role: the seeds are not for it
             return []
         return [bytes(r[0]) for r in rows]
@@ -183,6 +210,7 @@ class PostgresStore:
         self.readonly = readonly
         self._batch = False
         self._pool = pool
+        self._seeds: dict[str, bytes] = {}  # get_seed's finds
         try:
             if pool is not None:
                 conn = pool.getconn()
@@ -196,7 +224,7 @@ class PostgresStore:
             ) from None
         self._conn = conn
         try:
-            conn.execute(f"SET lock_timeout = {int(lock_timeout_ms)}")
+            conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{int(lock_timeout_ms)}ms",))
             if readonly:
                 conn.execute("SET default_transaction_read_only = on")
             self._open(must_exist)
@@ -295,14 +323,8 @@ class PostgresStore:
                     rows.append((encounter_id, version, command_id, tag, schema, data, recorded_at, actor,
                                  bytes.fromhex(prev)))
                     out.append((event, tag, schema, version, prev))
-                values = ", ".join(["(%s, %s, %s, %s, %s, %s::json, %s, %s, %s)"] * len(rows))
-                seqs = dict(
-                    (v, s) for s, v in conn.execute(
-                        "INSERT INTO events (encounter_id, version, command_id, type, schema, data, "
-                        f"recorded_at, actor, hash) VALUES {values} RETURNING seq, version",
-                        [x for row in rows for x in row],
-                    ).fetchall()
-                )
+                columns = [list(c) for c in zip(*rows)]
+                seqs = {v: q for q, v in conn.execute(_INSERT, columns).fetchall()}
                 conn.execute(
                     "UPDATE heads SET version = %s, hash = %s WHERE encounter_id = %s",
                     (version, bytes.fromhex(prev), encounter_id),
@@ -417,14 +439,12 @@ class PostgresStore:
     # reading
     # ------------------------------------------------------------------ #
 
-    def _pages(self, columns: str, encounter_id: str, lo: int, hi: int | None) -> Iterator[tuple]:
+    def _pages(self, sql: str, at: int, encounter_id: str, lo: int, hi: int | None) -> Iterator[tuple]:
         """The rows of ``encounter_id`` from version ``lo`` to ``hi``, in
-        version order, fetched :data:`_PAGE` rows at a time (keyset paging:
-        memory stays flat however long the log; ``columns`` must start with
-        ``seq, ...version`` or ``version``, see the callers)."""
+        version order, :data:`_PAGE` rows per query (keyset paging: memory
+        stays flat however long the log). ``sql`` is one of the ``_PAGE_*``
+        queries; ``at`` is the index of ``version`` in its rows."""
         hi = _MAX_VERSION if hi is None else hi
-        sql = f"SELECT {columns} FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s ORDER BY version LIMIT {_PAGE}"
-        at = columns.split(",").index(" version") if not columns.startswith("version") else 0
         conn = self._conn
         try:
             while lo <= hi:
@@ -451,7 +471,7 @@ class PostgresStore:
         version = from_version
         try:
             for seq, version, command_id, type_, schema, data, recorded_at, actor, hash_ in self._pages(
-                _DECODE, encounter_id, from_version, to_version
+                _PAGE_DECODE, 1, encounter_id, from_version, to_version
             ):
                 yield Recorded(
                     seq=seq, encounter_id=encounter_id, version=version, command_id=command_id,
@@ -465,7 +485,7 @@ class PostgresStore:
         """Raw rows ``(seq, encounter_id, version, command_id, type, schema,
         data, recorded_at, actor, hash)``: ``data`` the stored JSON text,
         ``hash`` hex."""
-        return self._pages(_RAW, encounter_id, from_version, to_version)
+        return self._pages(_PAGE_RAW, 2, encounter_id, from_version, to_version)
 
     def read_live(
         self,
@@ -483,7 +503,7 @@ class PostgresStore:
         meta = _META_TYPES
         version = from_version
         try:
-            for version, command_id, type_, schema, data in self._pages(_LIVE, encounter_id, from_version, to_version):
+            for version, command_id, type_, schema, data in self._pages(_PAGE_LIVE, 0, encounter_id, from_version, to_version):
                 if type_ in meta or command_id in skip:
                     continue
                 if only is not None and type_ not in only:
@@ -499,8 +519,7 @@ class PostgresStore:
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:
         """The meta events (undo, redo, rewind) of ``encounter_id`` in range."""
         rows = self._conn.execute(
-            f"SELECT {_DECODE} FROM events WHERE type = ANY(%s) AND encounter_id = %s "
-            "AND version BETWEEN %s AND %s ORDER BY version",
+            _SELECT_META,
             (list(_META_TYPES), encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
         ).fetchall()
         return [
@@ -522,16 +541,15 @@ class PostgresStore:
     ) -> list[tuple[int, str, int, str]]:
         """``(version, command_id, schema, data)`` of the events tagged
         ``type_``, in version order; ``match`` as on SQLite."""
-        sql = (
-            "SELECT version, command_id, schema, data::text FROM events "
-            "WHERE type = %s AND encounter_id = %s AND version <= %s"
-        )
-        args: list[object] = [type_, encounter_id, _MAX_VERSION if to_version is None else to_version]
-        if match is not None:
+        hi = _MAX_VERSION if to_version is None else to_version
+        if match is None:
+            rows = self._conn.execute(_OF_TYPE, (type_, encounter_id, hi)).fetchall()
+        else:
             path, value, schema = match
-            sql += " AND (schema != %s OR (data #> %s)::jsonb = %s::jsonb)"
-            args += [schema, _json_path(path), msgspec.json.encode(value).decode()]
-        rows = self._conn.execute(sql + " ORDER BY version", args).fetchall()
+            rows = self._conn.execute(
+                _OF_TYPE_MATCH,
+                (type_, encounter_id, hi, schema, _json_path(path), msgspec.json.encode(value).decode()),
+            ).fetchall()
         return [tuple(r) for r in rows]
 
     @_guarded
@@ -655,10 +673,16 @@ class PostgresStore:
     def get_seed(self, encounter_id: str) -> bytes | None:
         """The secret dice seed of ``encounter_id`` whose SHA-256 is its
         commitment, or ``None``."""
+        found = self._seeds.get(encounter_id)
+        if found is not None:  # the commitment never changes, nor the seed that matches it
+            return found
         committed = self.commitment(encounter_id)
         if committed is None:
             return None
-        return self.keys.find(encounter_id, committed)
+        found = self.keys.find(encounter_id, committed)
+        if found is not None and self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            self._seeds[encounter_id] = found  # committed: a rollback cannot take it away
+        return found
 
     @_guarded
     def salts(self, encounter_id: str) -> list[tuple[int, str]]:
@@ -757,9 +781,7 @@ class PostgresStore:
         ).fetchone()
         head = (int(row[0]), row[1]) if row else None
         check = ChainCheck(encounter_id)
-        rows = self._conn.execute(
-            f"SELECT {_DECODE} FROM events WHERE encounter_id = %s ORDER BY version", (encounter_id,)
-        )
+        rows = self._conn.execute(_SELECT_ALL, (encounter_id,))
         for r in rows:
             check.feed(*r)
         return check.finish(head)
