@@ -51,7 +51,7 @@ from affray.commands.handler import execute  # noqa: E402
 from affray.events import commands as cmd  # noqa: E402
 from affray.events.core import NoteAdded  # noqa: E402
 from affray.projections.snapshots import load_state, replay  # noqa: E402
-from affray.store import ConflictError, open_store  # noqa: E402
+from affray.store import ConflictError, DatabaseLocked, open_store  # noqa: E402
 
 EVENTS_PER_COMMAND = 5
 TEXT = "the broo circles left, shield high; rain on the ford stones " * 1
@@ -94,7 +94,7 @@ class Target:
 
 
 def _writer(url: str, eid: str, who: str, commands: int, go, out) -> None:
-    lat, conflicts = [], 0
+    lat, conflicts, locked = [], 0, 0
     batch = [NoteAdded(text=f"{TEXT}{i}") for i in range(EVENTS_PER_COMMAND)]
     with open_store(url) as s:
         go.wait()
@@ -107,7 +107,9 @@ def _writer(url: str, eid: str, who: str, commands: int, go, out) -> None:
                     break
                 except ConflictError:
                     conflicts += 1
-    out.put((lat, conflicts))
+                except DatabaseLocked:  # waited past the busy timeout (SQLite: 5 s): a user runs it again
+                    locked += 1
+    out.put((lat, conflicts, locked))
 
 
 def append_run(url: str, writers: int, commands: int, shared: bool) -> dict:
@@ -126,12 +128,13 @@ def append_run(url: str, writers: int, commands: int, shared: bool) -> dict:
     wall = time.perf_counter() - t0
     for p in procs:
         p.join()
-    lat = [x for r, _ in results for x in r]
+    lat = [x for r, _, _ in results for x in r]
     total = writers * commands
     return {
         "writers": writers, "shared": shared, "commands": total, "seconds": wall,
         "commands_per_s": total / wall, "events_per_s": total * EVENTS_PER_COMMAND / wall,
-        "p50_ms": _pct(lat, 50), "p99_ms": _pct(lat, 99), "conflicts": sum(c for _, c in results),
+        "p50_ms": _pct(lat, 50), "p99_ms": _pct(lat, 99), "conflicts": sum(c for _, c, _ in results),
+        "locked": sum(k for _, _, k in results),
     }
 
 
@@ -221,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                 results[kind]["append"].append(r)
                 print(f"{kind:10} append {writers:2} writer(s) {'one encounter' if shared else 'own encounters'}: "
                       f"{r['commands_per_s']:,.0f} commands/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
-                      f"{r['conflicts']} conflicts", flush=True)
+                      f"{r['conflicts']} conflicts, {r['locked']} timed out waiting for the lock", flush=True)
             t = Target(kind, args.postgres, Path(tmp))
             try:
                 f = fight_run(t.url, events, runs)
@@ -239,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
             label = f"append, {a['writers']} writer{'s' * (a['writers'] > 1)}, " + (
                 "one encounter" if a["shared"] else "own encounters")
             rows.append((label + ": commands/s (p99 ms)",
-                         f"{a['commands_per_s']:,.0f} ({a['p99_ms']:.1f})", f"{b['commands_per_s']:,.0f} ({b['p99_ms']:.1f})"))
+                         f"{a['commands_per_s']:,.0f} ({a['p99_ms']:.1f})" + (f", {a['locked']} timed out" if a["locked"] else ""),
+                         f"{b['commands_per_s']:,.0f} ({b['p99_ms']:.1f})" + (f", {b['locked']} timed out" if b["locked"] else "")))
         sf, pf = s["fight"], p["fight"]
         rows += [
             ("fight through execute, 1 writer: commands/s", f"{sf['commands_per_s']:,.0f}", f"{pf['commands_per_s']:,.0f}"),
