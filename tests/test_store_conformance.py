@@ -772,3 +772,19 @@ def test_postgres_must_exist_and_foreign_tables(pg_backend) -> None:
         conn.execute("CREATE TABLE events (x int)")
     with pytest.raises(DatabaseCorrupt, match="not an affray log"):
         pg_backend.open()
+
+
+def test_postgres_store_borrows_from_a_pool(pg_backend) -> None:
+    from psycopg_pool import ConnectionPool
+
+    from affray.store.postgres import PostgresStore
+
+    with ConnectionPool(pg_backend.target, min_size=1, max_size=2, kwargs={"autocommit": True}) as pool:
+        with PostgresStore(pg_backend.target, pool=pool) as s:
+            fill(s, "e", 3)
+        with PostgresStore(pg_backend.target, pool=pool, readonly=True) as r:
+            assert r.version("e") == 3
+        with PostgresStore(pg_backend.target, pool=pool) as s:  # the read-only setting went with the borrower
+            s.append("e", 3, notes("x"), command_id="c", actor="gm")
+            assert s.verify() == []
+        assert pool.get_stats()["pool_size"] >= 1
