@@ -48,7 +48,7 @@ from affray.store.errors import (
     StoreError,
     UnknownEncounter,
 )
-from affray.store.keys import KEYS_ENV, KeyFile, matches
+from affray.store.keys import KEYS_ENV, KeyFile
 from affray.store.sqlite import EncounterInfo, utc_now
 from affray.store.verify import ChainCheck
 
@@ -156,13 +156,15 @@ def _recorded(seqs: dict[int, int], out, encounter_id: str, command_id: str, rec
     ]
 
 
-class SeedTable:
+class SeedTable(KeyFile):
     """The dice seeds of a PostgreSQL log, in its owner-only ``dice_keys``
-    table: the same methods as :class:`affray.store.keys.KeyFile`. ``add``
-    runs on the store's connection, so inside an append it commits (or
-    rolls back) with the events."""
+    table instead of a file: :class:`affray.store.keys.KeyFile`'s ``add``
+    and ``seeds`` on a table (its ``find`` as it is). ``add`` runs on the
+    store's connection, so inside an append it commits (or rolls back) with
+    the events."""
 
     def __init__(self, store: PostgresStore) -> None:
+        super().__init__(None)
         self._store = store
         self.path = f"table dice_keys of {store.path}"
 
@@ -185,15 +187,6 @@ class SeedTable:
         except pgerr.InsufficientPrivilege:  # a reader's role: the seeds are not for it
             return []
         return [bytes(r[0]) for r in rows]
-
-    def find(self, encounter_id: str, commitment: str | None) -> bytes | None:
-        found = self.seeds(encounter_id)
-        if commitment is None:
-            return found[-1] if found else None
-        for seed in reversed(found):
-            if matches(seed, commitment):
-                return seed
-        return None
 
 
 class PostgresStore:
