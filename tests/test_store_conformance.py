@@ -788,3 +788,15 @@ def test_postgres_store_borrows_from_a_pool(pg_backend) -> None:
             s.append("e", 3, notes("x"), command_id="c", actor="gm")
             assert s.verify() == []
         assert pool.get_stats()["pool_size"] >= 1
+
+
+def test_postgres_verify_reports_a_disabled_trigger(pg_backend) -> None:
+    with pg_backend.open() as s:
+        fill(s, "e", 2)
+    pg_backend.tamper("ALTER TABLE events DISABLE TRIGGER events_no_delete", "DROP TRIGGER events_no_truncate ON events")
+    with pg_backend.open() as s:
+        assert s.verify() == [
+            "database: the append-only trigger events_no_delete on events is missing or disabled",
+            "database: the append-only trigger events_no_truncate on events is missing or disabled",
+        ]
+        assert s.verify("e") == []  # the chain itself is whole

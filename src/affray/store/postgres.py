@@ -310,9 +310,9 @@ class PostgresStore:
                 if found != expected_version:
                     raise ConflictError(encounter_id, expected_version, found)
                 return []
-            # pipeline mode: BEGIN goes with the head's SELECT, and COMMIT
-            # with the insert when nobody needs its result first (no check):
-            # two round trips to the server instead of five
+            # pipeline mode: statements are sent without waiting for the
+            # previous one's result unless it is read (the head, or the new
+            # rows for check): fewer round trips to the server
             with conn.pipeline(), conn.transaction():
                 if expected_version == 0:  # a new encounter: creators queue on its head row
                     conn.execute(
