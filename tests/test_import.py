@@ -24,7 +24,7 @@ from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.commands.demo import autoplay
 from affray.projections.timeline import project
-from affray.store import EventStore, StoreError
+from affray.store import EventStore
 from affray.views.export import export
 from affray.views.formats.jsonl import NotAffrayJsonl, parse, renamed
 
@@ -281,27 +281,8 @@ def test_refused_when_the_file_is_missing(cli, tmp_path):
     assert not cli.db.exists()
 
 
-def test_store_import_records_rechecks_the_chain():
-    src, eid = _golden_store()
-    _, rows = parse(_whole(src, eid))
-    dest = EventStore(":memory:")
-    bad = list(rows)
-    v, c, t, s, data, at, _, h = bad[3]
-    bad[3] = (v, c, t, s, data, at, "mallory", h)  # another actor: the hash no longer covers it
-    with pytest.raises(StoreError, match="hash chain does not verify at version 4"):
-        dest.import_records(eid, bad)
-    with pytest.raises(StoreError, match="version 2 is missing"):
-        dest.import_records(eid, [rows[0]] + rows[2:])
-    with pytest.raises(StoreError, match="empty"):
-        dest.import_records(eid, [])
-    # under another id the same rows do not verify: the id is in every hash
-    with pytest.raises(StoreError, match="hash chain does not verify at version 1"):
-        dest.import_records("other", rows)
-    assert dest.encounter_ids() == []
-    dest.import_records(eid, rows)
-    with pytest.raises(StoreError, match="already exists"):
-        dest.import_records(eid, rows)
-    assert dest.version(eid) == len(rows)
+# The store's own refusals (a broken chain, a gap, an empty log, a taken id)
+# are in tests/test_store_conformance.py, on every backend.
 
 
 def test_parse_refuses_with_one_line():

@@ -653,6 +653,9 @@ def test_import_refuses_a_broken_chain_and_writes_nothing(backend) -> None:
             dest.import_records(eid, [rows[0]] + rows[2:])
         with pytest.raises(StoreError, match="empty"):
             dest.import_records(eid, [])
+        # under another id the same rows do not verify: the id is in every hash
+        with pytest.raises(StoreError, match="hash chain does not verify at version 1"):
+            dest.import_records("other", rows)
         assert dest.encounter_ids() == [] and dest.version(eid) == 0
         dest.import_records(eid, rows)
         assert dest.verify() == []
