@@ -803,3 +803,11 @@ def test_postgres_verify_reports_a_disabled_trigger(pg_backend) -> None:
             "database: the append-only trigger events_no_truncate on events is missing or disabled",
         ]
         assert s.verify("e") == []  # the chain itself is whole
+
+
+def test_postgres_a_missing_schema_is_one_clear_line(pg_backend) -> None:
+    from backends import with_schema
+
+    with pytest.raises(StoreError) as err:
+        open_store(with_schema(pg_backend.dsn, "no_such_schema_here"))
+    assert "CREATE SCHEMA" in one_clear_line(err.value)

@@ -266,6 +266,11 @@ class PostgresStore:
                 f"{self.path} has an older affray schema (version {found}); "
                 "open it once without read-only to upgrade it"
             )
+        if found is None and self._conn.execute("SELECT current_schema()").fetchone()[0] is None:
+            raise StoreError(
+                f"{self.path}: no schema of the URL's search_path exists; "
+                "create it (CREATE SCHEMA name) or fix the URL"
+            )
         try:
             schema_pg.migrate(self._conn)
         except ValueError as exc:
