@@ -249,8 +249,30 @@ def _without_typing_extensions() -> None:
     if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
         return
     sys.modules["typing_extensions"] = None  # type: ignore[assignment]
+    platform = _platform_for_uuid()
     try:
         import msgspec  # noqa: F401
     finally:
         if sys.modules.get("typing_extensions", 0) is None:
             del sys.modules["typing_extensions"]
+        if platform is not None and sys.modules.get("platform") is platform:
+            del sys.modules["platform"]
+
+
+def _platform_for_uuid():
+    """A stand-in for :mod:`platform` while msgspec imports :mod:`uuid`.
+
+    On Linux, ``uuid`` imports ``platform`` only to call
+    ``platform.system()`` once (is this AIX?), and ``platform`` compiles a
+    dozen regular expressions at import: 2–4 ms of every command. The
+    stand-in answers ``system()`` as ``platform`` does (``os.uname()``) and
+    leaves ``sys.modules`` again once msgspec is loaded, so a later
+    ``import platform`` gets the real module. None (nothing done) when
+    ``platform`` or ``uuid`` is loaded already, or without ``os.uname``.
+    """
+    if "platform" in sys.modules or "uuid" in sys.modules or not hasattr(os, "uname"):
+        return None
+    stand_in = type(sys)("platform")
+    stand_in.system = lambda: os.uname().sysname
+    sys.modules["platform"] = stand_in
+    return stand_in

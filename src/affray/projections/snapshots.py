@@ -39,7 +39,6 @@ SNAPSHOT_EVERY = 1000
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(tuple[int, State, str])
-_decoder_unbound = msgspec.msgpack.Decoder(tuple[int, State])  # written before the head hash was recorded
 
 
 def dump(state: State, head_hash: str = "") -> bytes:
@@ -57,7 +56,7 @@ def load_bound(data: bytes) -> tuple[State, str] | None:
         schema, state, head_hash = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         try:
-            schema, state = _decoder_unbound.decode(data)
+            schema, state = msgspec.msgpack.decode(data, type=tuple[int, State])  # written before the head hash was recorded
         except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # damaged: a cache, so replay
             return None
         head_hash = ""
