@@ -22,9 +22,9 @@ from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
 from affray.commands.core import Outcome, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
+from affray.commands.points import newest_live_command, redo_stack
 from affray.commands.travel import branch, rewind_events
 from affray.rules import base
 from affray.store.errors import StoreError
@@ -316,20 +316,22 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
     if isinstance(command, cmd.Rewind):
         return rewind_events(store, eid, state, command)
-    tl = Timeline(store.read(eid))
+    # from the meta events and the rows back from the head, not the whole log
+    metas = store.read_meta(eid, to_version=state.version)
     if isinstance(command, cmd.Undo):
-        live = [c for c in tl.live_commands() if c != tl.commands[0]]
-        if not live:
+        found = newest_live_command(store, eid, state.version, metas)
+        if found is None:
             raise base.RuleError("nothing to undo: only the opening of the encounter is on record")
-        newest = tl.first_version[live[-1]]
-        if any(isinstance(r.event, ev.SaltAdded) for r in store.read(eid, from_version=newest, to_version=newest)):
+        newest, first = found
+        if any(isinstance(r.event, ev.SaltAdded) for r in store.read(eid, from_version=first, to_version=first)):
             raise base.RuleError(
-                f"{live[-1]} is a salt, which cannot be undone: it counts for every roll from now on"
+                f"{newest} is a salt, which cannot be undone: it counts for every roll from now on"
             )
-        return [ev.CommandRetracted(command_id=live[-1])]
-    if not tl.redo_stack:
+        return [ev.CommandRetracted(command_id=newest)]
+    stack = redo_stack(store, eid, state.version, metas)
+    if not stack:
         raise base.RuleError("nothing to redo: no command was undone since the last new command")
-    return [ev.CommandRestored(command_id=tl.redo_stack[-1])]
+    return [ev.CommandRestored(command_id=stack[-1])]
 
 
 def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *, seed: bytes | None = None) -> Outcome:

@@ -1,0 +1,101 @@
+"""Undo and redo read the meta events and a few rows back from the head
+(``commands.points.newest_live_command``, ``redo_stack``), not the whole log.
+
+Property (hypothesis): after any run of fight commands, notes, undos, redos
+and rewinds (the demo duel, engine dice), the command an undo would retract
+and the redo stack are exactly what a :class:`Timeline` of the whole log
+says, whatever the size of the stretches the rows are read in (1 row at
+first, so that every jump over a rewound span and every stretch boundary is
+crossed). The log itself never changes: each check only reads.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from affray.commands.demo import next_command, setup
+from affray.commands.handler import execute
+from affray.commands.points import newest_live_command, redo_stack
+from affray.errors import AffrayError
+from affray.events import commands as cmd
+from affray.projections.snapshots import load_state
+from affray.projections.timeline import Timeline
+from affray.store import EventStore
+
+OPS = ("fight", "fight", "note", "undo", "undo", "redo", "rewind")
+
+
+def expected(store, eid):
+    tl = Timeline(store.read(eid))
+    live = [c for c in tl.live_commands() if c != tl.commands[0]]
+    newest = (live[-1], tl.first_version[live[-1]]) if live else None
+    return newest, tl.redo_stack
+
+
+def check(store, eid):
+    newest, stack = expected(store, eid)
+    head = store.version(eid)
+    metas = store.read_meta(eid)
+    for stretch in (1, 3, 64):
+        assert newest_live_command(store, eid, head, metas, stretch=stretch) == newest
+        assert redo_stack(store, eid, head, metas, stretch=stretch) == stack
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=st.lists(st.sampled_from(OPS), min_size=5, max_size=45))
+def test_undo_and_redo_targets_are_the_whole_logs(seed, ops):
+    rng = random.Random(seed)
+    store = EventStore(":memory:")
+    eid = setup(store, seed=rng.randbytes(8), actor="gm")
+    check(store, eid)
+    for op in ops:
+        try:
+            if op == "fight":
+                state = load_state(store, eid)
+                command = next_command(state)
+                if command is None:
+                    continue
+                execute(store, command, encounter_id=eid, actor="gm", reroll="property test")
+            elif op == "note":
+                execute(store, cmd.AddNote(text=f"note {rng.random()}"), encounter_id=eid, actor="gm")
+            elif op == "undo":
+                execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+            elif op == "redo":
+                execute(store, cmd.Redo(), encounter_id=eid, actor="gm")
+            else:
+                tl = Timeline(store.read(eid))
+                ends = sorted({tl.last_version[c] for c in tl.live_commands()})[:-1]
+                if ends:
+                    execute(store, cmd.Rewind(to_version=rng.choice(ends)), encounter_id=eid, actor="gm")
+        except AffrayError:
+            pass  # nothing to undo or redo, a rewind point already gone, a fight over: refused, nothing written
+        check(store, eid)
+
+
+def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():
+    store = EventStore(":memory:")
+    eid = execute(store, cmd.OpenEncounter(name="Notes", system="mrq1"), actor="gm", seed=b"s" * 8).encounter_id
+    for i in range(300):
+        execute(store, cmd.AddNote(text=f"n{i}"), encounter_id=eid, actor="gm")
+    keep = store.version(eid) - 250  # 50 notes stay live
+    execute(store, cmd.Rewind(to_version=keep), encounter_id=eid, actor="gm")
+    execute(store, cmd.AddNote(text="after"), encounter_id=eid, actor="gm")
+    execute(store, cmd.Undo(), encounter_id=eid, actor="gm")  # "after" retracted
+    check(store, eid)
+    read = []
+    real = store.read_raw
+
+    def counting(*a, **k):
+        for row in real(*a, **k):
+            read.append(row[2])
+            yield row
+
+    store.read_raw = counting
+    found = newest_live_command(store, eid, store.version(eid), store.read_meta(eid), stretch=4)
+    assert found is not None and found[1] == keep  # the newest live note ends at the rewind point
+    assert len(read) < 60, len(read)  # the 250 rewound rows were jumped over
+    out = execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+    assert out.records[-1].event.command_id == found[0]
