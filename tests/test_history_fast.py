@@ -1,10 +1,13 @@
 """Undo and redo read the meta events and a few rows back from the head
-(``commands.points.newest_live_command``, ``redo_stack``), not the whole log.
+(``commands.points.newest_live_command``, ``redo_stack``), not the whole log,
+and the re-roll guard reads the dice from the first version an undo, redo
+or rewind touched (``commands.handler.slots_ahead``).
 
 Property (hypothesis): after any run of fight commands, notes, undos, redos
 and rewinds (the demo duel, engine dice), the command an undo would retract
 and the redo stack are exactly what a :class:`Timeline` of the whole log
-says, whatever the size of the stretches the rows are read in (1 row at
+says (and the guard's map of the dice is :func:`rolled_slots`'s over the
+whole log), whatever the size of the stretches the rows are read in (1 row at
 first, so that every jump over a rewound span and every stretch boundary is
 crossed). The log itself never changes: each check only reads.
 """
@@ -17,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from affray.commands.demo import next_command, setup
-from affray.commands.handler import execute
+from affray.commands.handler import execute, rolled_slots, slots_ahead
 from affray.commands.points import newest_live_command, redo_stack
 from affray.errors import AffrayError
 from affray.events import commands as cmd
@@ -42,6 +45,9 @@ def check(store, eid):
     for stretch in (1, 3, 64):
         assert newest_live_command(store, eid, head, metas, stretch=stretch) == newest
         assert redo_stack(store, eid, head, metas, stretch=stretch) == stack
+    # the re-roll guard's map, read from the first version an undo, redo or rewind touched
+    slots, total = rolled_slots(store, eid)
+    assert slots_ahead(store, eid) == {slot - total: v for slot, v in slots.items()}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

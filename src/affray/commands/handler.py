@@ -151,8 +151,8 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
     new = [(f, sides) for e in events if isinstance(e, ev.DiceRolled) for f, sides in _sided(e.expr, e.faces)]
     if not new:
         return events
-    slots, live_total = rolled_slots(store, eid, to_version=state.version)
-    old = [slots.get(live_total + i) for i in range(len(new))]
+    ahead = slots_ahead(store, eid, to_version=state.version)
+    old = [ahead.get(i) for i in range(len(new))]
     # a die of another size is another die (the command changed), not a re-roll
     changed = [(i, o[2]) for i, (o, n) in enumerate(zip(old, new)) if o is not None and o[1] == n[1] and o[0] != n[0]]
     if not changed:
@@ -193,8 +193,53 @@ def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[i
     metas = store.read_meta(eid, to_version=to_version)  # the log the command was decided on
     if not any(isinstance(m.event, (ev.CommandRetracted, ev.EncounterRewound)) for m in metas):
         return {}, 0
+    return _walk_slots(store, eid, metas, store.dice_per_command(eid, to_version), 1)
+
+
+def slots_ahead(store, eid: str, to_version: int | None = None) -> dict[int, tuple[int, int, str]]:
+    """:func:`rolled_slots` counted from the live total: ``{slot - live:
+    (face, sides, command_id)}`` (key 0 is the place of the next command's
+    first die). The same map, read from the first version an undo, redo or
+    rewind acted on (:func:`first_touched`) instead of the whole log: the
+    commands before it were placed once, in order, and stay live, so they
+    hold no place at or after the live total. A log whose undos are recent
+    reads a few rows; one undone in round 1 still reads the whole log."""
+    metas = store.read_meta(eid, to_version=to_version)
+    if not any(isinstance(m.event, (ev.CommandRetracted, ev.EncounterRewound)) for m in metas):
+        return {}
+    low = first_touched(store, eid, metas)
+    slots, total = _walk_slots(store, eid, metas, store.dice_per_command(eid, to_version, from_version=low), low)
+    return {slot - total: v for slot, v in slots.items()}
+
+
+def first_touched(store, eid: str, metas: list[Recorded]) -> int:
+    """The first version an undo, redo or rewind of ``metas`` acted on: the
+    first event of a retracted or restored command, one past a rewind's
+    ``to_version``. A command id that is not ``c<first version>`` or a
+    rewind that cut inside a command (a log from elsewhere, or edited)
+    gives 1: the whole log."""
+    low = None
+    for m in metas:
+        e = m.event
+        if isinstance(e, ev.EncounterRewound):
+            v = e.to_version + 1
+            if not (1 < v < m.version and store.starts_command(eid, v)):  # a cut inside a command: edited
+                return 1
+        else:
+            cid = e.command_id
+            v = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+            if not (1 <= v < m.version and store.starts_command(eid, v, cid)):
+                return 1
+        low = v if low is None else min(low, v)
+    return max(1, low or 1)
+
+
+def _walk_slots(store, eid: str, metas: list[Recorded], per_command, low: int):
+    """The walk of :func:`rolled_slots` over ``metas`` and the dice of
+    ``per_command`` (``dice_per_command`` from ``low``), as ``(slots, live total)``
+    counted from the first die at or after ``low``."""
     items: list[tuple[int, int, object]] = [(m.version, 1, m.event) for m in metas]
-    items += [(first, 0, (cid, n)) for cid, first, n in store.dice_per_command(eid, to_version)]
+    items += [(first, 0, (cid, n)) for cid, first, n in per_command]
     items.sort(key=lambda item: (item[0], item[1]))
     count: dict[str, int] = {}  # command id -> its number of dice
     first: dict[str, int] = {}  # command id -> version of its first die
@@ -225,7 +270,7 @@ def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[i
             owners[start + i] = (cid, i)
     if not owners:
         return {}, total
-    rolls = store.dice_of(eid, {cid for cid, _ in owners.values()})
+    rolls = store.dice_of(eid, {cid for cid, _ in owners.values()}, from_version=low)
     dice = {cid: [d for expr, faces in found for d in _sided(expr, faces)] for cid, found in rolls.items()}
     slots = {}
     for slot, (cid, i) in owners.items():

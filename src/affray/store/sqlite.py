@@ -687,35 +687,65 @@ class EventStore:
         return [(int(first), str(value)) for _, first, value in rows]
 
     @_guarded
-    def dice_per_command(self, encounter_id: str, to_version: int | None = None) -> list[tuple[str, int, int]]:
+    def dice_per_command(
+        self, encounter_id: str, to_version: int | None = None, *, from_version: int = 1
+    ) -> list[tuple[str, int, int]]:
         """``(command_id, version of its first roll, number of dice)`` for
-        every command of ``encounter_id`` that rolled dice (live or not), in
-        version order, counted in SQL through the type index (nothing is
-        decoded in Python): the re-roll guard's map of the dice."""
+        every command of ``encounter_id`` that rolled dice (live or not) from
+        ``from_version`` on, in version order, counted in SQL (nothing is
+        decoded in Python): the re-roll guard's map of the dice. A short
+        stretch is read through the version index, a long one through the
+        type index."""
+        hi = _MAX_VERSION if to_version is None else to_version
         rows = self._conn.execute(
             "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
-            "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version <= ? GROUP BY command_id",
-            (encounter_id, _MAX_VERSION if to_version is None else to_version),
+            f"WHERE {self._dice_rows(encounter_id, from_version, hi)} GROUP BY command_id",
+            (encounter_id, from_version, hi),
         ).fetchall()
         rows.sort(key=lambda r: r[1])
         return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
 
+    def _dice_rows(self, encounter_id: str, from_version: int, to_version: int) -> str:
+        """The WHERE clause (parameters: encounter id, from, to) of the
+        ``dice-rolled`` rows in a stretch: through the version index when the
+        stretch is short (the rows near the head), else the type index."""
+        head = self.version(encounter_id)
+        if min(head, to_version) - from_version < 20_000:
+            return "encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled'"
+        return "type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ?"
+
     @_guarded
-    def dice_of(self, encounter_id: str, command_ids) -> dict[str, list[tuple[str, list[int]]]]:
+    def dice_of(self, encounter_id: str, command_ids, *, from_version: int = 1) -> dict[str, list[tuple[str, list[int]]]]:
         """The rolls of the given commands as ``{command_id: [(expr, faces),
-        ...]}`` in version order (a few commands: the re-roll guard)."""
+        ...]}`` in version order (a few commands: the re-roll guard), of the
+        rolls from ``from_version`` on."""
         ids = sorted(set(command_ids))
         out: dict[str, list[tuple[int, str, list[int]]]] = {}
+        where = self._dice_rows(encounter_id, from_version, _MAX_VERSION)
         for i in range(0, len(ids), _CHUNK):
             chunk = ids[i:i + _CHUNK]
             for version, cid, expr, faces in self._conn.execute(
                 "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
-                "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? "
+                f"FROM events WHERE {where} "
                 f"AND command_id IN ({', '.join('?' * len(chunk))})",
-                [encounter_id, *chunk],
+                [encounter_id, from_version, _MAX_VERSION, *chunk],
             ):
                 out.setdefault(cid, []).append((version, expr or "", msgspec.json.decode(faces or "[]")))
         return {cid: [(expr, faces) for _, expr, faces in sorted(rolls)] for cid, rolls in out.items()}
+
+    @_guarded
+    def starts_command(self, encounter_id: str, version: int, command_id: str | None = None) -> bool:
+        """Whether the event at ``version`` is the first of its command (and
+        that command is ``command_id``, when given): one index lookup of two
+        rows. affray numbers a command ``c<its first version>``, so this
+        checks that guess; it also tells whether a version is a command
+        boundary."""
+        rows = dict(self._conn.execute(
+            "SELECT version, command_id FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ?",
+            (encounter_id, version - 1, version),
+        ).fetchall())
+        here = rows.get(version)
+        return here is not None and rows.get(version - 1) != here and command_id in (None, here)
 
     @_guarded
     def engine_high_water(self, encounter_id: str) -> int:
