@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from affray.commands.demo import next_command, setup
 from affray.commands.handler import execute, rolled_slots, slots_ahead
-from affray.commands.points import newest_live_command, redo_stack
+from affray.commands.points import command_points, newest_live_command, redo_stack
+from affray.commands.travel import rewind_from_log, rewind_from_stretch
 from affray.errors import AffrayError
 from affray.events import commands as cmd
 from affray.projections.snapshots import load_state
@@ -29,6 +30,7 @@ from affray.projections.timeline import Timeline
 from affray.store import EventStore
 
 OPS = ("fight", "fight", "note", "undo", "undo", "redo", "rewind")
+MOVES = st.lists(st.sampled_from(OPS), min_size=5, max_size=45)
 
 
 def expected(store, eid):
@@ -50,35 +52,48 @@ def check(store, eid):
     assert slots_ahead(store, eid) == {slot - total: v for slot, v in slots.items()}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), ops=st.lists(st.sampled_from(OPS), min_size=5, max_size=45))
-def test_undo_and_redo_targets_are_the_whole_logs(seed, ops):
+def fresh(seed):
+    """``(rng, store, eid)``: the demo duel in a new log, its dice from ``seed``."""
     rng = random.Random(seed)
     store = EventStore(":memory:")
-    eid = setup(store, seed=rng.randbytes(8), actor="gm")
+    return rng, store, setup(store, seed=rng.randbytes(8), actor="gm")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=MOVES)
+def test_undo_and_redo_targets_are_the_whole_logs(seed, ops):
+    rng, store, eid = fresh(seed)
     check(store, eid)
     for op in ops:
-        try:
-            if op == "fight":
-                state = load_state(store, eid)
-                command = next_command(state)
-                if command is None:
-                    continue
-                execute(store, command, encounter_id=eid, actor="gm", reroll="property test")
-            elif op == "note":
-                execute(store, cmd.AddNote(text=f"note {rng.random()}"), encounter_id=eid, actor="gm")
-            elif op == "undo":
-                execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
-            elif op == "redo":
-                execute(store, cmd.Redo(), encounter_id=eid, actor="gm")
-            else:
-                tl = Timeline(store.read(eid))
-                ends = sorted({tl.last_version[c] for c in tl.live_commands()})[:-1]
-                if ends:
-                    execute(store, cmd.Rewind(to_version=rng.choice(ends)), encounter_id=eid, actor="gm")
-        except AffrayError:
-            pass  # nothing to undo or redo, a rewind point already gone, a fight over: refused, nothing written
+        play(store, eid, rng, op, lambda: [cmd.Rewind(to_version=v) for v in live_ends(store, eid)])
         check(store, eid)
+
+
+def live_ends(store, eid) -> list[int]:
+    """The last version of every live command but the newest."""
+    tl = Timeline(store.read(eid))
+    return sorted({tl.last_version[c] for c in tl.live_commands()})[:-1]
+
+
+def play(store, eid, rng, op, rewinds) -> None:
+    """One move of the property tests: a fight command (the demo's choice),
+    a note, an undo, a redo, or one of the rewinds ``rewinds()`` offers.
+    A refusal writes nothing and is passed over."""
+    try:
+        if op == "fight":
+            command = next_command(load_state(store, eid))
+            if command is not None:
+                execute(store, command, encounter_id=eid, actor="gm", reroll="property test")
+        elif op == "note":
+            execute(store, cmd.AddNote(text=f"note {rng.random()}"), encounter_id=eid, actor="gm")
+        elif op in ("undo", "redo"):
+            execute(store, cmd.Undo() if op == "undo" else cmd.Redo(), encounter_id=eid, actor="gm")
+        else:
+            choices = rewinds()
+            if choices:
+                execute(store, rng.choice(choices), encounter_id=eid, actor="gm")
+    except AffrayError:
+        pass  # nothing to undo or redo, a rewind point already gone, a fight over: refused, nothing written
 
 
 def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():
@@ -105,3 +120,46 @@ def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():
     assert len(read) < 60, len(read)  # the 250 rewound rows were jumped over
     out = execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
     assert out.records[-1].event.command_id == found[0]
+
+
+def rewind_points(store, eid, rng):
+    """Rewind commands to try: every live command boundary (``--version``)
+    and every ``ROUND.STEP`` and ``ROUND`` the live timeline has, a sample."""
+    tl = Timeline(store.read(eid))
+    points = command_points(list(store.read(eid)), tl)
+    tries = [cmd.Rewind(to_version=tl.last_version[c]) for c in tl.live_commands()]
+    tries += [cmd.Rewind(to_point=p.label) for p in points] + [cmd.Rewind(to_point=str(p.ends_round)) for p in points if p.ends_round]
+    tries += [cmd.Rewind(to_version=store.version(eid)), cmd.Rewind(to_point="999.1"), cmd.Rewind(to_point="0.1")]
+    return rng.sample(tries, min(len(tries), 12))
+
+
+def same_rewind(store, eid, command) -> bool:
+    """Whether the rewind decided from a stretch (when it decides) is the
+    one decided from the whole log; True when the stretch decided."""
+    fast = rewind_from_stretch(store, eid, command)
+    try:
+        slow = rewind_from_log(store, eid, command)
+    except AffrayError:
+        slow = None
+    assert fast is None or fast == slow, (command, fast, slow)
+    return fast is not None
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=MOVES)
+def test_a_rewind_decided_from_a_stretch_is_the_whole_logs(seed, ops):
+    rng, store, eid = fresh(seed)
+    decided = 0
+
+    def rewinds():
+        nonlocal decided
+        choices = rewind_points(store, eid, rng)
+        decided += sum(same_rewind(store, eid, c) for c in choices)
+        return choices
+
+    for op in ops:
+        play(store, eid, rng, op, rewinds)
+    for c in rewind_points(store, eid, rng):
+        decided += same_rewind(store, eid, c)
+    if len(ops) >= 20 and ops.count("fight") >= 8:
+        assert decided  # the stretch decides the common rewinds

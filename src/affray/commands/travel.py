@@ -46,9 +46,10 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.snapshots import dump, load_state
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
+from affray.projections.timeline import Liveness, Timeline
+from affray.projections.travel import LogWindow, parse_point
 from affray.commands.core import Outcome, slug
-from affray.commands.points import check_boundary, command_points, find_point, stream_of
+from affray.commands.points import check_boundary, command_points, find_point, newest_live_command, stream_of
 from affray.rules.base import RuleError
 
 # --------------------------------------------------------------------------- #
@@ -87,7 +88,77 @@ def rewind_target(records: list[Recorded], tl: Timeline, command: cmd.Rewind) ->
 
 def rewind_events(store, encounter_id: str, state: State, command: cmd.Rewind) -> list[ev.Event]:
     """The events of a rewind (see the module docstring). Raises
-    :class:`RuleError` when the point cannot be reached."""
+    :class:`RuleError` when the point cannot be reached.
+
+    Most rewinds are decided from a stretch of the log
+    (:func:`rewind_from_stretch`); the rest, and every refusal, from the
+    whole log (:func:`rewind_from_log`)."""
+    events = rewind_from_stretch(store, encounter_id, command)
+    return events if events is not None else rewind_from_log(store, encounter_id, command)
+
+
+def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Event] | None:
+    """The events :func:`rewind_from_log` gives, read from the meta events,
+    the round the point is in (``--to R.S``: from its live ``RoundStarted``,
+    through the type index, to the command that starts the next round) or
+    two rows around the version (``--version N``), and the rows back from
+    the head to the newest live command. None (decide from the whole log)
+    for every case it does not cover: a refusal, the setup (round 0), a
+    later rewind over the point, a command id that is not ``c<first
+    version>``."""
+    window = LogWindow(store, encounter_id)
+    head = window.head
+    if command.to_point and command.to_version:
+        return None
+    if command.to_point:
+        try:
+            rnd, _ = parse_point(command.to_point)
+        except ValueError:
+            return None
+        span = window.round_span(rnd) if rnd else None
+        if span is None:
+            return None
+        first, last = span
+        lo = window.command_start(first)
+        hi = window.command_end(last + 1) if last < head else last
+        records = list(window.records(lo, hi))
+        try:
+            version = find_point(command_points(records, window.live(records)), command.to_point).last_version
+        except RuleError:
+            return None
+    else:
+        version = command.to_version
+        if not 1 <= version < head or not store.starts_command(encounter_id, version + 1):
+            return None
+    if version >= head:
+        return None
+    later = [m for m in window.metas if m.version > version]
+    if any(isinstance(m.event, ev.EncounterRewound) and m.event.to_version < version for m in later):
+        return None  # a later rewind voided commands at or before the point: the whole log says which
+    was = Liveness([m for m in window.metas if m.version <= version])
+    touched: dict[str, int] = {}
+    for m in later:
+        if isinstance(m.event, (ev.CommandRetracted, ev.CommandRestored)):
+            cid = m.event.command_id
+            first = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+            if not (1 <= first < m.version and store.starts_command(encounter_id, first, cid)):
+                return None
+            if first <= version:
+                touched[cid] = first
+    fixes: list[ev.Event] = []
+    for cid, first in sorted(touched.items(), key=lambda item: item[1]):
+        before, now = was.is_live(cid, first), window.liveness.is_live(cid, first)
+        if before != now:
+            fixes.append(ev.CommandRestored(command_id=cid) if before else ev.CommandRetracted(command_id=cid))
+    newest = newest_live_command(store, encounter_id, head, window.metas)
+    if not fixes and (newest is None or newest[1] <= version):
+        return None  # nothing to rewind: the whole log words the refusal
+    return fixes + [ev.EncounterRewound(to_version=version)]
+
+
+def rewind_from_log(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Event]:
+    """The events of a rewind, decided from the whole log (see the module
+    docstring). Raises :class:`RuleError` when the point cannot be reached."""
     records = list(store.read(encounter_id))
     tl = Timeline(records)
     version = rewind_target(records, tl, command)
