@@ -33,7 +33,8 @@ from affray.commands.points import (
     find_point,
     stream_of,
 )
-from affray.commands.travel import branch
+from affray.commands.travel import branch, new_encounter_id
+from affray.store import EventStore
 from affray.rules.base import RuleError, to_command
 
 # --------------------------------------------------------------------------- #
@@ -171,8 +172,73 @@ def _replay_dice(q: Point, state: State, again: cmd.Command, seed, stream: str, 
 def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, actor: str = "") -> AmendReport:
     """Amend a command (see the module docstring). Raises :class:`RuleError`
     (or a dice error) with nothing appended when the amended command itself
-    is refused; a replay that no longer fits is reported, not raised."""
+    is refused; a replay that no longer fits is reported, not raised.
+
+    The amend is worked out on a copy of the encounter in memory (its log,
+    snapshots and seed), without holding the write lock; then what it
+    appended there is appended to ``store`` in one short transaction, at
+    the version the copy was taken from: a command written meanwhile makes
+    it a :class:`~affray.store.errors.ConflictError` (exit 3) with nothing
+    appended. Others are locked out only for the copying of the new events."""
     eid = resolve_encounter(store, encounter_id)
+    head = store.version(eid)
+    branch_id = new_encounter_id(store, command.on_branch, False) if command.on_branch else ""
+    with scratch_copy(store, eid) as scratch:
+        report = _amend(scratch, command, eid, actor, branch_id)
+        with store.transaction():  # all or none, and the lock held only for this
+            if report.branch:
+                seed = scratch.get_seed(report.branch)
+                if seed is not None:
+                    store.put_seed(report.branch, seed)
+                copy_out(scratch, store, report.branch, 0)
+            else:
+                copy_out(scratch, store, eid, head)
+    return report
+
+
+def scratch_copy(store, eid: str) -> EventStore:
+    """A new in-memory store holding encounter ``eid`` of ``store``: its
+    log as stored (envelopes and hashes; the chain is checked again), its
+    snapshots and its dice seed. Close it after use (a context manager)."""
+    scratch = EventStore(":memory:")
+    try:
+        scratch.import_records(eid, (row[2:] for row in store.read_raw(eid)))
+        for version, data in store.snapshot_stream(eid):
+            scratch.save_snapshot(eid, version, data)
+        seed = store.get_seed(eid)
+        if seed is not None:
+            scratch.put_seed(eid, seed)
+    except BaseException:
+        scratch.close()
+        raise
+    return scratch
+
+
+def copy_out(scratch, store, eid: str, after: int) -> None:
+    """Append the events of ``eid`` after version ``after`` from ``scratch``
+    to ``store``, command by command, with their command ids, actors and
+    times (so with the same hashes), at the versions they have in
+    ``scratch``, and the snapshots taken after ``after``. A head in
+    ``store`` other than ``after`` is a :class:`ConflictError`."""
+    batch: list = []
+    expected = after
+    for rec in scratch.read(eid, from_version=after + 1):
+        if batch and rec.command_id != batch[0].command_id:
+            store.append(eid, expected, [r.event for r in batch], command_id=batch[0].command_id,
+                         actor=batch[0].actor, recorded_at=batch[0].recorded_at)
+            expected += len(batch)
+            batch = []
+        batch.append(rec)
+    if batch:
+        store.append(eid, expected, [r.event for r in batch], command_id=batch[0].command_id,
+                     actor=batch[0].actor, recorded_at=batch[0].recorded_at)
+    for version, data in scratch.snapshot_stream(eid):
+        if version > after:
+            store.save_snapshot(eid, version, data)
+
+
+def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: str) -> AmendReport:
+    """The amend of :func:`amend`, on ``store`` (the scratch copy)."""
     records = list(store.read(eid))
     if any(isinstance(r.event, ev.EncounterClosed) for r in records):
         raise RuleError(f"encounter {eid} is closed; amend it on a branch: affray branch NAME --version N")
@@ -228,7 +294,8 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
     report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
     with store.transaction():  # the rewind or branch, the amended command and the replays: all or none
         if command.on_branch:
-            out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut), origin=eid, actor=actor)
+            out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut, encounter_id=branch_id),
+                         origin=eid, actor=actor)
             work = report.branch = out.encounter_id
         else:
             out = execute(store, cmd.Rewind(to_version=cut), encounter_id=eid, actor=actor)

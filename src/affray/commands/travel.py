@@ -185,7 +185,10 @@ def rewind_from_log(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Ev
 # --------------------------------------------------------------------------- #
 
 
-def _new_id(store, wanted: str, explicit: bool) -> str:
+def new_encounter_id(store, wanted: str, explicit: bool) -> str:
+    """The id of a new encounter named ``wanted``: ``wanted`` itself when
+    ``explicit`` (checked: letters, digits, ``-_.``, not taken), else its slug
+    made unique with ``-2``, ``-3``... Raises :class:`RuleError`."""
     eid = slug(wanted) if not explicit else wanted.strip()
     if explicit and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", eid):
         raise RuleError(f"encounter id {wanted!r} must be letters, digits, '-', '_' or '.'; choose another")
@@ -253,7 +256,7 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     seed = store.get_seed(origin)
     if seed is None and not opened.manual_dice:
         raise RuleError(f"the dice seed of {origin} is not in {store.path}; a branch needs it to roll engine dice")
-    new_id = _new_id(store, command.encounter_id or name, bool(command.encounter_id))
+    new_id = new_encounter_id(store, command.encounter_id or name, bool(command.encounter_id))
     stream = stream_of(records, origin)
     pts = command_points(records[:version], prefix)
     at = pts[-1].end if pts else (0, 0)
