@@ -106,6 +106,8 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
+            if tail.rewound_to is not None:  # every snapshot after the rewind's point has it in its tail
+                at_most = min(at_most, tail.rewound_to)
             continue
         state = fold(base, tail.live_records())
         if tail.records and tail.records[-1].version != state.version:
