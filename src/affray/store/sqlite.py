@@ -55,6 +55,14 @@ _SELECT_TYPE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
     "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
 )
+#: dice rolled per command in a stretch (parameters: encounter id, from, to),
+#: by whether the stretch is short (:meth:`EventStore._short_stretch`)
+_DICE_PER_COMMAND = {
+    True: "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' GROUP BY command_id",
+    False: "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+    "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? GROUP BY command_id",
+}
 _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -697,22 +705,16 @@ class EventStore:
         stretch is read through the version index, a long one through the
         type index."""
         hi = _MAX_VERSION if to_version is None else to_version
-        rows = self._conn.execute(
-            "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
-            f"WHERE {self._dice_rows(encounter_id, from_version, hi)} GROUP BY command_id",
-            (encounter_id, from_version, hi),
-        ).fetchall()
+        sql = _DICE_PER_COMMAND[self._short_stretch(encounter_id, from_version, hi)]
+        rows = self._conn.execute(sql, (encounter_id, from_version, hi)).fetchall()
         rows.sort(key=lambda r: r[1])
         return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
 
-    def _dice_rows(self, encounter_id: str, from_version: int, to_version: int) -> str:
-        """The WHERE clause (parameters: encounter id, from, to) of the
-        ``dice-rolled`` rows in a stretch: through the version index when the
-        stretch is short (the rows near the head), else the type index."""
-        head = self.version(encounter_id)
-        if min(head, to_version) - from_version < 20_000:
-            return "encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled'"
-        return "type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ?"
+    def _short_stretch(self, encounter_id: str, from_version: int, to_version: int) -> bool:
+        """Whether the ``dice-rolled`` rows of a stretch are best read through
+        the version index (a short stretch: the rows near the head) rather
+        than the type index (every roll of the encounter)."""
+        return min(self.version(encounter_id), to_version) - from_version < 20_000
 
     @_guarded
     def dice_of(self, encounter_id: str, command_ids, *, from_version: int = 1) -> dict[str, list[tuple[str, list[int]]]]:
@@ -721,15 +723,25 @@ class EventStore:
         rolls from ``from_version`` on."""
         ids = sorted(set(command_ids))
         out: dict[str, list[tuple[int, str, list[int]]]] = {}
-        where = self._dice_rows(encounter_id, from_version, _MAX_VERSION)
+        short = self._short_stretch(encounter_id, from_version, _MAX_VERSION)
         for i in range(0, len(ids), _CHUNK):
             chunk = ids[i:i + _CHUNK]
-            for version, cid, expr, faces in self._conn.execute(
-                "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
-                f"FROM events WHERE {where} "
-                f"AND command_id IN ({', '.join('?' * len(chunk))})",
-                [encounter_id, from_version, _MAX_VERSION, *chunk],
-            ):
+            args = [encounter_id, from_version, _MAX_VERSION, *chunk]
+            if short:
+                rows = self._conn.execute(
+                    "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                    "FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' "
+                    f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                    args,
+                )
+            else:
+                rows = self._conn.execute(
+                    "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                    "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? "
+                    f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                    args,
+                )
+            for version, cid, expr, faces in rows:
                 out.setdefault(cid, []).append((version, expr or "", msgspec.json.decode(faces or "[]")))
         return {cid: [(expr, faces) for _, expr, faces in sorted(rolls)] for cid, rolls in out.items()}
 
