@@ -89,3 +89,26 @@ def test_an_amend_on_a_branch_takes_an_id_free_in_the_file(tmp_path):
         assert load_state(store, report.branch) == project(store.read(report.branch)) == report.state
         assert store.get_seed(report.branch) == store.get_seed(eid)
         assert store.verify(report.branch) == []
+
+
+def test_append_rows_checks_the_versions_and_the_chain_and_writes_all_or_nothing(tmp_path):
+    from affray.store.errors import StoreError
+
+    path = tmp_path / "fight.db"
+    eid = golden_file(path)
+    with EventStore(path) as store, amend_module.scratch_copy(store, eid) as scratch:
+        head = store.version(eid)
+        amend_module.execute(scratch, cmd.AddNote(text="one"), encounter_id=eid, actor="gm")
+        amend_module.execute(scratch, cmd.AddNote(text="two"), encounter_id=eid, actor="gm")
+        rows = [row[2:] for row in scratch.read_raw(eid, from_version=head + 1)]
+        broken = rows[:1] + [rows[1][:-1] + ("0" * 64,)]
+        with pytest.raises(StoreError, match="does not follow"):
+            store.append_rows(eid, head, broken)
+        with pytest.raises(StoreError, match="does not follow"):
+            store.append_rows(eid, head, rows[1:])  # a version missing
+        with pytest.raises(ConflictError):
+            store.append_rows(eid, head - 1, rows)
+        assert store.version(eid) == head  # nothing of any of them
+        assert store.append_rows(eid, head, rows) == 2
+        assert [r.hash for r in store.read(eid, from_version=head + 1)] == [r[-1] for r in rows]
+        assert store.verify(eid) == []

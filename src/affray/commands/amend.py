@@ -216,22 +216,11 @@ def scratch_copy(store, eid: str) -> EventStore:
 
 def copy_out(scratch, store, eid: str, after: int) -> None:
     """Append the events of ``eid`` after version ``after`` from ``scratch``
-    to ``store``, command by command, with their command ids, actors and
-    times (so with the same hashes), at the versions they have in
-    ``scratch``, and the snapshots taken after ``after``. A head in
-    ``store`` other than ``after`` is a :class:`ConflictError`."""
-    batch: list = []
-    expected = after
-    for rec in scratch.read(eid, from_version=after + 1):
-        if batch and rec.command_id != batch[0].command_id:
-            store.append(eid, expected, [r.event for r in batch], command_id=batch[0].command_id,
-                         actor=batch[0].actor, recorded_at=batch[0].recorded_at)
-            expected += len(batch)
-            batch = []
-        batch.append(rec)
-    if batch:
-        store.append(eid, expected, [r.event for r in batch], command_id=batch[0].command_id,
-                     actor=batch[0].actor, recorded_at=batch[0].recorded_at)
+    to ``store`` as they are stored there (the same command ids, actors,
+    times and hashes; :meth:`EventStore.append_rows` checks the chain), and
+    the snapshots taken after ``after``. A head in ``store`` other than
+    ``after`` is a :class:`ConflictError`."""
+    store.append_rows(eid, after, (row[2:] for row in scratch.read_raw(eid, from_version=after + 1)))
     for version, data in scratch.snapshot_stream(eid):
         if version > after:
             store.save_snapshot(eid, version, data)
