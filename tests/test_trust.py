@@ -433,6 +433,116 @@ def test_a_jsonl_export_is_an_anchor(engine_fight: Cli, tmp_path):
     assert engine_fight("verify", "--against", str(export)).exit_code == 1
 
 
+# --------------------------------------------------------------------------- #
+# 3b. The chain is bound to the seed commitment (chain v2)
+# --------------------------------------------------------------------------- #
+
+
+def test_a_new_chain_starts_from_the_seed_commitment(engine_fight: Cli):
+    """Chain v2: the first link is keyed by genesis(id, commitment), not by
+    the empty string; verify says which chain it checked."""
+    from affray.store.chain import genesis
+
+    [first] = [e for e in raw_events(engine_fight.db, "ford") if e["version"] == 1]
+    assert first["data"]["chain"] == 2
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        row = conn.execute("SELECT encounter_id, version, command_id, type, schema, recorded_at, actor, data, hash "
+                           "FROM events WHERE version = 1").fetchone()
+    text = canonical(*row[:8])
+    start = genesis("ford", first["data"]["seed_sha256"])
+    assert row[8] == hashlib.sha256((start + text).encode()).hexdigest()
+    assert row[8] != hashlib.sha256(text.encode()).hexdigest()
+    report = engine_fight.json("verify")["encounters"][0]
+    assert report["chain_version"] == 2
+    assert "(chain v2, bound to the seed commitment)" in engine_fight.ok("verify").stdout
+
+
+def test_a_log_re_hashed_from_the_empty_string_does_not_verify(engine_fight: Cli):
+    """A re-hash that starts the chain as v1 did, keeping the v2 mark, is a
+    broken chain: the start is not the commitment's."""
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+        prev = ""
+        rows = conn.execute("SELECT version, command_id, type, schema, data, recorded_at, actor FROM events "
+                            "ORDER BY version").fetchall()
+        for version, command_id, type_, schema, data, recorded_at, actor in rows:
+            prev = hashlib.sha256((prev + canonical("ford", version, command_id, type_, schema,
+                                                    recorded_at, actor, data)).encode()).hexdigest()
+            conn.execute("UPDATE events SET hash = ? WHERE version = ?", (prev, version))
+        conn.execute("UPDATE heads SET hash = ?", (prev,))
+        conn.commit()
+    result = engine_fight("verify")
+    assert result.exit_code == 1 and any("version 1: hash mismatch" in line for line in failed(result))
+
+
+def test_the_kept_seed_commitment_is_an_anchor_from_the_first_moment(engine_fight: Cli):
+    """The commitment 'affray new' and 'affray head' print anchors the log
+    before any head was kept: the same log extends it."""
+    commitment = _head(engine_fight)["seed_sha256"]
+    result = engine_fight.ok("verify", "--against", commitment)
+    assert "opened with the kept seed commitment" in result.stdout and "every hash is bound to it" in result.stdout
+
+
+def test_a_log_re_hashed_with_another_seed_is_caught_against_the_kept_commitment(engine_fight: Cli):
+    """The GM swaps seed and commitment and re-hashes the whole chain: the
+    file alone is consistent, but not with the commitment the players kept."""
+    kept = _head(engine_fight)["seed_sha256"]
+    other = bytes(range(32))
+    Path(f"{engine_fight.db}.keys").write_text(f"ford {other.hex()}\n")
+    tamper(engine_fight.db, "ford", 1, lambda d: {**d, "seed_sha256": dicelib.commitment(other)})
+    assert engine_fight("verify").exit_code == 0  # consistent on its own: no secret keys the chain
+    result = engine_fight("verify", "--against", kept)
+    assert result.exit_code == 1 and "nor is it the seed commitment" in failed(result)[0]
+
+
+def test_a_log_truncated_and_re_started_is_caught_against_the_kept_commitment(engine_fight: Cli):
+    """The GM deletes the encounter and opens it again under the same id."""
+    kept = _head(engine_fight)["seed_sha256"]
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+        conn.execute("DELETE FROM events")
+        conn.execute("DELETE FROM heads")
+        conn.execute("DELETE FROM snapshots")
+        conn.commit()
+    engine_fight.ok("new", "Ford", "--id", "ford")
+    assert engine_fight("verify").exit_code == 0
+    result = engine_fight("verify", "--against", kept)
+    assert result.exit_code == 1 and "re-started with another seed" in failed(result)[0]
+
+
+def test_a_v2_log_passed_off_as_v1_is_named_and_caught_against_an_anchor(engine_fight: Cli):
+    """Dropping the v2 mark and re-hashing from the empty string gives a
+    consistent v1 chain: verify says 'chain v1', and any kept head or the
+    kept commitment's chain binding catches it."""
+    head = _head(engine_fight)
+    tamper(engine_fight.db, "ford", 1, lambda d: {k: v for k, v in d.items() if k != "chain"})
+    out = engine_fight.ok("verify").stdout
+    assert "chain v1" in out
+    assert engine_fight("verify", "--against", head["head"]).exit_code == 1
+    assert "chain v1: only the opening event holds it" in engine_fight.ok(
+        "verify", "--against", head["seed_sha256"]).stdout
+
+
+@pytest.mark.parametrize("name", ["schema1", "mythras_schema1", "rq3_schema1", "rolemaster_schema1", "uesrpg_schema1"])
+def test_an_old_v1_log_still_verifies_and_says_it_is_v1(cli: Cli, name: str):
+    fixture = Path(__file__).resolve().parent / "fixtures" / f"{name}.jsonl"
+    cli.ok("import", str(fixture))
+    data = cli.json("verify")
+    [report] = data["encounters"]
+    assert data["ok"] and report["chain_version"] == 1 and report["chain_intact"]
+    assert "(chain v1: an old log" in cli.ok("verify").stdout
+
+
+def test_a_chain_cannot_be_spliced_onto_another_encounter(engine_fight: Cli):
+    """The same events under another encounter id (a copy renamed by hand)
+    hash differently from the first link on."""
+    from affray.store.chain import genesis
+
+    commitment = _head(engine_fight)["seed_sha256"]
+    assert genesis("ford", commitment) != genesis("ford-2", commitment)
+    assert genesis("ford", commitment) != genesis("ford", dicelib.commitment(b"x" * 16))
+
+
 def test_a_bad_anchor_is_one_line(engine_fight: Cli):
     assert_user_error(engine_fight("verify", "--against", "nonsense"), "--against takes")
 

@@ -295,6 +295,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         manual_dice=command.manual_dice,
         rulings=rulings,
         seed_chosen=True if chosen else msgspec.UNSET,
+        chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
     outcome = _append(store, eid, State(), [opened], actor, seed=seed)
     return outcome

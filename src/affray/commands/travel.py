@@ -206,6 +206,7 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         manual_dice=opened.manual_dice,
         rulings=dict(opened.rulings),
         dice_stream=stream,
+        chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
     with store.transaction():  # the whole branch or none of it
         first, state = _write_branch(store, new_id, seed, [opening, issued, note], batches, actor)

@@ -11,6 +11,8 @@ import sqlite3
 import msgspec
 
 from affray.events import codec
+from hashlib import sha256
+
 from affray.store.chain import Canonicals, chain_hash
 
 
@@ -49,10 +51,52 @@ class ChainCheck:
             self.problems.append(f"{self.where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
         event = None
         if self._decode if decode is None else decode:
-            event, found = _decoded(type_, schema, data)
+            event, found = decoded_row(type_, schema, data)
             self.problems.extend(f"{self.where} version {version}: {p}" for p in found)
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = version + 1, hash_, seq, hash_
         return event
+
+    def checked(self, rows):
+        """:meth:`feed` for a stream of ``read_raw`` rows ``(seq,
+        encounter_id, version, command_id, type, schema, data, recorded_at,
+        actor, hash)``, without decoding: yields ``(version, command_id,
+        type, schema, data, hash)`` for every row, in order, once it is
+        checked (the problems go to ``problems`` as with :meth:`feed`).
+        The same checks and the same text hashed (:func:`canonical`), in
+        one loop: the verify hot path."""
+        problems, where = self.problems, self.where
+        expected, prev, prev_seq = self.expected, self.prev_hash, self.prev_seq
+        head = self._canonical.head
+        quote = self._canonical.quote
+        sha = sha256
+        types: dict = {}
+        cid = rat = act = None
+        cq = tail = ""
+        try:
+            for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
+                self.seen = True
+                if version != expected or seq < prev_seq:
+                    self._order(seq, version, expected)
+                try:
+                    if command_id != cid or recorded_at != rat or actor != act:
+                        cid, rat, act = command_id, recorded_at, actor
+                        cq = quote(command_id)
+                        tail = f',"recorded_at":{quote(recorded_at)},"actor":{quote(actor)},"data":'
+                    tq = types.get(type_) or types.setdefault(type_, quote(type_))
+                    text = f'{head}{version:d},"command_id":{cq},"type":{tq},"schema":{schema:d}{tail}{data}}}'
+                    if prev:
+                        ok = sha((prev + text).encode()).hexdigest() == hash_
+                    else:
+                        ok = chain_hash(prev, text) == hash_
+                except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
+                    ok = False
+                    cid = None
+                if not ok or data.__class__ is not str:
+                    problems.append(f"{where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
+                expected, prev, prev_seq = version + 1, hash_, seq
+                yield version, command_id, type_, schema, data, hash_
+        finally:
+            self.expected, self.prev_hash, self.prev_seq, self.last_hash = expected, prev, prev_seq, prev
 
     def _order(self, seq, version, expected) -> None:
         where, problems = self.where, self.problems
@@ -98,8 +142,9 @@ def verify_encounter(conn: sqlite3.Connection, encounter_id: str) -> list[str] |
     return check.finish(head)
 
 
-def _decoded(type_: object, schema: object, data: object):
-    """``(event or None, problems)`` for one stored row."""
+def decoded_row(type_: object, schema: object, data: object):
+    """``(event or None, problems)`` for one stored row: the event decoded
+    (upcast to the current schema), or the reasons it does not decode."""
     try:
         event = codec.decode(type_, schema, data)  # type: ignore[arg-type]
     except codec.UnknownEvent as exc:
