@@ -470,7 +470,7 @@ def test_database_of_a_newer_affray(cli, tmp_path):
 def over(cli, tmp_path):
     """A whole demo fight (engine dice): heroes win, Broo 1 is down."""
     db = tmp_path / "over.db"
-    cli.ok("--db", db, "demo", "--seed", "01", db=None)
+    cli.ok("--db", db, "demo", "--seed", "01" * 16, db=None)
     done = Cli(db)
     s = done.state()
     assert s["phase"] == "over" and s["winner"]

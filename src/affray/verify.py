@@ -154,9 +154,9 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     fold_feed = fold_.feed
     dice_feed = dice_check.feed if dice_check is not None else None
     dice_types = _DICE_TYPES if dice_feed is not None else ()
-    dice_command = ""
     problems = chain.problems
-    for version, command_id, type_, schema, data, hash_ in chain.checked(store.read_raw(encounter_id)):
+    for _seq, _eid, version, command_id, type_, schema, data, _at, _actor, hash_ in chain.checked(
+            store.read_raw(encounter_id)):
         n += 1
         if current.get(type_) == schema:
             try:
@@ -174,8 +174,7 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
         if version == 1 and event.__class__ is ev.EncounterOpened:
             report.seed_chosen = event.is_chosen
             report.chain_version = event.chain_version
-        if dice_feed is not None and (command_id != dice_command or event.__class__ in dice_types):
-            dice_command = command_id  # before the fold: the engine's next roll number as the command found it
+        if event.__class__ in dice_types:  # before the fold: the engine's next roll number as the command found it
             dice_feed(live, fold_)
         fold_feed(live)
         if next_snap is not None and next_snap <= version:

@@ -19,7 +19,7 @@ def new(opts: Options, *, name: str, system: str = "mrq1", manual_dice: bool = F
         encounter_id: str = "", seed: str = "") -> None:
     """Open a new encounter."""
     from affray.commands.handler import execute
-    from affray.dice import MIN_CHOSEN_SEED
+    from affray.dice import short_seed_refusal
     from affray.events.commands import OpenEncounter
     from affray.rules import base
 
@@ -35,11 +35,9 @@ def new(opts: Options, *, name: str, system: str = "mrq1", manual_dice: bool = F
             seed_bytes = bytes.fromhex(seed)
         except ValueError:
             raise UserError(f"--seed takes hex digits, got {seed!r}") from None
-        if not manual_dice and len(seed_bytes) < MIN_CHOSEN_SEED:
-            raise UserError(
-                f"--seed must be at least {MIN_CHOSEN_SEED} bytes ({2 * MIN_CHOSEN_SEED} hex digits), "
-                f"got {len(seed_bytes)}: a shorter seed can be found from its commitment; pass a longer one, or none"
-            )
+        refusal = short_seed_refusal(seed_bytes, manual_dice=manual_dice)
+        if refusal:
+            raise UserError(refusal)
     base.get(system).rulings(rulings)  # refuse a bad system or ruling before creating a file
     with open_store(opts, must_exist=False) as store:
         out = execute(

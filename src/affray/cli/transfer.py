@@ -2,9 +2,40 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from contextlib import contextmanager
+
 import typer
 
 from affray.cli.common import UserError, handles_errors, options
+
+_TICK = 2048  # events imported between progress ticks
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+@contextmanager
+def _import_bar(file: str):
+    """``tick(events imported)`` of a rich progress bar on stderr, or
+    ``None``: only when stderr is a terminal and ``file`` is a regular file
+    (its lines are counted first for the total; stdin cannot be)."""
+    if file == "-" or not _stderr_is_terminal() or not os.path.isfile(file):
+        yield None
+        return
+    from affray.views.progress import progress_bar
+
+    total = 0
+    with open(file, "rb") as counted:
+        for block in iter(lambda: counted.read(1 << 20), b""):
+            total += block.count(b"\n")
+    with progress_bar(total, text_to_stdout=False, label="Importing") as bar:
+        yield bar.tick
 
 
 def register(app: typer.Typer) -> None:
@@ -26,12 +57,11 @@ def register(app: typer.Typer) -> None:
         then hashed anew for the new id). An open encounter's dice seed is not
         in the export: 'verify --dice' reports it missing, and its engine
         cannot roll in this file. A closed encounter's seed is in its log.
+        When stderr is a terminal and FILE a file, a progress bar shows how
+        far the import is (events imported of the lines in FILE).
 
         Example: affray --db copy.db import fight.jsonl --as-id ford-copy
         """
-        import os
-        import sys
-
         from affray.cli.show import open_event_store
         from affray.views.formats.jsonl import stream, renamed
 
@@ -48,11 +78,15 @@ def register(app: typer.Typer) -> None:
             except OSError as exc:
                 raise UserError(f"cannot read {file}: {exc.strerror or exc}; check the path") from None
 
-        def watched(rows):
+        def watched(rows, tick=None):
+            n = 0
             for row in rows:
                 if row[2] == "encounter-closed":
                     seen["closed"] = True
                 yield row
+                n += 1
+                if tick is not None and not n % _TICK:
+                    tick(n)
 
         opts = options(ctx)
         existed = os.path.exists(opts.db)
@@ -65,8 +99,8 @@ def register(app: typer.Typer) -> None:
                     raise UserError(f"--as-id takes an id without spaces, got {as_id!r}")
                 if target != eid:
                     rows = renamed(rows, eid, target)
-            with open_event_store(opts.db) as store:
-                count = store.import_records(target, watched(rows))
+            with open_event_store(opts.db) as store, _import_bar(file) as tick:
+                count = store.import_records(target, watched(rows, tick))
         except BaseException:
             if not existed:  # refused: leave no new file behind
                 for suffix in ("", "-wal", "-shm"):

@@ -66,6 +66,7 @@ def execute(
     salt: str = "",
     typed_by: str | None = None,
     guard: bool = True,
+    allow_short_seed: bool = False,
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
@@ -81,8 +82,18 @@ def execute(
     replay keeps the original typist); ``guard=False`` skips the re-roll
     guard, for amend, which re-issues recorded faces and checks its own
     ``--dice`` (:func:`_guard_reroll`).
+
+    A chosen ``seed`` shorter than 16 bytes is refused (``RuleError``, a
+    ``ValueError``, with the words ``affray new --seed`` prints:
+    :func:`affray.dice.short_seed_refusal`), unless ``allow_short_seed``:
+    for a seed that is public anyway (the demo scenarios' built-in seeds,
+    test fixtures); it is recorded as chosen like any other.
     """
     if isinstance(command, cmd.OpenEncounter):
+        if not allow_short_seed:
+            refusal = dicelib.short_seed_refusal(seed, manual_dice=command.manual_dice)
+            if refusal:
+                raise base.RuleError(refusal)
         return _open(store, command, actor=actor, seed=seed)
     eid = resolve_encounter(store, encounter_id)
     if isinstance(command, cmd.BranchEncounter):

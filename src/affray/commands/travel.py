@@ -186,7 +186,9 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     stream = stream_of(records, origin)
     pts = command_points(records[:version], prefix)
     at = pts[-1].end if pts else (0, 0)
-    batches = [b for b in _batches(live) if not any(isinstance(r.event, ev.EncounterOpened) for r in b)]
+    batches = _copied(records[:version], live)
+    live_ids = {r.command_id for r in live}
+    salts = sum(1 for b in batches if b[0].command_id not in live_ids)
     issued = ev.CommandIssued(
         command=msgspec.to_builtins(
             msgspec.structs.replace(
@@ -196,7 +198,9 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     )
     note = ev.NoteAdded(
         text=f"Branch of {origin} at round {at[0]}, step {at[1]} (version {version}): "
-        f"{len(batches)} commands copied; engine dice follow {stream}'s seed"
+        f"{sum(1 for b in batches if b[0].command_id in live_ids)} commands copied"
+        + (f", {salts} salts of commands undone or rewound away" if salts else "")
+        + f"; engine dice follow {stream}'s seed"
     )
     opening = ev.EncounterOpened(
         encounter_id=new_id,
@@ -217,6 +221,27 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         state=state,
         notes=[note.text],
     )
+
+
+def _copied(records, live) -> list[list]:
+    """The batches a branch copies, in log order: every live command's
+    (but the opening), and the salts of the commands that are not live
+    (undone or rewound away), each alone. A salt counts for the rolls from
+    its ``from_index`` on whether or not its command is live (:mod:`affray.dice`,
+    "Salts"), so the branch, which follows its origin's dice stream, must
+    hold the same salts in the same order to roll what the origin would."""
+    live_batches = {b[0].command_id: b for b in _batches(live)}
+    out: list[list] = []
+    for batch in _batches(records):
+        kept = live_batches.pop(batch[0].command_id, None)
+        if kept is not None:
+            if not any(isinstance(r.event, ev.EncounterOpened) for r in kept):
+                out.append(kept)
+            continue
+        salts = [r for r in batch if isinstance(r.event, ev.SaltAdded)]
+        if salts:
+            out.append(salts)
+    return out
 
 
 def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, actor: str):

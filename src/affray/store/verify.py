@@ -40,7 +40,7 @@ class ChainCheck:
         self.seen = True
         expected = self.expected
         if version != expected or seq < self.prev_seq:
-            self._order(seq, version, expected)
+            self._order(seq, version, expected, self.prev_seq)
         try:
             ok = chain_hash(
                 self.prev_hash, self._canonical(version, command_id, type_, schema, recorded_at, actor, data)
@@ -59,9 +59,8 @@ class ChainCheck:
     def checked(self, rows):
         """:meth:`feed` for a stream of ``read_raw`` rows ``(seq,
         encounter_id, version, command_id, type, schema, data, recorded_at,
-        actor, hash)``, without decoding: yields ``(version, command_id,
-        type, schema, data, hash)`` for every row, in order, once it is
-        checked (the problems go to ``problems`` as with :meth:`feed`).
+        actor, hash)``, without decoding: yields every row as it came, in
+        order, once it is checked (the problems go to ``problems`` as with :meth:`feed`).
         The same checks and the same text hashed (:func:`canonical`), in
         one loop: the verify hot path."""
         problems, where = self.problems, self.where
@@ -73,10 +72,11 @@ class ChainCheck:
         cid = rat = act = None
         cq = tail = ""
         try:
-            for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
+            for row in rows:
+                seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ = row
                 self.seen = True
                 if version != expected or seq < prev_seq:
-                    self._order(seq, version, expected)
+                    self._order(seq, version, expected, prev_seq)
                 try:
                     if command_id != cid or recorded_at != rat or actor != act:
                         cid, rat, act = command_id, recorded_at, actor
@@ -94,16 +94,16 @@ class ChainCheck:
                 if not ok or data.__class__ is not str:
                     problems.append(f"{where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
                 expected, prev, prev_seq = version + 1, hash_, seq
-                yield version, command_id, type_, schema, data, hash_
+                yield row
         finally:
             self.expected, self.prev_hash, self.prev_seq, self.last_hash = expected, prev, prev_seq, prev
 
-    def _order(self, seq, version, expected) -> None:
+    def _order(self, seq, version, expected, prev_seq) -> None:
         where, problems = self.where, self.problems
         if version > expected:
             missing = str(expected) if version == expected + 1 else f"{expected}-{version - 1}"
             problems.append(f"{where} version {missing}: missing (events were deleted)")
-        if seq < self.prev_seq:
+        if seq < prev_seq:
             problems.append(f"{where} version {version}: stored before version {expected - 1} (events were reordered)")
 
     def finish(self, head) -> list[str] | None:
