@@ -5,7 +5,8 @@ version order, with memory that does not grow with the log:
 
 * **the hash chain** (:class:`affray.store.verify.ChainCheck`): every hash
   recomputed, version density, reordering, the head row, data that does not
-  decode;
+  decode; the report names the chain's version (v2 starts from the seed
+  commitment, v1 from the empty string: :mod:`affray.store.chain`);
 * **a full replay**: the state is folded from the log itself as the pass goes
   (undo, redo and rewind applied as :func:`affray.projections.timeline.project`
   does) and compared with every snapshot at its version; a snapshot is never
@@ -22,7 +23,8 @@ version order, with memory that does not grow with the log:
   start past the rolls already drawn;
 * with ``against``, **an anchor**: a head hash someone kept (or the last
   line of a JSON Lines export) must be in the chain, at its version, so the
-  log still extends it (:func:`check_against`).
+  log still extends it; or a kept seed commitment must be the one the
+  encounter was opened with (:func:`check_against`).
 
 A branch's engine rolls are derived with its origin's encounter id
 (:func:`affray.commands.points.stream_of`). The other audit, re-deriving
@@ -529,7 +531,10 @@ def check_against(store, encounter_id: str, version: int | None, hash_: str) -> 
     still holds ``hash_`` (at ``version`` when given). With an intact chain
     that proves every event up to it is the one the anchor saw: a
     truncation before it, a rewrite before it (re-hashed or not), or a log
-    that forked from it all fail."""
+    that forked from it all fail. Without a version, ``hash_`` may also be
+    the seed commitment the encounter was opened with (``affray head``
+    prints it): a log re-hashed with another seed, or truncated and opened
+    again, fails."""
     short = hash_[:16]
     if version is not None:
         now = store.hash_at(encounter_id, version)
