@@ -1060,3 +1060,16 @@ def test_a_branch_keeps_a_salt_rewound_away_and_rolls_as_its_origin_would(tmp_pa
         for e in (eid, branched):
             verdict = verify_store(store, e, dice=True)
             assert verdict.code == 0, verdict.problems
+
+
+def test_import_under_another_id_keeps_the_chain_version(engine_fight: Cli, tmp_path):
+    """--as-id hashes the chain anew for the new id: from the new genesis
+    for a chain v2, from the empty string for a chain v1."""
+    export = tmp_path / "ford.jsonl"
+    engine_fight.ok("export", "--format", "jsonl", "--secret", "--out", str(export))
+    copy = Cli(tmp_path / "copy.db")
+    copy.ok("import", str(export), "--as-id", "ford-copy")
+    fixture = Path(__file__).resolve().parent / "fixtures" / "schema1.jsonl"
+    copy.ok("import", str(fixture), "--as-id", "old-copy")
+    versions = {r["encounter"]: r["chain_version"] for r in copy.json("verify")["encounters"]}
+    assert versions == {"ford-copy": 2, "old-copy": 1}
