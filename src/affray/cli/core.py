@@ -148,7 +148,7 @@ def report(outcome) -> None:
     for rec in outcome.records:
         if isinstance(rec.event, DiceRolled):
             continue
-        text = narrate(rec.event, names)
+        text = narrate(rec.event, names, outcome.state.system)
         if text:
             echo(text)
     print_waiting(outcome.state)

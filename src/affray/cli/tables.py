@@ -38,6 +38,8 @@ def state_lines(state) -> list[str]:
     conditions (``since ROUND.STEP ← vN``, the version of
     the event that caused it).
     """
+    from affray.views.narrate import terms_for  # the system's own words for its columns
+
     names = {h: c.name for h, c in state.combatants.items()}
     head = f"{state.name} ({state.system}) — version {state.version}, "
     if state.phase == "setup":
@@ -60,13 +62,12 @@ def state_lines(state) -> list[str]:
         lines.append("No combatants yet: 'affray join SHEET --side SIDE' adds one.")
         return lines
 
-    summary = [("Combatant", "Side", "Status", "CA", "React")]
+    columns = terms_for(state.system).columns  # mythras: one AP column (seed 001 "Action Points")
+    summary = [("Combatant", "Side", "Status") + columns]
     for c in state.combatants.values():
         status = c.status + ("" if c.stance == "standing" else f", {c.stance}")
-        summary.append((
-            f"{c.name} ({c.handle})", c.side, status,
-            f"{c.combat_actions}/{c.max_combat_actions}", f"{c.reactions}/{c.max_reactions}",
-        ))
+        allowance = (f"{c.combat_actions}/{c.max_combat_actions}", f"{c.reactions}/{c.max_reactions}")
+        summary.append((f"{c.name} ({c.handle})", c.side, status) + allowance[:len(columns)])
     summary_lines = _columns(summary)
     # locations aligned across every combatant, so the blocks read as one table
     loc_rows = {

@@ -198,6 +198,6 @@ def _narrate(outcome, indent: str = "") -> None:
             continue
         if isinstance(rec.event, NoteAdded) and rec.event.text.startswith("amend: "):
             continue
-        text = narrate(rec.event, names)
+        text = narrate(rec.event, names, outcome.state.system)
         if text:
             typer.echo(indent + text)

@@ -1,7 +1,8 @@
 """Narration: each event as a line a player can read.
 
-``narrate(event, names)`` gives the plain text of one event (or ``""`` for
-bookkeeping events nobody needs to read); :func:`entries` walks a log and
+``narrate(event, names, system)`` gives the plain text of one event (or
+``""`` for bookkeeping events nobody needs to read), in the words of the
+encounter's rule system (:data:`TERMS`); :func:`entries` walks a log and
 pairs every line with its version, round, exchange, command, actor, status
 (live, retracted or void) and the dice behind it, which the CLI log and every
 export format build on. :func:`iter_entries` does the same as a stream, one
@@ -70,10 +71,45 @@ QUIET_CONDITIONS = frozenset({"acting", "moving", "attacked"})  # uesrpg "moving
 QUIET_CONDITIONS = QUIET_CONDITIONS | {"declared", "intent", "moved", "defended"}
 
 
-def narrate(e: ev.Event, names: dict[str, str]) -> str:
-    """The readable text of ``e``; ``names`` maps handles to display names."""
+class Terms(msgspec.Struct, frozen=True):
+    """The words a rule system uses for its order of action and its action
+    economy, as the log prints them: ``order`` heads a round's order
+    (``Round 1 begins. Strike ranks: ...``), ``actions``/``action`` count
+    a combatant's allowance (``joins side heroes (3 combat actions)``);
+    ``columns`` head the allowance columns of ``affray state`` (combat
+    actions and reactions, or Action Points alone)."""
+
+    order: str
+    actions: str
+    action: str
+    columns: tuple[str, ...] = ("CA", "React")
+
+
+#: The terms every system uses unless it has its own (mrq1's: seed 004
+#: "Strike Ranks", "Combat Actions").
+DEFAULT_TERMS = Terms(order="Strike ranks", actions="combat actions", action="combat action")
+
+#: A system's own terms, by system key. mythras: seed 001 "Initiative"
+#: ("The Games Master counts down through Initiative values") and "Actions
+#: in Combat" ("All beginning characters get 2 Action Points per Round").
+TERMS = {
+    "mythras": Terms(order="Initiative", actions="Action Points", action="Action Point", columns=("AP",)),
+}
+
+
+def terms_for(system: str) -> Terms:
+    """The :class:`Terms` of ``system`` (a system key; ``""`` or an unknown
+    key: :data:`DEFAULT_TERMS`)."""
+    return TERMS.get(system, DEFAULT_TERMS)
+
+
+def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
+    """The readable text of ``e``; ``names`` maps handles to display names,
+    ``system`` is the encounter's rule system key, whose words (:data:`TERMS`)
+    the order of action and the action economy are told in."""
     if type(e) in SILENT:
         return ""
+    terms = terms_for(system)
 
     def n(handle: str) -> str:
         return names.get(handle, handle)
@@ -84,10 +120,10 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
                 " (a seed chosen by the GM)" if e.is_chosen else "")
             return f"Encounter \"{e.name}\" ({e.system}) opened; {dice}"
         case ev.CombatantJoined():
-            return f"{e.name} joins side {e.side} ({e.combat_actions} combat actions)" + (" — surprised" if e.surprised else "")
+            return f"{e.name} joins side {e.side} ({e.combat_actions} {terms.action if e.combat_actions == 1 else terms.actions})" + (" — surprised" if e.surprised else "")
         case ev.RoundStarted():
             order = ", ".join(f"{n(o.handle)} {o.rank}" + (f" ({o.detail.rsplit(' = ', 1)[0]})" if o.detail else "") for o in e.order)
-            return f"Round {e.round} begins. Strike ranks: {order}"
+            return f"Round {e.round} begins. {terms.order}: {order}"
         case ev.SkillTested():
             return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} ({e.purpose})"
         case ev.AttackDeclared():
@@ -169,7 +205,7 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{n(e.handle)} is {e.status.upper()}" + (f" ({e.reason})" if e.reason else "")
         case ev.ActionSpent():
             if e.reason.startswith("lost"):
-                return f"{n(e.handle)} loses a combat action ({e.reason[5:].strip('()')})"
+                return f"{n(e.handle)} loses {'an' if terms.action[0] in 'AEIOU' else 'a'} {terms.action} ({e.reason[5:].strip('()')})"
             return ""
         case ev.FightEnded():
             return f"The fight is over: side {e.winner} wins ({e.reason})" if e.winner else f"The fight is over ({e.reason})"
@@ -400,9 +436,10 @@ def rounds_by_version(records: list[Recorded], timeline: Timeline | None = None)
     return out
 
 
-def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = False) -> list[Entry]:
+def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = False, system: str = "") -> list[Entry]:
     """Readable entries for ``records`` (a whole encounter log), each with
-    its status after undo and rewind. ``dice`` adds a line per roll.
+    its status after undo and rewind. ``dice`` adds a line per roll;
+    ``system`` as for :func:`iter_entries`.
 
     Every entry also carries the rolls that led to it (``source``/``rolls``):
     the ``DiceRolled`` events of its command since the previous entry (rolls
@@ -414,7 +451,7 @@ def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = Fals
     The list form of :func:`iter_entries`.
     """
     records = list(records)
-    return list(iter_entries(records, names, Liveness(r for r in records if is_meta(r.event)), dice=dice))
+    return list(iter_entries(records, names, Liveness(r for r in records if is_meta(r.event)), dice=dice, system=system))
 
 
 def command_batches(records: Iterable[Recorded], liveness: Liveness) -> Iterator[tuple[str, list[Recorded]]]:
@@ -438,7 +475,8 @@ def _status(batch: list[Recorded], liveness: Liveness) -> str:
 
 
 def iter_entries(
-    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False, round_no: int = 0
+    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False, round_no: int = 0,
+    system: str = "",
 ) -> Iterator[Entry]:
     """:func:`entries` as a stream: ``records`` is walked once, in version
     order, and at most one command's entries are held at a time.
@@ -446,7 +484,10 @@ def iter_entries(
     ``names`` from its ``CombatantJoined`` events. Each entry's round is that
     of the newest live ``RoundStarted`` at or before it, as the stream goes;
     ``round_no`` is the round in progress where ``records`` start (for a
-    stream that starts mid-log, at a command's first event)."""
+    stream that starts mid-log, at a command's first event). ``system`` is
+    the encounter's rule system key, whose words the lines use
+    (:func:`narrate`); ``""`` takes it from the ``EncounterOpened`` of the
+    stream, when it starts there."""
     current_round = round_no
     exchange = 0
     for status, batch in command_batches(records, liveness):
@@ -455,6 +496,8 @@ def iter_entries(
         held: list[str] = []  # rolls of this command not yet shown with an entry
         for rec in batch:
             e = rec.event
+            if isinstance(e, ev.EncounterOpened) and not system:
+                system = e.system
             if isinstance(e, ev.RoundStarted) and live:
                 current_round = e.round
                 exchange = 0
@@ -472,7 +515,7 @@ def iter_entries(
                 text = "roll: " + described
                 rolls = (described,)
             else:
-                text = narrate(e, names)
+                text = narrate(e, names, system)
             if not text:
                 continue
             if held:
@@ -498,6 +541,12 @@ def iter_entries(
             last.rolls += tuple(held)
             last.source = "; ".join(last.rolls)
         yield from out
+
+
+def system_of(records: Iterable[Recorded]) -> str:
+    """The rule system key of the ``EncounterOpened`` in ``records`` (``""``
+    when there is none)."""
+    return next((r.event.system for r in records if isinstance(r.event, ev.EncounterOpened)), "")
 
 
 def names_of(records: Iterable[Recorded]) -> dict[str, str]:
