@@ -397,10 +397,11 @@ def test_over_100_the_attack_line_shows_the_grade_the_exchange_uses():
     assert "critical" not in text
 
 
-def test_over_100_a_defender_further_over_regrades_the_attack_on_a_line_of_its_own():
-    """B8: the highest excess is everyone's. Grusk parries at 130%: Kaelin's
-    attack at 110 (already 100) loses 20 more; a line says against what it
-    now counts and with which grade."""
+def test_over_100_a_defender_further_over_regrades_the_attack_on_its_attack_line():
+    """B8 (seed 001 "Differential Rolls"): the highest excess is
+    everyone's. Grusk parries at 130%: Kaelin's attack at 110 (already 100)
+    loses 20 more. The attack line is told again, as the Differential Roll
+    reads it: the same roll against 80%, a failure (not a note line)."""
     from test_mythras_flow import sheet
 
     k = sheet("kaelin")
@@ -411,10 +412,15 @@ def test_over_100_a_defender_further_over_regrades_the_attack_on_a_line_of_its_o
     attack(t, "kaelin", "grusk", "85")  # success at 100
     assert t.new(ev.SkillTested)[0].result == "success"
     react(t, "grusk", "parry", "50")  # 130 - 30 = 100: success
-    notes = [e.text for e in t.new(ev.NoteAdded)]
-    assert "Kaelin's attack roll 85 counts against 80% in the Differential Roll (skills over 100, B8): failure" in notes
-    parry = [e for e in t.new(ev.SkillTested) if e.handle == "grusk"][0]
-    assert parry.target == 100
+    assert not t.new(ev.NoteAdded)
+    parry, again = t.new(ev.SkillTested)
+    assert (parry.handle, parry.target) == ("grusk", 100)
+    assert (again.handle, again.skill, again.base, again.target, again.roll, again.result) == (
+        "kaelin", "Legionary", 110, 80, 85, "failure")
+    assert [m.value for m in again.modifiers] == [-10, -20]
+    assert again.purpose == "attack on Grusk with Longsword, against Grusk's parry"
+    assert t.new(ev.ReactionResolved)[0].outcome.startswith("Kaelin failure against Grusk's parry success")
+    assert not t.new(ev.DiceRolled)[1:]  # the attack is not rolled again: one die, the parry's
 
 
 # --------------------------------------------------------------------------- #
@@ -713,3 +719,27 @@ def test_a_luck_point_re_rolls_the_roll_against_disarm_opponent():
     assert t.step().kind == "luck-reroll" and "Maul" in t.c("grusk").ready
     t(cmd.MakeChoice(who="grusk", option="luck"), "50,2")
     assert "Maul" in t.c("grusk").ready and not t.new(ev.WeaponDropped)
+
+
+# --------------------------------------------------------------------------- #
+# 12: a leaping attack reads as a leap, not "with " and nothing
+# --------------------------------------------------------------------------- #
+
+
+def test_a_leaping_attack_names_what_it_is_made_with():
+    """Seed 001 "Leaping Attacks": "A leaping attack is resolved with an
+    Opposed Roll of the leaper's Athletics skill versus the defender's
+    Brawn or Evade skill." No weapon: the log says the leap, and the
+    Differential line names the defender's Brawn (no empty weapon name)."""
+    from affray.views.export import export
+    from affray.views.log_view import log_entries
+
+    t = kaelin_first()
+    act(t, "kaelin", "leap:grusk", "40,80")  # Athletics 49: 40; Grusk's Brawn 51: 80 fails
+    texts = [e.text for e in log_entries(t.store, t.eid)]
+    assert "Kaelin leaps at Grusk" in texts
+    assert "Grusk tries to withstand the leap" in texts
+    assert any(x.startswith("Differential table, leap success/failure: Kaelin success against Grusk's Brawn failure")
+               for x in texts)
+    assert not any(x.rstrip() != x or x.endswith(" with") for x in texts)
+    assert "with  " not in export(list(t.store.read(t.eid)), "markdown")

@@ -141,6 +141,8 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
             extra = f" (precise: {opts['precise']})" if opts.get("precise") else ""
             if opts.get("cover"):
                 extra += f" (cover: {opts['cover']})"
+            if not e.weapon:  # a mythras Leaping Attack: the leaper's body, on Athletics (seed 001 "Leaping Attacks")
+                return f"{n(e.attacker)} {'leaps at' if base == 'leap' else what} {n(e.target)}{extra}"
             return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}{extra}"
         case ev.ReactionChosen() if e.reaction in ("block", "counter"):  # uesrpg: declared before the attack roll
             # (an Evade reads plainly: mythras evades too, and an event names no system)
@@ -151,7 +153,8 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
             if e.reaction.startswith("grapple-"):
                 used = e.with_item or e.reaction[8:].capitalize()
                 return f"{n(e.handle)} resists the grapple with {used}"
-            verb = {"parry": "parries", "dodge": "dodges", "evade": "evades"}.get(e.reaction, e.reaction)
+            verb = {"parry": "parries", "dodge": "dodges", "evade": "evades",
+                    "withstand": "tries to withstand the leap"}.get(e.reaction, e.reaction)
             return f"{n(e.handle)} {verb}" + (f" with {e.with_item}" if e.with_item else "")
         case ev.ReactionResolved():
             table, _, cell = e.cell.partition(":")
