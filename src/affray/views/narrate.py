@@ -124,6 +124,9 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
         case ev.RoundStarted():
             order = ", ".join(f"{n(o.handle)} {o.rank}" + (f" ({o.detail.rsplit(' = ', 1)[0]})" if o.detail else "") for o in e.order)
             return f"Round {e.round} begins. {terms.order}: {order}"
+        case ev.OrderChanged():
+            order = ", ".join(f"{n(o.handle)} {o.rank}" for o in e.order)
+            return f"{terms.order} now: {order}" + (f" ({e.reason})" if e.reason else "")
         case ev.SkillTested():
             return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} ({e.purpose})"
         case ev.AttackDeclared():
