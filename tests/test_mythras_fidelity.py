@@ -743,3 +743,92 @@ def test_a_leaping_attack_names_what_it_is_made_with():
                for x in texts)
     assert not any(x.rstrip() != x or x.endswith(" with") for x in texts)
     assert "with  " not in export(list(t.store.read(t.eid)), "markdown")
+
+
+# --------------------------------------------------------------------------- #
+# 9: a combatant joining a fight under way
+# --------------------------------------------------------------------------- #
+
+
+def twin_joins(dice: str, **kw):
+    from test_mythras_flow import sheet
+
+    t = kaelin_first()  # Kaelin 17 (DEX 14), Grusk 13; Kaelin's turn
+    twin = sheet("kaelin")
+    twin["name"] = "Twin"
+    t(cmd.JoinCombatant(sheet=twin, side="orcs", handle="twin", **kw), dice)
+    return t
+
+
+def test_a_newcomer_mid_fight_rolls_initiative_and_is_placed_in_the_order():
+    """Seed 001 "Initiative": "Initiative is calculated by each participant
+    rolling 1d10 and adding their Initiative Modifier. Whoever gained the
+    highest result acts first, followed by the second highest and so on."
+    Twin joins during Kaelin's turn: 5 + 13 − 3 = 15 goes between Kaelin
+    (17) and Grusk (13), with 2 Action Points ("All beginning characters get
+    2 Action Points per Round"); the turn already pending stays, and Twin's
+    Turn comes when the turns reach its place."""
+    t = twin_joins("5")
+    changed = t.new(ev.OrderChanged)
+    assert len(changed) == 1 and "Twin joins the fight" in changed[0].reason
+    assert [(e.handle, e.rank) for e in t.state.order] == [("kaelin", 17), ("twin", 15), ("grusk", 13)]
+    assert [e.tier for e in t.state.order] == [0, 1, 2]
+    assert t.c("twin").combat_actions == 2
+    assert [d.purpose for d in t.new(ev.DiceRolled)] == ["initiative: Twin"]
+    step = t.step()
+    assert (step.kind, step.who) == ("turn", "kaelin") and len(t.state.pending) == 1
+    act(t, "kaelin", "pass")
+    assert t.step().who == "twin"
+
+
+def test_a_newcomer_tied_on_total_and_dex_rolls_off_against_that_fighter():
+    """Seed 001 "Initiative": "When two or more participants tie scores,
+    the one with the higher DEX will act first. If this still results in a
+    tie, have each roll a die with the higher roll going before the
+    other." Twin rolls 7: 17 and DEX 14, as Kaelin; the roll-off ties at 4,
+    then Twin 9 against Kaelin 2: Twin goes first."""
+    t = twin_joins("7,4,4,9,2")
+    assert [e.handle for e in t.state.order] == ["twin", "kaelin", "grusk"]
+    assert "roll-off 4/9" in t.state.order[0].detail
+    t = twin_joins("7,2,9")
+    assert [e.handle for e in t.state.order] == ["kaelin", "twin", "grusk"]
+
+
+def test_a_newcomer_when_only_the_end_of_the_round_was_pending_takes_its_turn_now():
+    """Seed 001 "Turns": "If any participant has Action Points remaining,
+    the players may each take another Turn in Initiative order." Everyone
+    had passed; Twin joins with 2 AP and acts before the round ends."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first()
+    for who in ("kaelin", "grusk", "kaelin", "grusk"):
+        act(t, who, "pass")
+    assert t.step().kind == "end-round"
+    twin = sheet("kaelin")
+    twin["name"] = "Twin"
+    t(cmd.JoinCombatant(sheet=twin, side="orcs", handle="twin"), "1")
+    assert (t.step().kind, t.step().who) == ("turn", "twin")
+    assert t.state.turn == ("twin",)
+
+
+def test_a_surprised_newcomer_cannot_defend_until_its_initiative_arrives():
+    """Seed 001 "Surprise": "The target suffers a -10 penalty to
+    Initiative. Until their Initiative arrives, they are considered
+    flat-footed and cannot defend themselves." 5 + 13 − 3 − 10 = 5."""
+    t = twin_joins("5", surprised=True)
+    assert [(e.handle, e.rank) for e in t.state.order][-1] == ("twin", 5)
+    assert t.c("twin").has("surprised")
+
+
+def test_a_newcomer_cannot_join_in_the_middle_of_an_exchange_and_the_log_says_the_order():
+    from affray.views.log_view import log_entries
+    from test_mythras_flow import sheet
+
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "30")
+    with pytest.raises(RuleError, match="between turns"):
+        t(cmd.JoinCombatant(sheet=sheet("kaelin"), name="Twin", side="orcs", handle="twin"), "5")
+    t = twin_joins("5")
+    texts = [e.text for e in log_entries(t.store, t.eid)]
+    assert texts[-2:] == ["Twin joins side orcs (2 Action Points)",
+                          "Initiative now: Kaelin 17, Twin 15, Grusk 13 (Twin joins the fight: Initiative d10=5 +13 −3 armour = 15)"]
