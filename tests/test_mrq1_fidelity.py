@@ -536,3 +536,56 @@ def test_improvised_parry_needs_the_item_named():
     with pytest.raises(RuleError, match=re.escape("Gorp can dodge | none here, not 'parry'")):
         t(cmd.ChooseReaction(defender="gorp", reaction="parry"), "10,50")
     assert len(t.log()) == before
+
+
+# --------------------------------------------------------------------------- #
+# Item 9b: Second Chance re-rolls the character's own failed roll
+# --------------------------------------------------------------------------- #
+
+
+def _dodged(manual: bool = True):
+    from test_mrq1_flow import attack, react
+
+    t = duel(manual=manual, sr="1,10")  # the Broo acts first
+    attack(t, "broo", "vasana", "40" if manual else "")
+    react(t, "vasana", "dodge", "80,40" if manual else "")  # Vasana's Dodge 80 fails; the Broo's fresh roll 40
+    return t
+
+
+def test_second_chance_by_default_re_rolls_the_characters_own_failed_roll():
+    """Seed 004 "Hero Points": "Second Chance: A character can re-roll any
+    dice roll that affects his character. This can be a skill test, damage
+    roll or anything else that has some effect on him." Without ``--roll``
+    it is Vasana's own failed Dodge (80) that is rolled again (10), not the
+    Broo's fresh table roll; that roll keeps its 40 (one roll is re-rolled)."""
+    from test_mrq1_heroes import spend_second_chance
+
+    t = _dodged()
+    dodge, fresh = [r for r in t.out.records if isinstance(r.event, ev.DiceRolled)]
+    spend_second_chance(t, "vasana", dice="10")
+    rolls = t.new(ev.DiceRolled)
+    assert [(r.faces, r.by, r.supersedes) for r in rolls] == [((10,), "vasana", dodge.version), ((40,), "broo", 0)]
+    assert [(e.handle, e.roll, e.result) for e in t.new(ev.SkillTested)] == [
+        ("vasana", 10, "success"), ("broo", 40, "success")]
+    assert t.one(ev_mrq1.HeroPointSpent).roll == dodge.version
+
+
+def test_second_chance_typed_dice_after_the_re_roll_take_the_place_of_the_kept_ones():
+    """The values given with ``--dice`` come first: ``10,55`` re-rolls the
+    Dodge to 10 and gives the fresh roll 55; nothing is left over."""
+    from test_mrq1_heroes import spend_second_chance
+
+    t = _dodged()
+    spend_second_chance(t, "vasana", dice="10,55")
+    assert [r.faces for r in t.new(ev.DiceRolled)] == [(10,), (55,)]
+
+
+def test_second_chance_with_engine_dice_re_rolls_the_own_failed_roll():
+    from test_mrq1_heroes import spend_second_chance
+
+    t = _dodged(manual=False)
+    dodge = next(r for r in t.out.records if isinstance(r.event, ev.DiceRolled))
+    spend_second_chance(t, "vasana")
+    new = t.new(ev.DiceRolled)[0]
+    assert (new.by, new.supersedes, new.source) == ("vasana", dodge.version, "engine")
+
