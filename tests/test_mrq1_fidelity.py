@@ -589,3 +589,50 @@ def test_second_chance_with_engine_dice_re_rolls_the_own_failed_roll():
     new = t.new(ev.DiceRolled)[0]
     assert (new.by, new.supersedes, new.source) == ("vasana", dodge.version, "engine")
 
+
+
+# --------------------------------------------------------------------------- #
+# Item 5: an improvised parry with an item not on the sheet
+# --------------------------------------------------------------------------- #
+
+
+def test_improvised_parry_with_an_item_off_the_sheet_uses_the_shield_skill_and_its_ap():
+    """Seed 004 "Parry", Improvisation: "Parrying with improvised items,
+    such as crossbows or fallen logs, is usually done using the Shield
+    Skill". Gorp snatches up a chair the GM gives 3 AP (the seed gives no
+    figure): his Shield 35% parries, and the chair's AP is what the Parry
+    table deducts (a success against a success: the parrying item's AP)."""
+    t = _slinger()
+    t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item="chair:3"), "10,50")
+    tested = t.tests_of("gorp")[0]
+    assert (tested.skill, tested.base, tested.result) == ("Shield (improvised parry with chair)", 35, "success")
+    assert t.one(ev.ReactionChosen).with_item == "chair"
+    resolved = t.one(ev.ReactionResolved)
+    assert resolved.cell == "parry:success/success" and resolved.effects.get("reduce") == 3
+
+
+def test_improvised_parry_on_the_skill_the_gm_names():
+    """"... though the Games Master may decide a particular Weapon skill is
+    more appropriate in other cases (such as the Club Skill for tree
+    branches)": ``branch:2:Athletics`` parries on the skill named."""
+    t = _slinger()
+    gorp = t.c("gorp")
+    athletics = {k.lower(): v for k, v in gorp.sheet["skills"].items()}["athletics"]
+    t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item="branch:2:Athletics"), "10,50")
+    tested = t.tests_of("gorp")[0]
+    assert (tested.skill, tested.base) == ("Athletics (improvised parry with branch)", athletics)
+
+
+@pytest.mark.parametrize("item, message", [
+    ("chair", "an improvised item not on the sheet is named with its Armour Points: --with 'chair:AP'"),
+    ("chair:x", "an improvised item is NAME:AP or NAME:AP:SKILL"),
+    ("chair:21", "an improvised item is NAME:AP or NAME:AP:SKILL"),
+    ("chair:2:Juggling", "Gorp has no skill 'Juggling' for the improvised chair"),
+    ("sling:2", "Sling is on Gorp's sheet; name it without ':AP'"),
+])
+def test_improvised_item_badly_named_is_refused_in_one_line(item, message):
+    t = _slinger()
+    before = len(t.log())
+    with pytest.raises(RuleError, match=re.escape(message)):
+        t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item=item), "10,50")
+    assert len(t.log()) == before
