@@ -832,3 +832,193 @@ def test_a_newcomer_cannot_join_in_the_middle_of_an_exchange_and_the_log_says_th
     texts = [e.text for e in log_entries(t.store, t.eid)]
     assert texts[-2:] == ["Twin joins side orcs (2 Action Points)",
                           "Initiative now: Kaelin 17, Twin 15, Grusk 13 (Twin joins the fight: Initiative d10=5 +13 −3 armour = 15)"]
+
+
+# --------------------------------------------------------------------------- #
+# 10: Luck Points re-roll a lost Regain Footing
+# --------------------------------------------------------------------------- #
+
+
+def lucky_grusk_prone():
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(grusk=sheet("grusk", luck_points=1))
+    attack(t, "kaelin", "grusk", "90")
+    react(t, "grusk", "evade", "80")  # both fail; Grusk is prone
+    t(cmd.TakeAction(who="grusk", action="stand"))
+    t(cmd.RollPending(), "70,30")  # Grusk's Brawn 51: 70 fails; Kaelin's Brawn 49: 30 succeeds
+    step = t.step()
+    assert step.kind == "luck-reroll" and step.who == "grusk" and step.options == ("luck", "accept")
+    assert t.c("grusk").stance == "prone"
+    return t
+
+
+def test_a_luck_point_re_rolls_a_lost_regain_footing():
+    """Seed 001 "Use Luck Point": "Using a Luck Point – to re-roll a
+    particular result for example – is a Free Action"; "Regain Footing"
+    while engaged is an opposed roll. Grusk re-rolls his own roll (40,
+    beating Kaelin's kept 30) and stands; Kaelin does not roll again."""
+    t = lucky_grusk_prone()
+    t(cmd.MakeChoice(who="grusk", option="luck"), "40")
+    assert [(e.handle, e.roll) for e in t.new(ev.SkillTested)] == [("grusk", 40)]
+    assert "Luck Point re-roll" in t.new(ev.SkillTested)[0].purpose
+    assert t.c("grusk").stance == "standing" and t.c("grusk").has("luck-spent")
+
+
+def test_a_lost_regain_footing_may_be_accepted():
+    t = lucky_grusk_prone()
+    choose(t, "grusk", "accept")
+    assert t.c("grusk").stance == "prone" and not t.c("grusk").has("luck-spent")
+    assert not t.new(ev.SkillTested)
+
+
+def test_a_luck_point_re_rolls_a_lost_struggle_the_holders_roll_kept():
+    """Seed 001 "Entangle": the victim "can attempt to free themselves on
+    their turn by winning an opposed Brawn roll" ("Struggle"); "Use Luck
+    Point": "to re-roll a particular result". Grusk's Brawn (one grade
+    harder, 34) 60 fails against Kaelin's 20; re-rolled at 30, beating 20
+    (the higher success wins): the whip lets go. Kaelin does not roll again."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(kaelin=kaelin_with(WHIP, ready=["Whip", "Heater Shield"]), grusk=sheet("grusk", luck_points=1))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "entangle")
+    t(cmd.RollPending(), "1,1,11")  # chest
+    act(t, "grusk", "struggle")
+    t(cmd.RollPending(), "60,20")
+    step = t.step()
+    assert (step.kind, step.who) == ("luck-reroll", "grusk") and "Struggle failed" in step.prompt
+    assert t.c("grusk").has("entangled")
+    t(cmd.MakeChoice(who="grusk", option="luck"), "30")
+    assert [(e.handle, e.roll, e.purpose) for e in t.new(ev.SkillTested)] == [
+        ("grusk", 30, "break free (Luck Point re-roll)")]
+    assert not t.c("grusk").has("entangled") and t.c("grusk").has("luck-spent")
+
+
+def lucky_kaelin_yanks(dice: str):
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(kaelin=sheet("kaelin", luck_points=1))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "impale")
+    t(cmd.RollPending(), "1,1,1,2")
+    choose(t, "kaelin", "accept")  # her Luck Point is not spent on the damage (ruling luck_damage_roll)
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "yank")
+    t(cmd.RollPending(), dice)
+    return t
+
+
+def test_a_luck_point_re_rolls_a_failed_yank():
+    """Seed 001 "Impale": withdrawing the weapon takes "a Brawn roll,
+    opposed when the victim resists"; "Use Luck Point": "to re-roll a
+    particular result". Kaelin's Brawn 49: 90 loses to Grusk's 20; the
+    re-roll 40 beats it (Grusk's 20 kept) and the weapon comes free with
+    the damage die rolled with it (6, halved: 3)."""
+    t = lucky_kaelin_yanks("90,20,5")
+    assert t.step().kind == "luck-reroll" and t.c("grusk").has("impaled")
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "40,6")
+    assert [(e.handle, e.roll) for e in t.new(ev.SkillTested)] == [("kaelin", 40)]
+    assert not t.c("grusk").has("impaled")
+    assert t.new(ev.DamageDealt)[0].final == 3
+
+
+def test_a_failed_yank_may_be_accepted():
+    t = lucky_kaelin_yanks("90,20,5")
+    choose(t, "kaelin", "accept")
+    assert t.c("grusk").has("impaled") and not t.new(ev.SkillTested) and not t.new(ev.DamageDealt)
+    assert not t.c("kaelin").has("luck-spent")
+
+
+def lucky_kaelin_outmaneuvered():
+    """Kaelin (1 Luck Point) outmaneuvers Grusk and loses: Evade 90 against 10."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(kaelin=sheet("kaelin", luck_points=1))
+    attack(t, "kaelin", "grusk", "90")
+    react(t, "grusk", "none")
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "outmaneuver")
+    t(cmd.RollPending(), "90,10")
+    return t
+
+
+def test_a_luck_point_re_rolls_a_lost_outmaneuver():
+    """Seed 001 "Outmaneuvering": "a group Opposed Roll" of Evade; "Use
+    Luck Point": "to re-roll a particular result". Kaelin's Evade 90 loses
+    to Grusk's 10; re-rolled to 20, a success beating Grusk's kept 10:
+    Grusk is outmaneuvered and Kaelin may withdraw."""
+    t = lucky_kaelin_outmaneuvered()
+    step = t.step()
+    assert (step.kind, step.who) == ("luck-reroll", "kaelin") and not t.c("grusk").has("outmaneuvered")
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "20")
+    assert [(e.handle, e.roll) for e in t.new(ev.SkillTested)] == [("kaelin", 20)]
+    assert t.c("grusk").has("outmaneuvered") and t.step().kind == "outmaneuver-end"
+
+
+def test_a_lost_outmaneuver_may_be_accepted():
+    t = lucky_kaelin_outmaneuvered()
+    choose(t, "kaelin", "accept")
+    assert not t.c("grusk").has("outmaneuvered") and not t.new(ev.SkillTested)
+    assert t.step().kind == "end-round"
+
+
+def lucky_blow(rulings=None, **sheets):
+    t = kaelin_first(rulings=rulings, **sheets)
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "none")
+    t(cmd.RollPending(), "1,1,11")  # Longsword 1 + DM 1 = 2 to the chest
+    return t
+
+
+def test_a_luck_point_re_rolls_the_attackers_damage_roll_the_location_kept():
+    """Seed 001 "Use Luck Point": "Using a Luck Point – to re-roll a
+    particular result for example – is a Free Action"; a damage roll is a
+    result too (ruling ``luck_damage_roll``, default the attacker's own
+    roll). Kaelin's 2 damage is re-rolled to 8 + 2 = 10; the chest (d20 11)
+    stays, and no new location die is rolled."""
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(kaelin=sheet("kaelin", luck_points=1))
+    step = t.step()
+    assert (step.kind, step.who, step.options) == ("luck-damage", "kaelin", ("luck", "accept"))
+    assert "2 damage" in step.prompt and not t.new(ev.DamageDealt)
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "8,2")
+    rolled = t.new(ev.DiceRolled)
+    assert [(r.faces, r.purpose) for r in rolled] == [((8,), "Longsword damage (Luck Point re-roll)"),
+                                                      ((2,), "damage modifier")]
+    dd = t.new(ev.DamageDealt)[0]
+    assert (dd.location, dd.rolled, dd.armour, dd.final) == ("chest", 10, 3, 7)
+    assert t.c("kaelin").has("luck-spent")
+
+
+def test_a_damage_roll_may_be_accepted():
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(kaelin=sheet("kaelin", luck_points=1))
+    choose(t, "kaelin", "accept")
+    dd = t.new(ev.DamageDealt)[0]
+    assert (dd.location, dd.rolled) == ("chest", 2) and not t.c("kaelin").has("luck-spent")
+    assert not t.new(ev.DiceRolled)
+
+
+def test_ruling_luck_damage_roll_target_asks_the_one_struck():
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(rulings={"luck_damage_roll": "target"}, kaelin=sheet("kaelin", luck_points=1),
+                   grusk=sheet("grusk", luck_points=1))
+    assert (t.step().kind, t.step().who) == ("luck-damage", "grusk")
+    t(cmd.MakeChoice(who="grusk", option="luck"), "1,1")
+    assert t.new(ev.DamageDealt)[0].rolled == 2 and t.c("grusk").has("luck-spent")
+
+
+def test_ruling_luck_damage_roll_off_and_no_luck_left_ask_nobody():
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(rulings={"luck_damage_roll": "off"}, kaelin=sheet("kaelin", luck_points=1))
+    assert t.new(ev.DamageDealt) and t.step().kind != "luck-damage"
+    t = lucky_blow()
+    assert t.new(ev.DamageDealt) and t.step().kind != "luck-damage"

@@ -31,6 +31,8 @@ or the turn moves on).
 
 from __future__ import annotations
 
+import json
+
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
@@ -40,15 +42,18 @@ from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
+    LUCK_REROLL,
     attack_size,
     effective_siz,
     find_weapon,
     go_on,
     grade_modifiers,
     kinds,
+    luck_left,
     mount_of,
     rulings_of,
     sheet_of,
+    spend_luck,
     sundered_ap,
     test,
     weapon_struck,
@@ -189,10 +194,11 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     weapon, rolled, fixed, dm = _plan(state, chosen)
     weapon_part = fixed
     note = []
+    luck = LUCK_REROLL if step.data.get("luck") else ""
     if rolled:
-        first = draft.roll(rolled, f"{weapon.name} damage", by=a.handle).total
+        first = draft.roll(rolled, f"{weapon.name} damage{luck}", by=a.handle).total
         if "impale" in chosen:
-            second = draft.roll(rolled, f"{weapon.name} damage (impale 2)", by=a.handle).total
+            second = draft.roll(rolled, f"{weapon.name} damage (impale 2){luck}", by=a.handle).total
             note.append(f"impale {first}/{second}")
             first = max(first, second)  # ruling impale_pick = higher
         weapon_part += first
@@ -202,6 +208,8 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
         d20 = draft.roll("1D20", "hit location", by=a.handle).total
         location = tables.hit_location(d20)
         note.append(f"d20={d20}")
+    elif step.data.get("kept"):
+        note.append(str(step.data["kept"]) + ", kept")
     else:
         note.append("location chosen")
     total = max(0, weapon_part + mod)
@@ -213,6 +221,63 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     data = {"chosen": ",".join(chosen), "location": location, "total": total, "side": str(step.data.get("side", "")),
             "bypass": str(step.data.get("bypass", "")),
             "shown": f"{weapon_part}{mod:+d}", "note": "; ".join(note)}
+    if offer_damage_luck(draft, step, data, rest):
+        return
+    after_roll(draft, data, rest)
+
+
+def offer_damage_luck(draft: Draft, step: ev.PendingStep, data: dict, rest) -> bool:
+    """After the damage roll, before it is applied: the one ruling
+    ``luck_damage_roll`` names (the attacker, or the target) with a Luck
+    Point left is asked whether to spend it to re-roll the damage (seed 001
+    "Use Luck Point": "to re-roll a particular result"), as step
+    ``choose:luck-damage`` (:func:`luck_damage`); the hit location stays as
+    rolled. True when asked."""
+    state = draft.state
+    x = state.exchange
+    side = rulings_of(state).luck_damage_roll
+    if side == "off":
+        return False
+    who = state.combatants[x.attacker if side == "attacker" else x.target]
+    if luck_left(who) <= 0 or who.status == "dead":
+        return False
+    target = state.combatants[x.target]
+    again = {**{k: v for k, v in step.data.items() if k not in ("luck", "kept")}, "location": data["location"],
+             "kept": next((p for p in str(data["note"]).split("; ") if p.startswith("d20=")), "location chosen")}
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=who.handle, verb="choose", kind="luck-damage",
+        prompt=f"{who.name}: {data['total']} damage ({data['shown']}) to {target.name}'s {data['location']}; "
+               "spend a Luck Point to re-roll the damage? luck | accept",
+        options=("luck", "accept"), exchange=x.id,
+        data={"apply": json.dumps(data, sort_keys=True), "again": json.dumps(again, sort_keys=True)}),) + tuple(rest)))
+    return True
+
+
+def luck_damage(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """Step ``choose:luck-damage``: ``luck`` spends a Luck Point and rolls
+    the damage again, the hit location kept (step ``roll:damage`` once
+    more); ``accept`` applies the damage as rolled (seed 001 "Use Luck
+    Point")."""
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    if option == "accept":
+        after_roll(draft, json.loads(str(step.data["apply"])), rest)
+        return
+    c = draft.state.combatants[step.who]
+    spend_luck(draft, c, "re-roll the damage")
+    x = draft.state.exchange
+    data = json.loads(str(step.data["again"])) | {"luck": 1}
+    again = ev.PendingStep(who=x.attacker, verb="roll", kind="damage", prompt="", exchange=step.exchange, data=data)
+    draft.then("roll:damage", step=again, rest=rest)
+
+
+def after_roll(draft: Draft, data: dict, rest) -> None:
+    """The rolled blow goes on: Sharpshooter may move the location, else
+    :func:`apply_damage`."""
+    state = draft.state
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    chosen = [k for k in str(data.get("chosen", "")).split(",") if k]
+    location = str(data["location"])
     if "sharpshooter" in chosen:
         options = tables.ADJACENT.get(location, ()) + ("keep",)
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(

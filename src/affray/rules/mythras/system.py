@@ -169,6 +169,7 @@ STEPS = {
     "choose:counter-spell": magic.counter_choice,
     "choose:luck-reroll": luck.luck_reroll,          # a lost roll against Trip, Disarm, Blind: re-roll with Luck?
     "choose:luck-endurance": wounds.luck_endurance,  # a failed Endurance roll: spend a Luck Point to re-roll?
+    "choose:luck-damage": damage.luck_damage,        # a damage roll: spend a Luck Point to re-roll it?
     # --- actions (affray act WHO ACTION, checked by actions.act): handler(draft, who, arg) ---
     **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, drop, speak, signal, assess
     "act:brace": defence.brace,

@@ -21,7 +21,9 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, joining
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, fighters, go_on, grade_modifiers, rulings_of, sheet_of, test
+from affray.rules.mythras.core import (
+    at, fighters, go_on, grade_modifiers, kept_roll, keeping, luck_suffix, offer_luck, rulings_of, sheet_of, test,
+)
 from affray.rules.mythras.sheet import SheetError, derive, parse_sheet
 
 
@@ -484,16 +486,31 @@ def delay(draft: Draft, handle: str, action: str) -> None:
 
 def roll_footing(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Regain Footing while engaged: win an opposed test of Brawn or
-    Athletics (each side its better) to stand (seed 001; B6)."""
+    Athletics (each side its better) to stand (seed 001; B6). Lost with a
+    Luck Point left, the stander may re-roll his own roll (seed 001 "Use
+    Luck Point": "to re-roll a particular result"; :func:`~.core.offer_luck`):
+    the step comes back with the foe's roll kept (:func:`~.core.kept_roll`),
+    or ``forced`` when the loss is accepted."""
     state = draft.state
     c, foe = state.combatants[step.who], state.combatants[str(step.data["foe"])]
-    results = []
-    for who in (c, foe):
+    if step.data.get("forced"):
+        go_on(draft, rest, "")
+        return
+
+    def roll(who: Combatant, luck: str = "") -> ev.SkillTested:
         s = sheet_of(who)
         name, skill = max((("Brawn", s.skill("Brawn")), ("Athletics", s.skill("Athletics"))), key=lambda p: p[1])
-        results.append(test(draft, who, name, skill, "Regain Footing (opposed)",
-                            grade_modifiers(state, who, skill, (), "both", combat=False)))
-    mine, theirs = results
-    if tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a":
+        return test(draft, who, name, skill, "Regain Footing (opposed)" + luck,
+                    grade_modifiers(state, who, skill, (), "both", combat=False))
+
+    mine = roll(c, luck_suffix(step))
+    theirs = kept_roll(step, foe.handle)
+    if theirs is None:
+        tested = roll(foe)
+        theirs = (tested.result, tested.roll)
+    won = tables.opposed_winner(mine.result, mine.roll, *theirs) == "a"
+    if not won and offer_luck(draft, c, keeping(step, {foe.handle: theirs}), rest, True):
+        return
+    if won:
         draft.emit(ev.StanceChanged(handle=c.handle, stance="standing", reason="regains footing"))
     go_on(draft, rest, "")
