@@ -1022,3 +1022,43 @@ def test_ruling_luck_damage_roll_off_and_no_luck_left_ask_nobody():
     assert t.new(ev.DamageDealt) and t.step().kind != "luck-damage"
     t = lucky_blow()
     assert t.new(ev.DamageDealt) and t.step().kind != "luck-damage"
+
+
+def knocked_back_lucky_kaelin():
+    """Grusk's maximised critical to Kaelin's head (16 damage over SIZ 14:
+    Knockback, seed 001 "Knockback"); Kaelin has a Luck Point, and the Major
+    Wound leaves her standing (ruling ``major_wound_prone=never``)."""
+    from test_mythras_flow import Table, sheet
+
+    t = Table(kaelin=sheet("kaelin", luck_points=1), rulings={"major_wound_prone": "never"})
+    t(cmd.StartRound(), "1,10")
+    attack(t, "grusk", "kaelin", "5")  # a critical
+    react(t, "kaelin", "parry", "80")
+    for pick in ("choose-location", "head", "maximize-damage"):
+        choose(t, "grusk", pick)
+    t(cmd.RollPending(), "6,4")  # 1D6+6 + 1D4 = 16
+    assert t.step().kind == "knockback"
+    t(cmd.RollPending(), "90")  # Athletics 49 fails
+    step = t.step()
+    assert (step.kind, step.who) == ("luck-reroll", "kaelin") and "Knockback" in step.prompt
+    assert t.c("kaelin").stance != "prone"
+    return t
+
+
+def test_a_luck_point_re_rolls_a_failed_roll_against_knockback():
+    """Seed 001 "Knockback": "the recipient must pass an Easy Acrobatics
+    or Standard Athletics roll to avoid falling prone"; "Use Luck Point":
+    "to re-roll a particular result". Re-rolled at 10: Kaelin keeps her
+    feet."""
+    t = knocked_back_lucky_kaelin()
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "10")
+    assert [(e.roll, e.purpose) for e in t.new(ev.SkillTested)] == [
+        (10, "stay on their feet (Knockback) (Luck Point re-roll)")]
+    assert t.c("kaelin").stance != "prone" and t.c("kaelin").has("luck-spent")
+
+
+def test_a_failed_roll_against_knockback_may_be_accepted():
+    t = knocked_back_lucky_kaelin()
+    choose(t, "kaelin", "accept")
+    assert t.c("kaelin").stance == "prone" and not t.new(ev.SkillTested)
+    assert not t.c("kaelin").has("luck-spent")

@@ -244,7 +244,8 @@ def spend_luck(draft: Draft, c: Combatant, why: str) -> None:
 #: How the Luck Point prompt names a lost roll of a step kind (the rest:
 #: "roll against KIND", as Trip, Disarm, Blind).
 LUCK_ROLLS = {"footing": "Regain Footing roll", "struggle": "Struggle", "yank": "yank",
-              "outmaneuver": "Outmaneuvering roll", "damage": "damage roll"}
+              "outmaneuver": "Outmaneuvering roll", "knockback": "roll to stay on their feet (Knockback)",
+              "bash": "roll to stay on their feet (Bash)"}
 
 
 def offer_luck(draft: Draft, c: Combatant, step: ev.PendingStep, rest, failed: bool) -> bool:

@@ -48,9 +48,12 @@ from affray.rules.mythras.core import (
     find_weapon,
     go_on,
     grade_modifiers,
+    keeping,
     kinds,
     luck_left,
+    luck_suffix,
     mount_of,
+    offer_luck,
     rulings_of,
     sheet_of,
     spend_luck,
@@ -162,9 +165,15 @@ def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     """After Knockback: an Easy Acrobatics or Standard Athletics roll, or
     fall prone (seed 001 "Knockback"). After a Bash into an obstacle: an
     Acrobatics roll, or Athletics at Hard ("Bash"). The better chance is
-    taken."""
+    taken. A failed roll, with a Luck Point left, may be re-rolled (seed 001
+    "Use Luck Point": "to re-roll a particular result";
+    :func:`~.core.offer_luck`); accepted, the fall stands."""
     state = draft.state
     c = state.combatants[step.who]
+    if step.data.get("forced"):
+        fall(draft, c, step.kind == "knockback")
+        go_on(draft, rest, f"{c.name} falls")
+        return
     s = sheet_of(c)
     easy_acro = step.kind == "knockback"
     acro = tables.graded(s.skill("Acrobatics"), "easy" if easy_acro else "standard", rulings_of(state).grade_style)
@@ -174,11 +183,19 @@ def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     else:
         name, skill, grade = "Athletics", s.skill("Athletics"), "standard" if easy_acro else "hard"
     extra = [(grade, "Knockback" if easy_acro else "Bash into an obstacle")] if grade != "standard" else []
-    tested = test(draft, c, name, skill, "stay on their feet (" + ("Knockback" if easy_acro else "Bash") + ")",
-                  grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
-    if not is_success(tested.result) and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if easy_acro else "Bash") + ")"))
+    tested = test(draft, c, name, skill, "stay on their feet (" + ("Knockback" if easy_acro else "Bash") + ")"
+                  + luck_suffix(step), grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
+    if not is_success(tested.result):
+        if offer_luck(draft, c, keeping(step, {}), rest, True):
+            return
+        fall(draft, c, easy_acro)
     go_on(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
+
+
+def fall(draft: Draft, c, knockback: bool) -> None:
+    """``c`` falls prone after Knockback (``knockback``) or a Bash."""
+    if c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if knockback else "Bash") + ")"))
 
 
 def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:

@@ -1,11 +1,11 @@
 """Luck Points in mythras: ``luck`` re-rolls one's own roll of the open
 exchange (seed 001 "Use Luck Point"). Queued as ``act:ACTION`` steps by
 :func:`affray.rules.mythras.actions.act`. A failed opposed Endurance roll
-offers its own Luck Point re-roll (:func:`.wounds.luck_endurance`), a lost
+offers its own Luck Point re-roll (:func:`.wounds.luck_endurance`); a lost
 roll against Trip, Disarm or Blind, a lost Struggle, Regain Footing, yank
-or Outmaneuvering offers :func:`luck_reroll` (through
-:func:`~.core.offer_luck`), and a damage roll offers
-:func:`.damage.luck_damage` (ruling ``luck_damage_roll``).
+or Outmaneuvering, and a failed roll against Knockback or Bash offer
+:func:`luck_reroll` (through :func:`~.core.offer_luck`); a damage roll
+offers :func:`.damage.luck_damage` (ruling ``luck_damage_roll``).
 """
 
 from __future__ import annotations
