@@ -317,6 +317,21 @@ def test_evade_allows_a_free_one_metre_move():
     t(CH(who="vethis", option="move"))
     assert t.events(ev.CombatantMoved)[-1].distance == 1.0
     assert t.state.exchange is None
+    assert "hrolfdar" in t.state.combatants["vethis"].engaged  # ruling evade_move_engagement = stays
+
+
+def test_evade_move_may_end_the_engagement_by_ruling():
+    """Seed 003 "Evade" is silent on engagement: under ruling
+    evade_move_engagement = ends the free 1 m move leaves melee with the
+    attacker, still without an attack of opportunity."""
+    t = Table(rulings={"evade_move_engagement": "ends"})
+    t(cmd.StartRound(), "6,1")
+    t(A(attacker="hrolfdar", target="vethis"))
+    t(R(defender="vethis", reaction="evade"))
+    t(ROLL, "35,45")
+    t(CH(who="vethis", option="move"))
+    assert "hrolfdar" not in t.state.combatants["vethis"].engaged
+    assert not any(p.kind == "opportunity" for p in t.state.pending)
 
 
 def test_special_advantage_is_recorded():
