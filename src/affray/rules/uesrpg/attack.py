@@ -21,6 +21,7 @@ from affray.rules.uesrpg.core import (
     condition_mods,
     defence_options,
     find_item,
+    limb_refusal,
     next_defence,
     require_turn,
     rulings_of,
@@ -29,6 +30,7 @@ from affray.rules.uesrpg.core import (
     split_distance,
     spend_ap,
     total,
+    unusable_limbs,
 )
 from affray.rules.uesrpg.sheet import Spell, Weapon
 
@@ -71,6 +73,8 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     sheet = sheet_of(a)
     item = find_item(sheet, command.weapon) if command.weapon else (sheet.weapons or sheet.spells)[0]
     kind = attack_kind(item)
+    if kind != "spell" and "weapon arm" in unusable_limbs(state, a):
+        raise limb_refusal(a, "weapon arm", f"no attack with the {item.name}; cast a spell or pass")
     if len(targets) > item.targets:
         raise RuleError(f"{item.name} faces {item.targets} defender{'s' if item.targets > 1 else ''} at once, not "
                         f"{len(targets)} (its sheet's 'targets'); attack one target")

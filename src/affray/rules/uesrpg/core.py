@@ -327,6 +327,29 @@ def is_melee(x) -> bool:
     return exchange_kind(x)[0] in ("melee", "opportunity")
 
 
+def unusable_limbs(state: State, c: Combatant) -> set[str]:
+    """What a crippled or lost limb takes away under ruling
+    ``crippled_limbs = unusable`` (rules-reference.md D12 names the
+    conditions, not their effect): ``weapon arm`` (the arm that is not the
+    shield arm), ``shield arm``, ``leg``. Empty under ``recorded``."""
+    if rulings_of(state).crippled_limbs != "unusable":
+        return set()
+    shield_arm = sheet_of(c).shield_arm
+    out = set()
+    for k in c.conditions:
+        if k.name in ("crippled-limb", "lost-limb"):
+            if k.location.endswith("leg"):
+                out.add("leg")
+            elif k.location.endswith("arm"):
+                out.add("shield arm" if k.location == shield_arm else "weapon arm")
+    return out
+
+
+def limb_refusal(c: Combatant, limb: str, what: str) -> RuleError:
+    """The one line refusing ``what`` because ``limb`` is crippled or lost."""
+    return RuleError(f"{c.name}'s {limb} is crippled or lost (ruling crippled_limbs = unusable): {what}")
+
+
 def blocking_shields(sheet: Sheet) -> list[Shield]:
     """Shields that can block (a buckler cannot, D13)."""
     return [s for s in sheet.shields if tables.SHIELD_VARIANTS[s.variant].can_block]
@@ -342,15 +365,19 @@ def defence_options(state: State, defender: Combatant, x) -> tuple[str, ...]:
     """The defences ``defender`` may declare against exchange ``x``: Evade
     always; Parry and Counter-Attack against melee with a melee weapon
     (D7 'melee only'; ruling ``defence_vs_ranged``); Block with a shield
-    that can block (D13); and ``none``."""
+    that can block (D13); and ``none``. Under ruling ``crippled_limbs =
+    unusable`` a crippled weapon arm takes Parry and Counter-Attack away,
+    a crippled shield arm Block."""
     sheet = sheet_of(defender)
     melee = is_melee(x)
+    lost = unusable_limbs(state, defender)
+    armed = melee and bool(melee_weapons(sheet)) and "weapon arm" not in lost
     out = ["evade"]
-    if melee and melee_weapons(sheet):
+    if armed:
         out.append("parry")
-    if blocking_shields(sheet):
+    if blocking_shields(sheet) and "shield arm" not in lost:
         out.append("block")
-    if melee and melee_weapons(sheet):
+    if armed:
         out.append("counter")
     return tuple(out) + ("none",)
 

@@ -19,6 +19,7 @@ from affray.rules.uesrpg.core import (
     condition_mods,
     find_item,
     finish_exchange,
+    limb_refusal,
     group_of,
     melee_weapons,
     next_defence,
@@ -29,6 +30,7 @@ from affray.rules.uesrpg.core import (
     situation_mods,
     spend_ap,
     total,
+    unusable_limbs,
 )
 from affray.rules.uesrpg.sheet import Shield, Weapon
 
@@ -61,6 +63,11 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
         has = " (a buckler cannot block)" if sheet.shields else ""
         raise RuleError(f"{c.name} has no shield to block with{has}; choose one of {', '.join(o for o in step.options if o != 'block')}")
     if defence not in step.options:
+        limbs = unusable_limbs(state, c)
+        if defence in ("parry", "counter") and "weapon arm" in limbs:
+            raise limb_refusal(c, "weapon arm", f"no {defence}; choose one of {', '.join(step.options)}")
+        if defence == "block" and "shield arm" in limbs:
+            raise limb_refusal(c, "shield arm", f"no block; choose one of {', '.join(step.options)}")
         raise RuleError(f"{c.name} cannot {defence} here; choose one of {', '.join(step.options)}")
     if defence == "none":
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=handle, reaction="none"))

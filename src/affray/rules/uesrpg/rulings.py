@@ -47,6 +47,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     special_advantage: Literal["recorded"] = "recorded"
     several_defenders: Literal["most-dos", "first-declared"] = "most-dos"
     evade_move_engagement: Literal["stays", "ends"] = "stays"
+    crippled_limbs: Literal["recorded", "unusable"] = "recorded"
 
 
 DEFAULT_RULINGS = Rulings()
@@ -103,6 +104,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "evade_move_engagement": ("stays", "Evade's free 1 m move leaves the evader engaged with the attacker (or ends that "
                               "engagement; either way it provokes no attack of opportunity)",
                               f"{SEED} Step 4 'Evade' (silent on engagement); our ruling"),
+    "crippled_limbs": ("recorded", "a crippled or lost limb is recorded for the GM (or, unusable: the weapon arm, the "
+                       "one that is not the shield arm, wields no weapon: no weapon attack, Parry, Counter-Attack or "
+                       "attack of opportunity; the shield arm cannot Block; a leg gives no move and no free Evade move)",
+                       f"{REF} D12 ('crippled limb', 'lost limb': no further effect given); our ruling"),
     "several_defenders": ("most-dos", "an attack against several defenders (an item with targets > 1): only one "
                           "defender gains the defensive Advantage, the winning defender with the most DoS (a critical "
                           "counting as more; ties to the first declared), or (first-declared) the first winner in the "
