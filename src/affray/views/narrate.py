@@ -146,7 +146,10 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
                 extra += f" (cover: {opts['cover']})"
             if not e.weapon:  # a mythras Leaping Attack: the leaper's body, on Athletics (seed 001 "Leaping Attacks")
                 return f"{n(e.attacker)} {'leaps at' if base == 'leap' else what} {n(e.target)}{extra}"
-            return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}{extra}"
+            if opts.get("of"):  # uesrpg: a later defender of one attack against several
+                return f"{n(e.attacker)}'s {e.weapon} attack of exchange {opts['of']} now resolves against {n(e.target)}"
+            targets = " and ".join(n(h) for h in (e.target, *filter(None, opts.get("group", "").split("+"))))
+            return f"{n(e.attacker)} {what} {targets} with {e.weapon}{extra}"
         case ev.ReactionChosen() if e.reaction in ("block", "counter"):  # uesrpg: declared before the attack roll
             # (an Evade reads plainly: mythras evades too, and an event names no system)
             return f"{n(e.handle)} {_UES_DEFENCES[e.reaction]}" + (f" with {e.with_item}" if e.with_item else "") + " (declared before the roll)"
