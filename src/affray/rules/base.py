@@ -504,7 +504,10 @@ def _follow(path: str, data: Any, struct: type) -> tuple[str, Any]:
         elif index == "...":
             args = typing.get_args(tp)
             tp = args[1] if len(args) == 2 else Any
-            key = next((k for k, v in data.items() if not _fits(v, tp)), "...") if isinstance(data, dict) else "..."
+            key = "..."
+            if isinstance(data, dict):  # the value that does not fit, else a key that is not text
+                key = next((k for k, v in data.items() if not _fits(v, tp)),
+                           next((k for k in data if not isinstance(k, str)), "..."))
             data = data.get(key) if isinstance(data, dict) else None
             out += f".{key}" if out else str(key)
         else:

@@ -1,0 +1,169 @@
+"""``affray sheet check FILE [--system KEY]``: read a character sheet as a
+join would, without an encounter, and say what was read (issue 16, item 3).
+
+The system is the sheet's ``system`` key, or ``--system``, or the one
+system whose schema accepts the sheet; when none or several do, ``--system``
+is asked for. The summary gives the name, what the file gave (characteristics,
+skills, weapons, armour...), the weapons in hand, each hit location's HP and
+AP, and the system's derived figures (Strike Ranks, Action Points, damage
+modifier...). A bad sheet is the loader's one line naming the key, exit 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from affray.cli.common import UserError, echo, handles_errors
+from affray.text import safe_line
+
+#: What each system calls the per-round actions and reactions a join sets
+#: (``None``: the system counts them otherwise, e.g. RQ3's Strike Ranks).
+ACTIONS = {
+    "mrq1": ("Combat Actions", "Reactions"),
+    "mythras": ("Action Points", None),
+    "rolemaster": ("Action Points", None),
+    "uesrpg": ("Action Points", None),
+    "rq3": (None, None),
+}
+_SKIP = ("name", "system", "notes")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sheet`` group (``sheet check``) to ``app``."""
+    group = typer.Typer(name="sheet", no_args_is_help=True,
+                        help="Check character sheets.\n\nExample: affray sheet check examples/mythras/kaelin.toml")
+
+    @group.command("check")
+    @handles_errors
+    def check(path: str = typer.Argument(..., metavar="FILE", help="The sheet (.toml, .yaml, .yml, .json)."),
+              system: str = typer.Option("", "--system", "-s", help="The rule system (default: the sheet's 'system' key, or the one that fits).")):
+        """Read a sheet as 'affray join' would and summarise it; exit 2 with
+        one line naming the key when it is wrong.
+
+        Example: affray sheet check examples/mythras/kaelin.toml
+        """
+        echo("\n".join(safe_line(line) for line in check_lines(path, system)))
+
+    app.add_typer(group)
+
+
+def guess_system(path: str, raw: object) -> str:
+    """The system key for a sheet: its ``system`` key when it names a
+    system, else the one system whose loader accepts the file. Raises
+    :class:`UserError` asking for ``--system`` otherwise."""
+    from affray.rules import base
+
+    named = raw.get("system") if isinstance(raw, dict) else None
+    if isinstance(named, str) and named.strip():
+        try:
+            return base.resolve_key(named)
+        except base.RuleError as exc:
+            raise UserError(f"{path}: system: {exc}") from None
+    fits = []
+    for key in base.available():
+        try:
+            base.get(key).load_sheet(path)
+        except base.RuleError:
+            continue
+        fits.append(key)
+    if len(fits) == 1:
+        return fits[0]
+    keys = ", ".join(base.available())
+    what = f"it fits {' and '.join(fits)}" if fits else "no system accepts it as it is"
+    raise UserError(f"{path}: the sheet names no system and {what}; pass --system KEY ({keys}) to check it against one")
+
+
+def check_lines(path: str, system: str = "") -> list[str]:
+    """The summary of the sheet at ``path`` under ``system`` (a key or alias;
+    "" to guess). Raises :class:`UserError` / ``RuleError`` (one line)."""
+    from affray.events import commands as cmd
+    from affray.events import core as ev
+    from affray.projections.state import State
+    from affray.rules import base
+
+    try:
+        raw = base.read_sheet_data(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    key = guess_system(path, raw) if not system else base.resolve_key(system)
+    named = raw.get("system") if isinstance(raw, dict) else None
+    if system and isinstance(named, str) and named.strip() and guess_system(path, raw) != key:
+        raise UserError(f"{path}: the sheet says system = {named!r}, not {key}; drop --system or fix the sheet")
+    rules = base.get(key)
+    data = rules.load_sheet(path)
+    joined = next(e for e in rules.decide(State(system=key), cmd.JoinCombatant(sheet=data, side="check"), None)
+                  if isinstance(e, ev.CombatantJoined))
+    lines = [f"OK: {path}: a {key} sheet ({base.available()[key]})", f"name: {joined.name}"]
+    given = raw if isinstance(raw, dict) else {}
+    for field, value in data.items():
+        if field in _SKIP or field not in given or value in ({}, [], (), None, ""):
+            continue
+        lines.append(f"{field.replace('_', ' ')}: {brief(value, given[field])}")
+    lines.append(f"in hand: {', '.join(joined.weapons_ready) or 'nothing'}")
+    lines.append("hit locations: " + ", ".join(_location(loc) for loc in joined.locations))
+    actions, reactions = ACTIONS.get(key, (None, None))
+    counts = [f"{actions} {joined.combat_actions}"] if actions else []
+    counts += [f"{reactions} {joined.reactions}"] if reactions else []
+    counts += [f"movement {joined.movement} m"] if joined.movement else []
+    derived = derived_figures(key, path)
+    if counts or derived:
+        lines.append("derived: " + ", ".join(counts + derived))
+    return lines
+
+
+#: Derived figures in the systems' own words.
+_NAMES = {"dex_sr": "DEX SR", "siz_sr": "SIZ SR", "total_hp": "total HP", "hp": "HP", "strike_rank_mod": "Strike Rank modifier",
+          "worn_ap_total": "worn AP total", "initiative": "Initiative", "damage_modifier": "damage modifier",
+          "wound_threshold": "Wound Threshold", "initiative_rating": "initiative rating"}
+#: Derived figures the join's counts already show.
+_SHOWN = ("combat_actions", "reactions", "action_points", "movement", "hero_points")
+#: A list entry's figures shown beside its name (skills, bonuses, damage).
+_FIGURES = ("skill", "attack", "parry", "ob", "bonus", "damage", "br", "db", "ap")
+
+
+def derived_figures(key: str, path: str) -> list[str]:
+    """The scalar figures of the system's ``sheet.derive`` (Strike Ranks,
+    damage modifier, initiative, Wound Threshold...), as ``name value``;
+    ``[]`` for a system without one."""
+    import msgspec
+
+    module = importlib.import_module(f"affray.rules.{key}.sheet")
+    derive = getattr(module, "derive", None)
+    if derive is None:
+        return []
+    figures = msgspec.to_builtins(derive(module.load_sheet(path)))
+    return [f"{_NAMES.get(k, k.replace('_', ' '))} {v if v != '' else 'none'}" for k, v in figures.items()
+            if isinstance(v, (int, str)) and not isinstance(v, bool) and k not in _SHOWN]
+
+
+def brief(value: object, given: object = None) -> str:
+    """A sheet value on one line: tables as ``key value`` pairs (nested ones
+    in parentheses; only the keys the file gave, when ``given`` is its raw
+    table), lists of tables by name with their figures
+    (``Longsword (skill 65, damage 1D8)``), other lists in brackets."""
+    if isinstance(value, dict):
+        keys = [k for k in value if not isinstance(given, dict) or k in given]
+        return ", ".join(f"{k} ({brief(value[k], given.get(k) if isinstance(given, dict) else None)})"
+                         if isinstance(value[k], dict) else f"{k} [{brief(value[k])}]" if isinstance(value[k], list)
+                         else f"{k} {value[k]}" for k in keys)
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, dict) for v in value):
+            return ", ".join(_entry(v) for v in value)
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def _location(loc) -> str:
+    """``chest 8 HP AP 3``; a location without HP of its own (UESRPG's
+    armour places, beside its one ``HP`` pool) shows its AP only."""
+    if loc.name == "HP":
+        return f"HP {loc.hp}"
+    return " ".join([loc.name] + ([f"{loc.hp} HP"] if loc.hp else []) + ([f"AP {loc.ap}"] if loc.ap else []))
+
+
+def _entry(entry: dict) -> str:
+    figures = [f"{k} {entry[k]}" for k in _FIGURES if entry.get(k) not in (None, "", 0)]
+    name = str(entry.get("name", ""))
+    return (name + (f" ({', '.join(figures)})" if figures else "")) if name else f"({brief(entry)})"
