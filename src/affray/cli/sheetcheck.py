@@ -46,6 +46,19 @@ def register(app: typer.Typer) -> None:
         """
         echo("\n".join(safe_line(line) for line in check_lines(path, system)))
 
+    @group.command("format")
+    @handles_errors
+    def format_(system: str = typer.Option("", "--system", "-s", help="One system (default: all five).")):
+        """Print the sheet format (every key: type, required, default,
+        meaning with its unit) as markdown, as the README's "Sheets" has it.
+
+        Example: affray sheet format --system mythras
+        """
+        from affray.cli import sheetdoc
+        from affray.rules import base
+
+        echo(sheetdoc.reference(base.resolve_key(system)) if system else sheetdoc.references())
+
     app.add_typer(group)
 
 
@@ -87,6 +100,8 @@ def check_lines(path: str, system: str = "") -> list[str]:
         raw = base.read_sheet_data(path)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a table of sheet fields, got {type(raw).__name__}; fix the sheet and try again")
     key = guess_system(path, raw) if not system else base.resolve_key(system)
     named = raw.get("system") if isinstance(raw, dict) else None
     if system and isinstance(named, str) and named.strip() and guess_system(path, raw) != key:

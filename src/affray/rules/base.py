@@ -455,7 +455,7 @@ def decode_sheet(data: Any, struct: type, label: str = "sheet"):
         raise ValueError(sheet_problem(label, exc, data, struct)) from None
 
 
-_AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_AT = re.compile(r"^(?P<msg>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?$", re.S)
 _STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
 _TICKED = re.compile(r"`([^`]*)`")
 #: msgspec's names for a table and a list, in sheet words (int, str, float, bool and null keep theirs).
@@ -547,6 +547,8 @@ def sheet_problem(label: str, exc: msgspec.ValidationError, data: Any, struct: t
     m = _AT.match(text)
     msg, raw_path = (m.group("msg"), m.group("path") or "") if m else (text, "")
     path, tp = _follow(raw_path, data, struct)
+    if m and m.group("key"):  # a key of a table that is not text (YAML: 1: 5)
+        return one_line(f"{label}: {path}: every name in this table must be text; fix the sheet and try again")
     named = _TICKED.search(msg)
     if msg.startswith("Object contains unknown field") and named:
         key, keys = named.group(1), keys_of(tp)
