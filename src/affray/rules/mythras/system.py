@@ -170,7 +170,7 @@ STEPS = {
     "choose:luck-reroll": luck.luck_reroll,          # a lost roll against Trip, Disarm, Blind: re-roll with Luck?
     "choose:luck-endurance": wounds.luck_endurance,  # a failed Endurance roll: spend a Luck Point to re-roll?
     # --- actions (affray act WHO ACTION, checked by actions.act): handler(draft, who, arg) ---
-    **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, drop, speak, signal, assess
+    **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, sheathe, drop, speak, signal, assess
     "act:brace": defence.brace,
     "act:take-cover": defence.take_cover,
     "act:ward": defence.ward,
