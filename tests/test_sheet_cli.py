@@ -4,6 +4,7 @@ reference, which must be the text generated from the sheet structs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,17 @@ def test_hostile_text_in_a_sheet_is_not_printed_raw(tmp_path):
     r = check(str(p))
     assert r.exit_code == 0
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
+
+
+def test_json_summary():
+    r = check(str(EXAMPLES / "rq3" / "gorakh.toml"), "--json")
+    assert r.exit_code == 0
+    data = json.loads(r.stdout)
+    assert (data["system"], data["name"], data["in_hand"], data["movement_m"]) == ("rq3", "Gorakh", ["Maul"], 3)
+    assert data["derived"] == {"total HP": 16, "damage modifier": "+1D6", "DEX SR": 3, "SIZ SR": 1}
+    assert {"name": "chest", "hp": 8, "ap": 5} in data["locations"]
+    assert data["sheet"]["weapons"][0]["attack"] == 60
+    error_line(check(str(EXAMPLES / "rq3" / "gorakh.toml"), "--json", "--system", "mythras"), "not mythras")
 
 
 def test_no_arguments_shows_help():

@@ -12,10 +12,11 @@ modifier...). A bad sheet is the loader's one line naming the key, exit 2.
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 import typer
 
-from affray.cli.common import UserError, echo, handles_errors
+from affray.cli.common import UserError, echo, echo_json, handles_errors
 from affray.text import safe_line
 
 #: What each system calls the per-round actions and reactions a join sets
@@ -38,13 +39,17 @@ def register(app: typer.Typer) -> None:
     @group.command("check")
     @handles_errors
     def check(path: str = typer.Argument(..., metavar="FILE", help="The sheet (.toml, .yaml, .yml, .json)."),
-              system: str = typer.Option("", "--system", "-s", help="The rule system (default: the sheet's 'system' key, or the one that fits).")):
+              system: str = typer.Option("", "--system", "-s", help="The rule system (default: the sheet's 'system' key, or the one that fits)."),
+              json: bool = typer.Option(False, "--json", help="The summary as JSON.")):
         """Read a sheet as 'affray join' would and summarise it; exit 2 with
         one line naming the key when it is wrong.
 
         Example: affray sheet check examples/mythras/kaelin.toml
         """
-        echo("\n".join(safe_line(line) for line in check_lines(path, system)))
+        if json:
+            echo_json(check_data(path, system))
+        else:
+            echo("\n".join(safe_line(line) for line in check_lines(path, system)))
 
     @group.command("format")
     @handles_errors
@@ -88,9 +93,23 @@ def guess_system(path: str, raw: object) -> str:
     raise UserError(f"{path}: the sheet names no system and {what}; pass --system KEY ({keys}) to check it against one")
 
 
-def check_lines(path: str, system: str = "") -> list[str]:
-    """The summary of the sheet at ``path`` under ``system`` (a key or alias;
-    "" to guess). Raises :class:`UserError` / ``RuleError`` (one line)."""
+class Checked(NamedTuple):
+    """A sheet read as a join would: the ``path``, the system ``key``, the
+    file's ``raw`` data, the loaded sheet ``data`` (plain, as a join stores
+    it), the ``joined`` event (locations, counts, weapons in hand) and the
+    system's ``derived`` figures (``{name: value}``, system words)."""
+
+    path: str
+    key: str
+    raw: dict
+    data: dict
+    joined: object
+    derived: dict
+
+
+def read(path: str, system: str = "") -> Checked:
+    """Read the sheet at ``path`` under ``system`` (a key or alias; "" to
+    guess). Raises :class:`UserError` / ``RuleError`` (one line)."""
     from affray.events import commands as cmd
     from affray.events import core as ev
     from affray.projections.state import State
@@ -103,29 +122,50 @@ def check_lines(path: str, system: str = "") -> list[str]:
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a table of sheet fields, got {type(raw).__name__}; fix the sheet and try again")
     key = guess_system(path, raw) if not system else base.resolve_key(system)
-    named = raw.get("system") if isinstance(raw, dict) else None
+    named = raw.get("system")
     if system and isinstance(named, str) and named.strip() and guess_system(path, raw) != key:
         raise UserError(f"{path}: the sheet says system = {named!r}, not {key}; drop --system or fix the sheet")
     rules = base.get(key)
     data = rules.load_sheet(path)
     joined = next(e for e in rules.decide(State(system=key), cmd.JoinCombatant(sheet=data, side="check"), None)
                   if isinstance(e, ev.CombatantJoined))
-    lines = [f"OK: {path}: a {key} sheet ({base.available()[key]})", f"name: {joined.name}"]
-    given = raw if isinstance(raw, dict) else {}
-    for field, value in data.items():
-        if field in _SKIP or field not in given or value in ({}, [], (), None, ""):
-            continue
-        lines.append(f"{field.replace('_', ' ')}: {brief(value, given[field])}")
-    lines.append(f"in hand: {', '.join(joined.weapons_ready) or 'nothing'}")
-    lines.append("hit locations: " + ", ".join(_location(loc) for loc in joined.locations))
     actions, reactions = ACTIONS.get(key, (None, None))
-    counts = [f"{actions} {joined.combat_actions}"] if actions else []
-    counts += [f"{reactions} {joined.reactions}"] if reactions else []
-    counts += [f"movement {joined.movement} m"] if joined.movement else []
-    derived = derived_figures(key, path)
-    if counts or derived:
-        lines.append("derived: " + ", ".join(counts + derived))
+    derived: dict = {actions: joined.combat_actions} if actions else {}
+    derived.update({reactions: joined.reactions} if reactions else {})
+    derived.update(derived_figures(key, path))
+    return Checked(path, key, raw, data, joined, derived)
+
+
+def check_lines(path: str, system: str = "") -> list[str]:
+    """The summary of the sheet at ``path`` (:func:`read`): what the file
+    gave, the weapons in hand, HP and AP per location, derived figures."""
+    from affray.rules import base
+
+    c = read(path, system)
+    lines = [f"OK: {path}: a {c.key} sheet ({base.available()[c.key]})", f"name: {c.joined.name}"]
+    for field, value in c.data.items():
+        if field in _SKIP or field not in c.raw or value in ({}, [], (), None, ""):
+            continue
+        lines.append(f"{field.replace('_', ' ')}: {brief(value, c.raw[field])}")
+    lines.append(f"in hand: {', '.join(c.joined.weapons_ready) or 'nothing'}")
+    lines.append("hit locations: " + ", ".join(_location(loc) for loc in c.joined.locations))
+    figures = [f"{k} {v}" for k, v in c.derived.items()]
+    if c.joined.movement:  # after the actions and reactions, which lead
+        figures.insert(len([k for k in ACTIONS.get(c.key, ()) if k]), f"movement {c.joined.movement} m")
+    if figures:
+        lines.append("derived: " + ", ".join(figures))
     return lines
+
+
+def check_data(path: str, system: str = "") -> dict:
+    """The summary as data (``sheet check --json``): ``file``, ``system``,
+    ``name``, ``sheet`` (as a join stores it), ``in_hand``, ``locations``
+    (``name``, ``hp``, ``ap``), ``movement_m`` (metres; 0 where the system
+    has none) and ``derived`` (``{name: value}``)."""
+    c = read(path, system)
+    return {"file": path, "system": c.key, "name": c.joined.name, "sheet": c.data, "in_hand": list(c.joined.weapons_ready),
+            "locations": [{"name": loc.name, "hp": loc.hp, "ap": loc.ap} for loc in c.joined.locations],
+            "movement_m": c.joined.movement, "derived": c.derived}
 
 
 #: Derived figures in the systems' own words.
@@ -138,19 +178,19 @@ _SHOWN = ("combat_actions", "reactions", "action_points", "movement", "hero_poin
 _FIGURES = ("skill", "attack", "parry", "ob", "bonus", "damage", "br", "db", "ap")
 
 
-def derived_figures(key: str, path: str) -> list[str]:
+def derived_figures(key: str, path: str) -> dict:
     """The scalar figures of the system's ``sheet.derive`` (Strike Ranks,
-    damage modifier, initiative, Wound Threshold...), as ``name value``;
-    ``[]`` for a system without one."""
+    damage modifier, initiative, Wound Threshold...) by their names in the
+    system's words; ``{}`` for a system without one."""
     import msgspec
 
     module = importlib.import_module(f"affray.rules.{key}.sheet")
     derive = getattr(module, "derive", None)
     if derive is None:
-        return []
+        return {}
     figures = msgspec.to_builtins(derive(module.load_sheet(path)))
-    return [f"{_NAMES.get(k, k.replace('_', ' '))} {v if v != '' else 'none'}" for k, v in figures.items()
-            if isinstance(v, (int, str)) and not isinstance(v, bool) and k not in _SHOWN]
+    return {_NAMES.get(k, k.replace("_", " ")): (v if v != "" else "none") for k, v in figures.items()
+            if isinstance(v, (int, str)) and not isinstance(v, bool) and k not in _SHOWN}
 
 
 def brief(value: object, given: object = None) -> str:
