@@ -247,6 +247,15 @@ def test_the_issue_sheet_typo_resiliance(tmp_path):
 # --------------------------------------------------------------------------- #
 
 
+def test_rolemaster_takes_a_system_key_naming_it_and_refuses_another(tmp_path):
+    data = raw(EXAMPLES / "rolemaster" / "gruk.toml")
+    plain = base.get("rolemaster").load_sheet(str(write(tmp_path, data)))
+    assert base.get("rolemaster").load_sheet(str(write(tmp_path, {"system": "rolemaster", **data}))) == plain
+    assert "system" not in plain  # not stored: a log's sheet is as before
+    msg = refusal("rolemaster", write(tmp_path, {"system": "mrq1", **data}))
+    assert ": system: this is a 'mrq1' sheet, not rolemaster" in msg
+
+
 def test_mythras_sheet_without_combat_styles_is_refused(tmp_path):
     data = raw(EXAMPLES / "mythras" / "kaelin.toml")
     del data["combat_styles"]
@@ -313,8 +322,8 @@ def test_a_random_extra_key_is_always_refused_and_named(tmp_path_factory, key, e
             f.type for f in fields if f.name == "characteristics")
     else:
         node, path, struct = data, "", sheet_type(key)
-    if extra in base.keys_of(struct):
-        return  # a key it knows
+    if extra in base.keys_of(struct) or (extra == "system" and path == ""):
+        return  # a key it knows (rolemaster reads a top-level 'system' without storing it)
     node[extra] = 1
     p = tmp_path_factory.mktemp("s") / f"sheet.{fmt}"
     if fmt == "toml":  # no TOML writer here: the key goes on the file's first line, at the top level

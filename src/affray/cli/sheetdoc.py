@@ -232,6 +232,9 @@ DOCS: dict[str, dict[str, dict[str, str]]] = {
     },
 }
 
+#: A line under a system's heading, for what its struct does not show.
+NOTES = {"rolemaster": "The sheet may also say `system = \"rolemaster\"` (or `rm`, `rmss`), as the other systems' sheets do; "
+                       "it is checked and not stored."}
 #: Where each system's commented example sheet is.
 EXAMPLES = {"mrq1": "vasana.toml", "mythras": "kaelin.toml", "rq3": "gorakh.toml", "rolemaster": "kestrel.toml",
             "uesrpg": "vethis.toml"}
@@ -325,7 +328,7 @@ def reference(key: str) -> str:
     from affray.rules import base
 
     docs = DOCS[key]
-    lines = [f"#### `{key}` sheets ({base.available()[key]})", ""]
+    lines = [f"#### `{key}` sheets ({base.available()[key]})", ""] + ([NOTES[key], ""] if key in NOTES else [])
     for st in structs_of(sheet_module(key).Sheet):
         doc = docs.get(st.__name__, {})
         where = "the sheet's top level" if st.__name__ == "Sheet" else f"a {st.__name__} table"

@@ -16,6 +16,7 @@ import msgspec
 
 from affray.rules.base import check_names, decode_sheet, read_sheet_data
 from affray.events.core import LocationInit
+from affray.text import one_line
 
 STATS = ("agility", "constitution", "empathy", "intuition", "memory", "presence", "quickness", "reasoning",
          "self_discipline", "strength")
@@ -108,7 +109,15 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 def parse_sheet(data: object, label: str = "sheet") -> Sheet:
-    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one line)."""
+    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one
+    line). A ``system`` key, which the other systems' sheets carry, may name
+    rolemaster (it is not stored); naming another system is refused."""
+    if isinstance(data, dict) and "system" in data:
+        named = str(data["system"]).strip()
+        if named.lower() not in ("rolemaster", "rm", "rmss"):
+            raise SheetError(one_line(f"{label}: system: this is a {named!r} sheet, not rolemaster; "
+                                      f"join it to a {named} encounter or fix the sheet"))
+        data = {k: v for k, v in data.items() if k != "system"}
     try:
         sheet = decode_sheet(data, Sheet, label)  # one line naming the key (affray.rules.base)
     except ValueError as exc:
