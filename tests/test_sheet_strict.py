@@ -361,3 +361,36 @@ def test_sheet_problem_without_a_path_keeps_the_message():
         base.decode_sheet(data, S, "f.toml")
     with pytest.raises(ValueError, match=r"^f\.toml: expected a table of sheet fields, got a list"):
         base.decode_sheet([1], S, "f.toml")
+
+
+# --------------------------------------------------------------------------- #
+# Names that point at other parts of the sheet: a typo gets the nearest one
+# --------------------------------------------------------------------------- #
+
+REFERENCES = [
+    ("mrq1", "vasana.toml", lambda d: d.update(ready=["Broadsord"]), "ready[0]: 'Broadsord' is not a weapon on the sheet",
+     "did you mean 'Broadsword'?"),
+    ("mythras", "kaelin.toml", lambda d: d.update(ready=["Longsord"]), "ready: 'Longsord' is not among the sheet's weapons",
+     "did you mean 'Longsword'?"),
+    ("rq3", "vasana.toml", lambda d: d.update(ready=["Broadsord"]), "ready weapon 'Broadsord' is not among the weapons",
+     "did you mean 'Broadsword'?"),
+    ("rolemaster", "kestrel.toml", lambda d: d.update(ready=["Broadsord"]), "ready names 'Broadsord', which is not one of its weapons",
+     "did you mean 'Broadsword'?"),
+    ("uesrpg", "vethis.toml", lambda d: d["styles"][0].update(weapons=["Chitin Sord"]),
+     "styles.Ashlander Skirmisher.weapons: 'Chitin Sord' is not a weapon or shield of the sheet", "did you mean 'Chitin Sword'?"),
+    ("uesrpg", "vethis.toml", lambda d: d["spells"][0].update(school="Destrucion"),
+     "spells.Firebite.school: no skill 'Destrucion' in [skills]", "did you mean 'Destruction'?"),
+]
+
+
+@pytest.mark.parametrize("key,name,change,what,hint", REFERENCES, ids=[f"{r[0]}-{r[3].split(':')[0].split(' ')[0]}" for r in REFERENCES])
+def test_a_name_that_points_nowhere_suggests_the_nearest(tmp_path, key, name, change, what, hint):
+    data = raw(EXAMPLES / key / name)
+    change(data)
+    msg = refusal(key, write(tmp_path, data))
+    assert what in msg and hint in msg
+
+
+def test_suggestion():
+    assert base.suggestion("Longsord", ["Longsword", "Fist"]) == "; did you mean 'Longsword'?"
+    assert base.suggestion("Halberd", ["Longsword", "Fist"]) == ""

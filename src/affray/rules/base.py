@@ -535,6 +535,14 @@ def did_you_mean(word: str, choices: typing.Iterable[str], cutoff: float = 0.6) 
     return f"did you mean {by_lower[hits[0]]!r}?" if hits else ""
 
 
+def suggestion(word: str, choices: typing.Iterable[str]) -> str:
+    """``"; did you mean 'X'?"`` for the choice nearest ``word``
+    (:func:`did_you_mean`), or ``""``: the tail of a sheet error that
+    names something the sheet lists elsewhere (a weapon in ``ready``)."""
+    hint = did_you_mean(word, choices)
+    return f"; {hint}" if hint else ""
+
+
 def sheet_problem(label: str, exc: msgspec.ValidationError, data: Any, struct: type) -> str:
     """One line for a sheet msgspec refused: the file, the key's path and
     what to do. Shapes::

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from affray.rules.base import check_names, decode_sheet
+from affray.rules.base import check_names, decode_sheet, suggestion
 from affray.text import one_line
 from affray.events.core import LocationInit
 from affray import dice
@@ -338,7 +338,8 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
             w = by_name.get(r.strip().lower())
             if w is None:
                 names = ", ".join(w.name for w in weapons) or "none"
-                raise _fail(label, f"ready[{j}]", f"{r!r} is not a weapon on the sheet (weapons: {names})")
+                raise _fail(label, f"ready[{j}]", f"{r!r} is not a weapon on the sheet (weapons: {names})"
+                            + suggestion(r, [w.name for w in weapons]))
             if w.name in ready:
                 raise _fail(label, f"ready[{j}]", f"{w.name!r} is listed twice")
             ready.append(w.name)

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from affray.rules.base import check_names, decode_sheet, did_you_mean, read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray.text import one_line
 from affray import dice
 from affray.events.core import LocationInit
@@ -254,8 +254,8 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
             raise _fail(label, f"combat_styles[{i}].skill", f"must be 0..300, got {s.skill}")
         for n in s.weapons:
             if n.lower() not in names:
-                hint = did_you_mean(n, [w.name for w in sheet.weapons])
-                raise _fail(label, f"combat_styles[{i}].weapons", f"{n!r} is not among the sheet's weapons" + (f"; {hint}" if hint else ""))
+                raise _fail(label, f"combat_styles[{i}].weapons", f"{n!r} is not among the sheet's weapons"
+                            + suggestion(n, [w.name for w in sheet.weapons]))
             styled.add(n.lower())
     for i, w in enumerate(sheet.weapons):  # issue 16: an unstyled weapon would attack at 0%
         if w.kind != "unarmed" and w.name.lower() not in styled:
@@ -282,11 +282,10 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         if not sp.name.strip() or not 1 <= sp.casting_time <= 20:
             raise _fail(label, f"spells[{i}]", "a spell needs a name and a casting_time of 1..20 Turns")
         if sp.skill.lower() not in (k.lower() for k in sheet.skills):
-            hint = did_you_mean(sp.skill, sheet.skills)
-            raise _fail(label, f"spells[{i}].skill", f"{sp.skill!r} is not among the sheet's skills" + (f"; {hint}" if hint else ""))
+            raise _fail(label, f"spells[{i}].skill", f"{sp.skill!r} is not among the sheet's skills" + suggestion(sp.skill, sheet.skills))
     for n in sheet.ready or []:
         if n.lower() not in names:
-            raise _fail(label, "ready", f"{n!r} is not among the sheet's weapons")
+            raise _fail(label, "ready", f"{n!r} is not among the sheet's weapons" + suggestion(n, [w.name for w in sheet.weapons]))
     return msgspec.structs.replace(sheet, armour=armour, natural_armour=natural, system=SYSTEM)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from affray.rules.base import check_names, decode_sheet, read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray.events.core import LocationInit
 from affray.text import one_line
 
@@ -140,7 +140,8 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
         raise SheetError(str(exc)) from None
     for r in sheet.ready or ():
         if r.lower() not in names:
-            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons; {_DO}")
+            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons"
+                             f"{suggestion(r, [w.name for w in sheet.weapons])}; {_DO}")
     return sheet
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from affray.rules.base import check_names, decode_sheet, read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray import dice
 from affray.events.core import LocationInit
 from affray.rules.rq3 import tables
@@ -206,7 +206,7 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
         raise SheetError(str(exc)) from None
     for r in sheet.ready or []:
         if r not in names:
-            raise SheetError(f"{label}: ready weapon {r!r} is not among the weapons; {_DO}")
+            raise SheetError(f"{label}: ready weapon {r!r} is not among the weapons{suggestion(r, names)}; {_DO}")
     return msgspec.structs.replace(sheet, weapons=weapons)
 
 
