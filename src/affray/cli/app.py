@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from affray.cli import demo, fight, gm, inspect, transfer, travel
-from affray.cli import tablecheck
+from affray.cli import sheetcheck, tablecheck
 from affray.cli.common import Options, default_actor
 
 from typer import Abort
@@ -85,6 +85,7 @@ demo.register(app)
 travel.register(app)
 transfer.register(app)
 tablecheck.register(app)
+sheetcheck.register(app)
 
 
 def main() -> None:

@@ -14,13 +14,17 @@ from pathlib import Path
 
 import msgspec
 
-from affray.rules.base import read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray.events.core import LocationInit
 from affray.text import one_line
 
 STATS = ("agility", "constitution", "empathy", "intuition", "memory", "presence", "quickness", "reasoning",
          "self_discipline", "strength")
 WEAPON_KINDS = ("melee", "missile", "shield", "unarmed")
+#: The skills the rules read by name (bonuses: acrobatics in defence.py,
+#: perception in maneuvers.py), as
+#: the sheet must spell them: a near miss (``Perception``) is refused.
+RULE_SKILLS = ("acrobatics", "perception")
 _DO = "fix the sheet and try again"
 
 
@@ -105,11 +109,19 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 def parse_sheet(data: object, label: str = "sheet") -> Sheet:
-    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one line)."""
+    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one
+    line). A ``system`` key, which the other systems' sheets carry, may name
+    rolemaster (it is not stored); naming another system is refused."""
+    if isinstance(data, dict) and "system" in data:
+        named = str(data["system"]).strip()
+        if named.lower() not in ("rolemaster", "rm", "rmss"):
+            raise SheetError(one_line(f"{label}: system: this is a {named!r} sheet, not rolemaster; "
+                                      f"join it to a {named} encounter or fix the sheet"))
+        data = {k: v for k, v in data.items() if k != "system"}
     try:
-        sheet = msgspec.convert(data, Sheet)
-    except msgspec.ValidationError as exc:
-        raise SheetError(f"{label}: {one_line(str(exc))}; {_DO}") from None
+        sheet = decode_sheet(data, Sheet, label)  # one line naming the key (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     if sheet.hits < 1:
         raise SheetError(f"{label}: hits must be at least 1; {_DO}")
     names = [w.name.lower() for w in sheet.weapons]
@@ -122,9 +134,14 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
             raise SheetError(f"{label}: weapon {w.name!r} names no attack table (table = \"NAME\"); {_DO}")
         if w.fumble is not None and not 1 <= w.fumble[0] <= w.fumble[1] <= 100:
             raise SheetError(f"{label}: weapon {w.name!r}: fumble is [LOW, HIGH] within 1..100; {_DO}")
+    try:
+        check_names(label, "skills", sheet.skills, RULE_SKILLS, exact_case=True)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     for r in sheet.ready or ():
         if r.lower() not in names:
-            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons; {_DO}")
+            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons"
+                             f"{suggestion(r, [w.name for w in sheet.weapons])}; {_DO}")
     return sheet
 
 

@@ -148,6 +148,10 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         if not rest or not rest[0]:
             raise RuleError("name the weapon to draw: draw:WEAPON")
         w = core.weapon_of(c, rest[0])
+        if w.name in c.ready:  # issue 16: drawing what is in hand would spend the action for nothing
+            raise RuleError(f"{c.name} already holds {w.name} ready; draw another weapon, or declare another action")
+        if w.name in drawn:
+            raise RuleError(f"{w.name} is already drawn in this statement; declare it once")
         drawn.add(w.name)
         return kind, "", w.name, ""
     if kind == "cast":

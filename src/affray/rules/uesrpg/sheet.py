@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from affray import dice
-from affray.rules.base import decode_sheet, read_sheet_data
+from affray.rules.base import decode_sheet, read_sheet_data, suggestion
 from affray.rules.uesrpg import tables
 
 CHARACTERISTICS = ("STR", "END", "AGI", "INT", "WP", "PRC", "PRS", "LCK")
@@ -219,12 +219,13 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         if sp.type not in tables.MAGIC_TYPES:
             raise _fail(label, f"spells.{sp.name}.type", f"{sp.type!r} is not one of {', '.join(tables.MAGIC_TYPES)}")
         if sp.school not in sheet.skills:
-            raise _fail(label, f"spells.{sp.name}.school", f"no skill {sp.school!r} in [skills]")
+            raise _fail(label, f"spells.{sp.name}.school", f"no skill {sp.school!r} in [skills]{suggestion(sp.school, sheet.skills)}")
         _check_reach(label, f"spells.{sp.name}", sp)
     for st in sheet.styles:
         for item in st.weapons:
             if item.lower() not in names:
-                raise _fail(label, f"styles.{st.name}.weapons", f"{item!r} is not a weapon or shield of the sheet")
+                raise _fail(label, f"styles.{st.name}.weapons", f"{item!r} is not a weapon or shield of the sheet"
+                            + suggestion(item, [x.name for x in (*sheet.weapons, *sheet.shields)]))
     for loc, a in sheet.armour.items():
         if loc not in tables.LOCATION_NAMES:
             raise _fail(label, f"armour.{loc}", f"unknown location; use {', '.join(tables.LOCATION_NAMES)}")
