@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from affray.cli.common import UserError, handles_errors, options
+from affray.cli.common import UserError, echo, handles_errors, options
 
 
 def register(app: typer.Typer) -> None:
@@ -35,7 +35,12 @@ def register(app: typer.Typer) -> None:
         from affray.cli.show import open_event_store
         from affray.views.formats.jsonl import stream, renamed
 
+        from affray.cli.show import regular_file
+        from affray.commands.core import check_encounter_id
+
         name = "stdin" if file == "-" else file
+        if file != "-":
+            regular_file(file, "import file", "give a jsonl export file, or '-' to read one from stdin")
         try:
             fh = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
@@ -60,9 +65,10 @@ def register(app: typer.Typer) -> None:
             eid, rows = stream(lines(), name=name)
             target = eid
             if as_id:
-                target = as_id.strip()
-                if not target or any(ch.isspace() or not ch.isprintable() for ch in target):
-                    raise UserError(f"--as-id takes an id without spaces, got {as_id!r}")
+                target = check_encounter_id(as_id.strip(), what="--as-id", fix="choose another")
+            else:
+                check_encounter_id(eid, what=f"the encounter id in {name}", fix="store it under another with --as-id ID")
+            if as_id:
                 if target != eid:
                     rows = renamed(rows, eid, target)
             with open_event_store(opts.db) as store:
@@ -80,14 +86,14 @@ def register(app: typer.Typer) -> None:
                 fh.close()
         closed = seen["closed"]
         moved = f" as {target}" if target != eid else ""
-        typer.echo(f"Imported encounter {eid}{moved} ({count} events, {'closed' if closed else 'open'}) into {opts.db}.")
+        echo(f"Imported encounter {eid}{moved} ({count} events, {'closed' if closed else 'open'}) into {opts.db}.")
         if target != eid:
-            typer.echo(
+            echo(
                 f"The hash chain was computed anew for {target}; engine rolls stay derived from {eid}, "
                 "so 'verify --dice' cannot re-derive them under the new id."
             )
         if not closed:
-            typer.echo(
+            echo(
                 "The dice seed is not in the export (it is revealed on close): 'verify --dice' reports it missing, "
                 "and new rolls must be typed with --dice."
             )
