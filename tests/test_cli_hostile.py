@@ -211,9 +211,9 @@ def test_a_fifo_as_db_is_refused_at_once(cli, tmp_path, argv):
     assert str(fifo) in line
 
 
-@pytest.mark.parametrize("kind", ["directory", "device"])
-def test_a_directory_or_device_as_db_is_refused(cli, tmp_path, kind):
-    target = tmp_path if kind == "directory" else Path(os.devnull)
+@pytest.mark.parametrize("kind", ["folder", "device"])
+def test_a_folder_or_device_as_db_is_refused(cli, tmp_path, kind):
+    target = tmp_path if kind == "folder" else Path(os.devnull)
     assert_user_error(cli("state", db=target), "--db", kind)
     assert_user_error(cli("new", "Ford", db=target), "--db", kind)
 

@@ -29,7 +29,7 @@ def regular_file(path: str, what: str, fix: str) -> None:
     if stat.S_ISREG(mode):
         return
     kind = (
-        "a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
         else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
         else "not a regular file"
     )
