@@ -131,20 +131,13 @@ def open_store(opts: Options, *, must_exist: bool = True, readonly: bool = False
 
 
 def parse_mods(values) -> tuple:
-    """``--mod "-20:unstable ground"`` values as modifiers with reasons."""
+    """``--mod "-20:unstable ground"`` values as modifiers with reasons
+    (:func:`affray.commands.core.parse_modifiers`)."""
     if not values:
         return ()
-    from affray.events.core import Modifier
-    from affray.rules.d100 import parse_modifier
+    from affray.commands.core import parse_modifiers
 
-    mods = []
-    for text in values:
-        try:
-            value, reason = parse_modifier(text)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        mods.append(Modifier(value, reason))
-    return tuple(mods)
+    return parse_modifiers(values)
 
 
 def run(opts: Options, command, *, dice: str = "", quiet: bool = False, reroll: str = "", salt: str = ""):

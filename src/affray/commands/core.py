@@ -19,7 +19,9 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import State
+from affray.errors import UserError
 from affray.rules.base import Draft, RuleError
+from affray.rules.d100 import parse_modifier
 from affray.text import one_line
 
 
@@ -51,6 +53,25 @@ def check_encounter_id(eid: str, *, what: str = "encounter id", fix: str = "choo
             f"or digit); {fix}"
         )
     return eid
+
+
+def parse_modifiers(values) -> tuple[ev.Modifier, ...]:
+    """``"-20:unstable ground"`` texts (percent, then the reason; or
+    :class:`affray.events.core.Modifier` values, kept) as modifiers. A text
+    that is not ``VALUE:REASON`` (ASCII digits, -999 to +999) raises
+    :class:`affray.errors.UserError` (one line). The CLI's ``--mod`` and
+    :mod:`affray.api` read modifiers through it."""
+    mods = []
+    for value in values or ():
+        if isinstance(value, ev.Modifier):
+            mods.append(value)
+            continue
+        try:
+            number, reason = parse_modifier(value)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        mods.append(ev.Modifier(number, reason))
+    return tuple(mods)
 
 
 def slug(name: str) -> str:
