@@ -305,3 +305,19 @@ def test_verify_colours_its_verdict_only_when_wanted(fight, env, argv, styled):
     out = _on_a_terminal(["--db", str(fight.db), "verify", *argv], environ)
     line = next(l for l in out.split(b"\n") if b"OK: the log is intact." in l)
     assert (b"\x1b[32m" in line) is styled, line
+
+
+# --------------------------------------------------------------------------- #
+# Progress on long jobs: import (export, verify and audit had theirs)
+# --------------------------------------------------------------------------- #
+
+
+def test_import_shows_progress_on_a_terminal_only(fight, tmp_path):
+    jsonl = tmp_path / "fight.jsonl"
+    fight.ok("export", "--format", "jsonl", "--secret", "--out", jsonl)
+    environ = {"PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color"}
+    out = _on_a_terminal(["--db", str(tmp_path / "a.db"), "import", str(jsonl)], environ)
+    assert b"Importing" in out and b"Imported encounter ford" in out
+    proc = subprocess.run([*AFFRAY, "--db", str(tmp_path / "b.db"), "import", str(jsonl)], capture_output=True, env=environ)
+    assert proc.returncode == 0 and b"Importing" not in proc.stdout + proc.stderr
+    assert proc.stdout.startswith(b"Imported encounter ford")

@@ -12,7 +12,9 @@ stderr and the exit code.
 
 :func:`answer` takes a command line it fully understands: global options
 (``--db``, ``--encounter``/``-e``, ``--as``, as ``--opt VALUE`` or
-``--opt=VALUE``), a verb of the table, its arguments and its options
+``--opt=VALUE``, and the flag ``--no-color``; before the verb, or after it:
+:func:`hoist` moves them, as the Typer app does), a verb of the table, its
+arguments and its options
 (``--opt VALUE``, ``--opt=VALUE``, a flag, a repeated option, options
 between the arguments, as click allows). Anything else (``--help``, ``--``,
 an unknown verb or option, a missing or extra argument, a value that does

@@ -32,11 +32,10 @@ def register(app: typer.Typer) -> None:
         import os
         import sys
 
-        from affray.cli.show import open_event_store
-        from affray.views.formats.jsonl import stream, renamed
-
-        from affray.cli.show import regular_file
+        from affray.cli.show import open_event_store, regular_file
         from affray.commands.core import check_encounter_id
+        from affray.views.formats.jsonl import renamed, stream
+        from affray.views.progress import progress_bar
 
         name = "stdin" if file == "-" else file
         if file != "-":
@@ -53,10 +52,12 @@ def register(app: typer.Typer) -> None:
             except OSError as exc:
                 raise UserError(f"cannot read {file}: {exc.strerror or exc}; check the path") from None
 
-        def watched(rows):
-            for row in rows:
+        def watched(rows, tick):
+            for n, row in enumerate(rows, 1):
                 if row[2] == "encounter-closed":
                     seen["closed"] = True
+                if tick is not None and n % 256 == 0:
+                    tick(n)
                 yield row
 
         opts = options(ctx)
@@ -68,11 +69,12 @@ def register(app: typer.Typer) -> None:
                 target = check_encounter_id(as_id.strip(), what="--as-id", fix="choose another")
             else:
                 check_encounter_id(eid, what=f"the encounter id in {name}", fix="store it under another with --as-id ID")
-            if as_id:
-                if target != eid:
-                    rows = renamed(rows, eid, target)
-            with open_event_store(opts.db) as store:
-                count = store.import_records(target, watched(rows))
+            if as_id and target != eid:
+                rows = renamed(rows, eid, target)
+            # on a terminal, a bar over the file's lines (one event each); none for stdin
+            total = 0 if file == "-" else _lines_in(file)
+            with open_event_store(opts.db) as store, progress_bar(total, text_to_stdout=False, label="Importing") as bar:
+                count = store.import_records(target, watched(rows, bar.tick if total else None))
         except BaseException:
             if not existed:  # refused: leave no new file behind
                 for suffix in ("", "-wal", "-shm"):
@@ -97,3 +99,16 @@ def register(app: typer.Typer) -> None:
                 "The dice seed is not in the export (it is revealed on close): 'verify --dice' reports it missing, "
                 "and new rolls must be typed with --dice."
             )
+
+
+def _lines_in(path: str) -> int:
+    """How many lines the file ``path`` holds (0 when it cannot be read:
+    the import itself then says why)."""
+    count = 0
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                count += chunk.count(b"\n")
+    except OSError:
+        return 0
+    return count
