@@ -236,3 +236,17 @@ def test_import_refuses_a_fifo(cli, tmp_path):
     result = _within(20, lambda: cli("import", fifo))
     assert_user_error(result, "import file", "FIFO", "'-'")
     assert not cli.db.exists()
+
+
+def test_the_gm_rulings_print_hostile_text_inert(hostile):
+    for argv in (
+        ["set", "gorp", "hp", "chest", "2", "--reason", HOSTILE],
+        ["ruling", "critical_on=base", "--reason", HOSTILE],
+        ["out", "gorp", "fled", "--reason", HOSTILE],
+    ):
+        result = hostile.ok(*argv)
+        _assert_inert(result.stdout)
+    _assert_inert(hostile.ok("why", "gorp").stdout)
+    _assert_inert(assert_user_error(hostile("ruling", HOSTILE + "=x", "--reason", "r")))
+    _assert_inert(assert_user_error(hostile("ruling", "critical_on=" + HOSTILE, "--reason", "r")))
+    _assert_inert(hostile.ok("rulings").stdout)
