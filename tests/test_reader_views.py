@@ -155,7 +155,7 @@ def test_every_view_is_plain_sql_in_one_place(cli):
     cli.ok("new", "Ford")
     with closing(sqlite3.connect(cli.db)) as conn:
         made = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'").fetchall())
-    assert made == {name: f"CREATE VIEW {name} AS {sql.strip()}" for name, sql in READER_VIEWS.items()}
+    assert made == {name: f'CREATE VIEW "{name}" AS {sql.strip()}' for name, sql in READER_VIEWS.items()}
 
 
 # --------------------------------------------------------------------------- #

@@ -276,9 +276,10 @@ def _migrations(sqlite_utils, keys=None):  # noqa: ANN001 - the lazily imported 
         # The live timeline by default, status columns, *_all views with
         # every row, and combatants (issue 16, item 6): READER_VIEWS.
         for name in ("event_log", "dice_rolls", "damage", *reversed(READER_VIEWS)):
-            db.execute(f"DROP VIEW IF EXISTS {name}")
+            if name in db.view_names():
+                db.view(name).drop()
         for name, sql in READER_VIEWS.items():
-            db.execute(f"CREATE VIEW {name} AS {sql.strip()}")
+            db.create_view(name, sql.strip())
 
     return migrations
 
