@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from affray.cli.common import UserError, handles_errors
+from affray.cli.common import UserError, echo, handles_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -16,13 +16,19 @@ def register(app: typer.Typer) -> None:
 
     @group.command("check")
     @handles_errors
-    def check(files: list[str] = typer.Argument(..., metavar="FILE...", help="Table files (.toml, .yaml, .yml, .csv).")):
+    def check(
+        files: list[str] = typer.Argument(..., metavar="FILE...", help="Table files (.toml, .yaml, .yml, .csv)."),
+        json: bool = typer.Option(False, "--json", help='Machine-readable output: [{"file", "kind", "name", "rows", "columns", "source"}].'),
+    ):
         """Validate table files; one line each, exit 2 at the first bad one.
 
         Example: affray tables check my-tables/broadsword.csv
         """
+        from affray.cli.common import echo_json
         from affray.rules.rolemaster import tables
+        from affray.text import safe_line
 
+        checked = []
         for path in files:
             try:
                 t = tables.load_file(path)
@@ -31,7 +37,15 @@ def register(app: typer.Typer) -> None:
             missing = unresolved(t, path)
             if missing:
                 raise UserError(f"{path}: {missing}; put it beside the file or name an existing table")
-            typer.echo(f"OK: {path}: {describe(t)}")
+            if json:
+                checked.append({
+                    "file": path, "kind": type(t).__name__.replace("Table", "").lower(), "name": t.name,
+                    "rows": len(t.rows), "columns": list(getattr(t, "columns", ())), "source": t.source,
+                })
+            else:
+                echo(safe_line(f"OK: {path}: {describe(t)}"))
+        if json:
+            echo_json(checked)
 
     app.add_typer(group)
 

@@ -50,6 +50,9 @@ class Entry(msgspec.Struct):
     exchange: int = 0
     #: the same rolls as ``source``, one :func:`describe_roll` text each
     rolls: tuple[str, ...] = ()
+    #: the ``DiceRolled`` records behind ``rolls``, in the same order (for
+    #: structured rolls: ``affray log --json --dice``)
+    dice: tuple[Recorded, ...] = ()
 
 
 def _mods(mods: Iterable[ev.Modifier]) -> str:
@@ -503,6 +506,7 @@ def iter_entries(
         live = status == "live"
         out: list[Entry] = []
         held: list[str] = []  # rolls of this command not yet shown with an entry
+        held_recs: list[Recorded] = []  # their records
         for rec in batch:
             e = rec.event
             if isinstance(e, ev.EncounterOpened) and not system:
@@ -516,20 +520,25 @@ def iter_entries(
             if isinstance(e, ev.ExchangeEnded) and live:
                 exchange = 0
             rolls: tuple[str, ...] = ()
+            recs: tuple[Recorded, ...] = ()
             if isinstance(e, ev.DiceRolled):
                 described = describe_roll(e)
                 if not dice:
                     held.append(described)
+                    held_recs.append(rec)
                     continue
                 text = "roll: " + described
                 rolls = (described,)
+                recs = (rec,)
             else:
                 text = narrate(e, names, system)
             if not text:
                 continue
             if held:
                 rolls = tuple(held) + rolls
+                recs = tuple(held_recs) + recs
                 held.clear()
+                held_recs.clear()
             out.append(
                 Entry(
                     version=rec.version,
@@ -543,11 +552,13 @@ def iter_entries(
                     source="; ".join(rolls),
                     exchange=exchange,
                     rolls=rolls,
+                    dice=recs,
                 )
             )
         if held and out:
             last = out[-1]
             last.rolls += tuple(held)
+            last.dice += tuple(held_recs)
             last.source = "; ".join(last.rolls)
         yield from out
 
