@@ -34,7 +34,8 @@ from affray.rules.base import RuleError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "affray" / "examples"
 SYSTEMS = ("mrq1", "mythras", "rq3", "rolemaster", "uesrpg")
-SHEETS = sorted(p for p in EXAMPLES.glob("*/*") if p.suffix in (".toml", ".yaml", ".yml", ".json"))
+SHEETS = sorted(p for p in EXAMPLES.glob("*/*")
+                if p.parent.name in SYSTEMS and p.suffix in (".toml", ".yaml", ".yml", ".json"))
 
 
 def raw(path: Path) -> dict:
