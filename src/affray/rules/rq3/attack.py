@@ -59,6 +59,51 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
 #: ``solid-wall`` (a creature or free-standing object / a wall behind the
 #: target, for knockback).
 SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall")
+#: ``affray attack --situation KEY=N`` for missile attacks: ``range=N`` the
+#: distance to the target in metres (``affray attack --range N`` says the
+#: same), ``moving=N`` the moving-target penalty in percent the GM sets for
+#: the target's movement (seed 002 gives none; it doubles at point blank).
+VALUED = ("range", "moving")
+
+
+def valued_situations(situations: tuple[str, ...]) -> dict[str, int]:
+    """The ``KEY=N`` situations of :data:`VALUED` as ``{key: N}``; a
+    :class:`RuleError` for an unknown key or a value that is not a whole
+    number of at least 0."""
+    out: dict[str, int] = {}
+    for text in situations:
+        if "=" not in text:
+            continue
+        key, _, value = text.partition("=")
+        if key not in VALUED:
+            raise RuleError(f"unknown rq3 situation {text!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT")
+        if not value.isdigit():
+            raise RuleError(f"{key}= takes a whole number of {'metres' if key == 'range' else 'percent'} (0 or more), "
+                            f"not {value!r}; e.g. --situation {key}=20")
+        out[key] = int(value)
+    return out
+
+
+def range_band(w, metres: int, beyond: str = "refused") -> str:
+    """The range band of a missile at ``metres`` (seed 002 "PARRYING AND
+    DODGING MISSILE WEAPONS"): ``point-blank`` up to the weapon's point
+    blank (the sheet's ``point_blank``, else a tenth of its ``range``),
+    ``normal`` up to its ``range``, beyond it ``half`` (ruling
+    ``missile_beyond_range`` = half-to-double: up to twice the range at half
+    chance). A :class:`RuleError` when the sheet gives no range, or the
+    target is out of reach."""
+    if w.range <= 0:
+        raise RuleError(f"the sheet gives {w.name} no range; add range = METRES to the weapon, or drop --range")
+    blank = w.point_blank or w.range // 10
+    if metres <= blank:
+        return "point-blank"
+    if metres <= w.range:
+        return "normal"
+    if beyond == "half-to-double" and metres <= 2 * w.range:
+        return "half"
+    limit = 2 * w.range if beyond == "half-to-double" else w.range
+    raise RuleError(f"{w.name} reaches {limit} m (range {w.range} m, ruling missile_beyond_range = {beyond}); "
+                    f"the target at {metres} m is out of range: pass (affray act WHO pass) or move closer")
 
 
 def flags(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[str, ...]:
@@ -69,13 +114,31 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     a, t = state.combatants[attacker], state.combatants[target]
     w = core.weapon_of(a, d.weapon)
     out = []
-    if "point-blank" in situations or (d.kind == "missile" and _large_target(state, attacker, target)):
+    band = missile_band(state, attacker, d, situations)
+    if band == "point-blank" or (d.kind == "missile" and _large_target(state, attacker, target)):
         out.append("point-blank")
     high = "high-ground" in situations or "high-ground-locations" in situations or (a.has("mounted") and not t.has("mounted"))
     if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
         out.append("high-ground")
     out += [x for x in ("wall", "solid-wall") if x in situations]
     return tuple(out)
+
+
+def missile_band(state: State, attacker: str, d: core.Declared, situations: tuple[str, ...]) -> str:
+    """The range band of a declared missile attack: ``point-blank`` when
+    the GM says so, else from ``range=N`` (:func:`range_band`); ``normal``
+    when no range is given; ``""`` for a melee attack."""
+    if d.kind != "missile":
+        return ""
+    metres = valued_situations(situations).get("range")
+    if metres is None:
+        return "point-blank" if "point-blank" in situations else "normal"
+    w = core.weapon_of(state.combatants[attacker], d.weapon)
+    band = range_band(w, metres, core.rulings_of(state).missile_beyond_range)
+    if "point-blank" in situations and band != "point-blank":
+        raise RuleError(f"{metres} m is beyond {w.name}'s point blank ({w.point_blank or w.range // 10} m); "
+                        "drop --situation point-blank or give the right range")
+    return band
 
 
 def _large_target(state: State, attacker: str, target: str) -> bool:
@@ -101,6 +164,18 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
     if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
         factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
+    band = missile_band(state, attacker, d, situations)
+    if band == "half":
+        factor = (factor[0], factor[1] * 2)  # ruling missile_beyond_range: beyond the range, half
+    moving = valued_situations(situations).get("moving", 0)
+    if moving:
+        if _large_target(state, attacker, target):
+            # seed 002 "DODGING BY LARGE CREATURES": no doubling when the larger creature moves
+            mods.append(ev.Modifier(-moving, "moving target"))
+        elif band == "point-blank":
+            mods.append(ev.Modifier(-2 * moving, "moving target, doubled at point blank"))  # seed 002
+        else:
+            mods.append(ev.Modifier(-moving, "moving target"))
     if core.bonus(a):
         mods.append(ev.Modifier(core.bonus(a), "terrain used to advantage"))
     if ("high-ground" in situations or "high-ground-locations" in situations
@@ -133,9 +208,13 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         raise RuleError(f"{a.name} declared an attack with {d.weapon}, not {command.weapon}; "
                         "only a declared action can be taken (seed 002 'ALTERING STATEMENT OF INTENT')")
     w = core.weapon_of(a, d.weapon)
-    unknown = [x for x in command.situations if x not in SITUATIONS]
+    unknown = [x for x in command.situations if x not in SITUATIONS and "=" not in x]
     if unknown:
-        raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}")
+        raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT")
+    valued = valued_situations(command.situations)
+    if valued and d.kind != "missile":
+        raise RuleError(f"{', '.join(k + '=' for k in valued)} belong to missile attacks; "
+                        f"{a.name}'s {w.name} attack is a melee attack: drop them")
     if d.kind == "attack":
         if target not in a.engaged:
             raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")

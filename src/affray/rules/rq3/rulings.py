@@ -54,6 +54,8 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     swordbreaking_option: Literal["disarm"] = "disarm"
     parry_damages_weapon: Literal["excess-over-ap"] = "excess-over-ap"
     parry_source: Literal["opponent"] = "opponent"
+    missile_beyond_range: Literal["refused", "half-to-double"] = "refused"
+    moving_target: Literal["gm-penalty"] = "gm-penalty"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -117,6 +119,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "parry_source": ("opponent", "a Parry declared against a source covers every weapon of that opponent (a creature with "
                      "several sources declares several parries)", f"{SEED} '4. Parry' (a source is 'a single weapon used by a "
                      "single opponent'); our simplification"),
+    "missile_beyond_range": ("refused", "a missile attack beyond the weapon's range is refused; half-to-double: up to "
+                             "twice the range at half chance", f"{SEED} gives point blank (a tenth of the range) and "
+                             "normal range only; our ruling"),
+    "moving_target": ("gm-penalty", "the GM gives the moving-target penalty (--situation moving=N, percent); the "
+                      "engine doubles it at point blank, not against a creature three times the shooter's SIZ",
+                      f"{SEED} 'PARRYING AND DODGING MISSILE WEAPONS', 'DODGING BY LARGE CREATURES' (no base penalties given)"),
 }
 
 
