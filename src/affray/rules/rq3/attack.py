@@ -274,6 +274,12 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                              auto="sure" if level == "critical" else "")
         s = draft.state
     options = defence_options(s, target, attacker)
+    if attacking_limb(s, attacker, target, d):
+        # seed 002 "DODGING BY LARGE CREATURES": no dodge for the limb it attacks with
+        options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
+        options = () if options == ("none",) else options
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="attacking limb",
+                                      detail=f"{t.name} cannot dodge a blow at the limb it attacks {a.name} with"))
     if options:
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=target, verb="react", kind="react", options=options, exchange=n,
@@ -282,6 +288,28 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                    f"{' | '.join(_describe(s, target, attacker, o) for o in options)} (affray react {target} OPTION)"),)))
         return
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
+
+
+def attacking_limb(state: State, attacker: str, target: str, d: core.Declared) -> bool:
+    """Whether ``target`` cannot dodge ``d`` (seed 002 "DODGING BY LARGE
+    CREATURES": "A large giant kicking or punching a human will not be able
+    to dodge an attack directed at the attacking arm or leg", for "a creature
+    [with] at least three times the SIZ of its opponent"): ``d`` is aimed
+    (Aimed Shot or @Aimed Blow) at a limb with which ``target`` declared a
+    natural-weapon attack on ``attacker`` this round (the weapon's ``limb``
+    on the sheet). A weapon that keeps it out of reach leaves the dodge."""
+    where = core.base_mode(d.mode)[2]
+    if not where or d.kind != "attack":
+        return False
+    if not _large_target(state, attacker, target):
+        return False
+    t = state.combatants[target]
+    for own in core.declared(t):
+        if own.kind == "attack" and not own.abort and own.target in ("", attacker):
+            w = core.weapon_of(t, own.weapon)
+            if w.kind == "unarmed" and w.limb == where:
+                return True
+    return False
 
 
 def _tactic_note(mode: str, level: str, skill: int) -> str:
