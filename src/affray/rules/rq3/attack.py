@@ -219,7 +219,7 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         if target not in a.engaged:
             raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")
         dist = core.reach(a, target)
-        at_weapon = d.mode in ("break", "disarm", "disarm-dex")  # seed 002: "could only attack the longer weapon"
+        at_weapon = d.mode in ("break", "disarm", "disarm-dex", "@entangle/weapon")  # seed 002: "could only attack the longer weapon"
         if core.engagement_range(w.length) < dist and not at_weapon:
             raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")

@@ -361,11 +361,13 @@ def weapon_ap(c: Combatant, w: Weapon) -> int:
 
 
 def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = False, parry_weapon: str = "",
-                parry_level: str = "", tactic: str = "", free_dodge: bool = False) -> ev.PendingStep:
+                parry_level: str = "", tactic: str = "", free_dodge: bool = False,
+                tactic_option: str = "") -> ev.PendingStep:
     """The attacker's damage roll after a hit of ``level`` (success,
     special, critical or maximum), with what a parry stopped: ``block``
     points (the parrying weapon's AP), ``block_all`` (a critical parry),
-    the ``parry_weapon``, its ``parry_level`` and ``tactic``. Dice, in
+    the ``parry_weapon``, its ``parry_level`` and ``tactic`` (and the
+    declared ``tactic_option``: ``damage`` for @Swordbreaking). Dice, in
     order: the d20 hit location (1D10+10 from high ground), the weapon's
     dice (twice for an impaling special), the damage modifier's dice."""
     x = state.exchange
@@ -392,7 +394,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     if free_dodge:
         dice.append(ev.DiceNeed(f"@Weave: {state.combatants[x.target].name}'s free dodge", "1D100", by=x.target))
     chosen = mode == "aimed" or (mode == "@aimed-blow" and level in ("special", "critical"))
-    if mode != "break" and not (chosen and aimed_at):
+    at_weapon = mode == "break" or (mode == "@entangle" and aimed_at == "weapon")
+    if not at_weapon and not (chosen and aimed_at):
         dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                                 by=x.attacker))
     if mode not in ("slam",):
@@ -403,9 +406,17 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
         dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
     t = state.combatants[x.target]
-    if tactic == "@swordbreaking" and parry_level == "special":
-        dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
-    if tactic == "@swordbreaking" and parry_level in ("special", "critical"):
+    breaker = tactic == "@swordbreaking" and parry_level in ("special", "critical") and bool(parry_weapon)
+    if breaker and tactic_option == "damage":
+        # seed 002 "@Swordbreaking": the swordbreaker's damage plus damage bonus to the caught weapon's AP
+        pw = weapon_of(t, parry_weapon)
+        dice.append(ev.DiceNeed(f"@Swordbreaking: {pw.name} damages the {x.weapon}", pw.damage, by=x.target))
+        tdb = derived(t).damage_modifier
+        if tdb.lstrip("+-"):
+            dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name}'s damage modifier", tdb.lstrip("+-"), by=x.target))
+    elif breaker:
+        if parry_level == "special":
+            dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
         dice.append(ev.DiceNeed("where the caught weapon lands (1D3-1 m)", "1D3", by=x.target))
     if tactic == "@active" and parry_level == "special" and parry_weapon:
         pw = weapon_of(t, parry_weapon)
@@ -413,6 +424,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
             dice.append(ev.DiceNeed(f"@Active Parry: {pw.name} strikes the {x.weapon}", pw.damage, by=x.target))
     if mode == "@entangle" and level in ("special", "critical"):
         dice.append(ev.DiceNeed(f"@Entangle: {a.name} STR against {t.name} STR", "1D100", by=x.attacker))
+        if aimed_at == "weapon":
+            dice.append(ev.DiceNeed("where the entangled weapon lands (1D6-1 m)", "1D6", by=x.attacker))
     if mode == "slam" and level == "critical":
         dice.append(ev.DiceNeed(f"DEX x1: {t.name} stays standing", "1D100", by=x.target))
         dice.append(ev.DiceNeed(f"DEX x1: {t.name} keeps hold of what it holds", "1D100", by=x.target))
@@ -421,6 +434,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         data["location"] = aimed_at
     if parry_weapon:
         data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
+    if tactic_option:
+        data["tactic-option"] = tactic_option
     return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
                           prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
 

@@ -7,7 +7,9 @@
 ``KIND:FIELD:FIELD...`` with KIND from the seed's list of nine:
 
 - ``attack:TARGET:WEAPON:MODE`` (MODE slash, crush, impale, or a tactic:
-  aimed, slam, bash, disarm, break, @entangle, @feint, @flurry, @aimed-blow)
+  aimed, slam, bash, disarm, break, @entangle, @feint, @flurry, @aimed-blow;
+  ``@entangle:weapon`` entangles the foe's weapon; a parry
+  ``@swordbreaking:damage`` damages a caught weapon instead of disarming)
 - ``missile:TARGET:WEAPON[:aimed]``
 - ``cast:SPELL:MP[:ready|divine][+enhance]`` (``enhance``: the spell
   enhances the declared attack, which then comes at the later SR)
@@ -99,6 +101,9 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             raise RuleError(f"{mode} is a grapple: attack:TARGET:Grapple:{mode}")
         if mode.startswith("@"):
             _tactic_ok(c, w, mode, "attack")
+            if mode == "@entangle" and len(rest) > 3 and rest[3].lower() == "weapon":
+                # seed 002 "@Entangle": "entangles the hit location struck or the weapon attacked"
+                return kind, tgt, w.name, "@entangle/weapon"
         elif mode not in MODES + ATTACK_TACTICS + ("disarm-dex",):
             raise RuleError(f"unknown mode {mode!r}; modes: {', '.join(w.modes)}; tactics: {', '.join(ATTACK_TACTICS)}")
         elif mode in MODES and mode not in w.modes:
@@ -132,6 +137,12 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             return kind, tgt, w.name, "cover/" + "+".join(where)
         if tactic != "standard":
             _tactic_ok(c, w, tactic, "parry")
+        option = rest[3].lower() if len(rest) > 3 and rest[3] else ""
+        if option and not (tactic == "@swordbreaking" and option in ("disarm", "damage")):
+            raise RuleError(f"{tactic} takes no option {option!r}; only @swordbreaking takes :disarm or :damage")
+        if option == "damage":
+            # seed 002 "@Swordbreaking": "or to damage the attacking weapon", chosen in the Statement of Intent
+            return kind, tgt, w.name, "@swordbreaking/damage"
         return kind, tgt, w.name, tactic
     if kind == "dodge":
         tgt = target(0)

@@ -56,6 +56,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     parry_source: Literal["opponent"] = "opponent"
     missile_beyond_range: Literal["refused", "half-to-double"] = "refused"
     moving_target: Literal["gm-penalty"] = "gm-penalty"
+    entangle_two_hands: Literal["attacked-weapon", "attacking-weapon"] = "attacked-weapon"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -112,8 +113,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                       "resistance roll", f"{SEED} 'Disarm'; our ruling"),
     "break_target": ("parrying-or-first-ready", "Break Weapon strikes the weapon that parries it, else the first ready one",
                      f"{SEED} 'Break Weapon'; our ruling"),
-    "swordbreaking_option": ("disarm", "a special @Swordbreaking parry always tries the disarm (STR vs STR, x1.5 for a 2H "
-                             "weapon); damaging the caught weapon is not offered yet", f"{SEED} '@Swordbreaking'; our ruling"),
+    "swordbreaking_option": ("disarm", "a @Swordbreaking parry disarms (STR vs STR, x1.5 for a 2H weapon) unless the "
+                             "parry was declared parry:FOE:WEAPON:@swordbreaking:damage (the option is chosen in the "
+                             "Statement of Intent)", f"{SEED} '@Swordbreaking', 'COMBAT OPTIONS'; our ruling on when it is chosen"),
     "parry_damages_weapon": ("excess-over-ap", "a bladed parry against a failed attack rolls the parrying weapon's damage; "
                              "what exceeds the attacking weapon's AP comes off it", f"{SEED} 'Standard Parry' (no amount given); our ruling"),
     "parry_source": ("opponent", "a Parry declared against a source covers every weapon of that opponent (a creature with "
@@ -125,6 +127,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "moving_target": ("gm-penalty", "the GM gives the moving-target penalty (--situation moving=N, percent); the "
                       "engine doubles it at point blank, not against a creature three times the shooter's SIZ",
                       f"{SEED} 'PARRYING AND DODGING MISSILE WEAPONS', 'DODGING BY LARGE CREATURES' (no base penalties given)"),
+    "entangle_two_hands": ("attacked-weapon", "an entangled weapon held in two hands gives its wielder STR x1.5 against "
+                           "the pull (as Disarm and @Swordbreaking); attacking-weapon: the seed's words, x1.5 when the "
+                           "entangling weapon is held in two hands", f"{SEED} '@Entangle' ('if the attacking weapon was "
+                           "held in both hands'); our ruling"),
 }
 
 
