@@ -114,7 +114,7 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     a, t = state.combatants[attacker], state.combatants[target]
     w = core.weapon_of(a, d.weapon)
     out = []
-    band = missile_band(state, attacker, d, situations)
+    band = missile_band(state, attacker, d, situations, target)
     if band == "point-blank" or (d.kind == "missile" and _large_target(state, attacker, target)):
         out.append("point-blank")
     high = "high-ground" in situations or "high-ground-locations" in situations or (a.has("mounted") and not t.has("mounted"))
@@ -124,13 +124,16 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     return tuple(out)
 
 
-def missile_band(state: State, attacker: str, d: core.Declared, situations: tuple[str, ...]) -> str:
-    """The range band of a declared missile attack: ``point-blank`` when
-    the GM says so, else from ``range=N`` (:func:`range_band`); ``normal``
-    when no range is given; ``""`` for a melee attack."""
+def missile_band(state: State, attacker: str, d: core.Declared, situations: tuple[str, ...], target: str = "") -> str:
+    """The range band of a declared missile attack: from ``range=N``, else
+    from the hex map when both stand on it (:func:`range_band`);
+    ``point-blank`` when the GM says so; ``normal`` when no range is known;
+    ``""`` for a melee attack."""
     if d.kind != "missile":
         return ""
     metres = valued_situations(situations).get("range")
+    if metres is None and target and core.weapon_of(state.combatants[attacker], d.weapon).range > 0:
+        metres = core.distance_between(state, attacker, target)  # on the hex map
     if metres is None:
         return "point-blank" if "point-blank" in situations else "normal"
     w = core.weapon_of(state.combatants[attacker], d.weapon)
@@ -164,7 +167,7 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
     if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
         factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
-    band = missile_band(state, attacker, d, situations)
+    band = missile_band(state, attacker, d, situations, target)
     if band == "half":
         factor = (factor[0], factor[1] * 2)  # ruling missile_beyond_range: beyond the range, half
     moving = valued_situations(situations).get("moving", 0)

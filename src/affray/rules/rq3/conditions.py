@@ -41,6 +41,8 @@ CATALOGUE: dict[str, str] = {
     "high-ground": "stands half again higher than its foe: 1D10+10 locations, +10% (seed 002 'HIGH GROUND')",
     "lance-charge": "an all-out lance charge this round: the mount's damage bonus, the lance before shorter weapons (seed 002 'Lance charge')",
     "mounted": "on a mount: high ground against footmen, 2H hacking weapons at 3/4 (seed 002 'MOUNTED')",
+    "position": "where the figure stands on the 1 m hex map and which hex side it faces (seed 002 'MOVE'; DESIGN.md positions)",
+    "map-move": "this round's movement on the hex map: thirds taken, metres used and allowed (seed 002 'MOVEMENT INITIATIVE', 'MOVE')",
     "spell-carried": "a spell longer than 10 SR carried over to the next round (seed 002 'Cast Spell')",
 }
 

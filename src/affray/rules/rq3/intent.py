@@ -23,7 +23,9 @@ weapons with ``+`` (``attack:vasana:Claw+Bite``). Empty fields
 (``attack::Broadsword``) are chosen later (the target at the
 SR, the source at or before the attack). A Draw Weapon or Miscellaneous
 Action beyond the type's allowance gives up a move phase (seed 002: "either
-move phase [may] be sacrificed"). ``brace`` braces against knockback.
+move phase [may] be sacrificed"). ``brace`` braces against knockback;
+``mobility=N`` adds a Mobility spell's N m to each Move Phase;
+``concentrate`` (on an active spell) limits movement to a third.
 
 ``affray act WHO "abort SLOT [defensive parry:SOURCE:WEAPON | defensive
 dodge:SOURCE | movement]"`` aborts an unused declared action; one special
@@ -302,6 +304,18 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     moves = core.TYPES[kind]
     rest = [w for w in words[1:] if w.lower() != "brace"]
     brace = len(rest) != len(words) - 1
+    mobility, concentrate = 0, 0
+    for w in list(rest):
+        low = w.lower()
+        if low.startswith("mobility="):
+            value = low.split("=", 1)[1]
+            if not value.isdigit():
+                raise RuleError(f"mobility= takes the spell's metres per Move Phase, a whole number, not {value!r}")
+            mobility = int(value)  # seed 002 "MOVE": Mobility adds to the total movement in each Move Phase
+            rest.remove(w)
+        elif low == "concentrate":
+            concentrate = 1  # seed 002 "MOVE": concentrating on an active spell, 1/3 movement
+            rest.remove(w)
     drawn: set[str] = set()
     groups = [parse_group(draft, handle, w, drawn) for w in rest]
     check_sources(c, groups)
@@ -337,8 +351,12 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     sacrificed = max(0, extra)
     draft.emit(rev.IntentDeclared(handle=handle, round=state.round, moves=moves,
                                   actions=tuple(d.text for d in declared), brace=brace))
-    core.condition(draft, handle, "intent", effects={"moves": moves, "aborted": 0, "brace": int(brace),
-                                                     "sacrificed": sacrificed},
+    effects = {"moves": moves, "aborted": 0, "brace": int(brace), "sacrificed": sacrificed}
+    if mobility:
+        effects["mobility"] = mobility
+    if concentrate:
+        effects["concentrate"] = 1
+    core.condition(draft, handle, "intent", effects=effects,
                    note=core.TYPE_NAMES[moves] + ("; braced" if brace else ""))
     if brace:
         core.condition(draft, handle, "braced", note="braced against knockback")

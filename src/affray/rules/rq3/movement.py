@@ -36,8 +36,8 @@ from affray.rules.rq3 import core
 PURPOSES = ("close", "open", "disengage", "pass")
 
 
-def _moved(draft: Draft, handle: str, note: str) -> None:
-    core.condition(draft, handle, "moved", note=note)
+def _moved(draft: Draft, handle: str, note: str, *, freed: bool = False) -> None:
+    core.finish_move(draft, handle, note, freed=freed)
     draft.hand_over()
 
 
@@ -87,6 +87,9 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     other = _foe(draft, handle, words, verb)
     o = state.combatants[other]
     if verb == "engage":
+        if core.on_map(state):
+            raise RuleError("on the hex map engagement comes from where figures stand: move DIR... into "
+                            f"{o.name}'s reach (affray act {handle} move e ne ...)")
         if other in c.engaged:
             raise RuleError(f"{c.name} is already engaged with {o.name}; move close, open or disengage")
         metres = core.engagement_range(core.longest_declared_weapon(o))
@@ -156,7 +159,8 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
             draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
             core.expire(draft, mover, f"reach:{against}", "disengaged")
             core.expire(draft, against, f"reach:{mover}", "disengaged")
-    _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}")
+    _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}",
+           freed=won and purpose in ("disengage", "pass"))
 
 
 def post_move(draft: Draft, handle: str, words: list[str]) -> None:

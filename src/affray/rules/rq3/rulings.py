@@ -57,6 +57,10 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     missile_beyond_range: Literal["refused", "half-to-double"] = "refused"
     moving_target: Literal["gm-penalty"] = "gm-penalty"
     entangle_two_hands: Literal["attacked-weapon", "attacking-weapon"] = "attacked-weapon"
+    map_thirds: Literal["always"] = "always"
+    hex_rear_step: Literal["backwards"] = "backwards"
+    third_move: Literal["of-declared-move"] = "of-declared-move"
+    post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -131,6 +135,19 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                            "the pull (as Disarm and @Swordbreaking); attacking-weapon: the seed's words, x1.5 when the "
                            "entangling weapon is held in two hands", f"{SEED} '@Entangle' ('if the attacking weapon was "
                            "held in both hands'); our ruling"),
+    "map_thirds": ("always", "on the hex map every Move Phase goes in three alternating thirds in movement initiative "
+                   "order (move done ends one's move early); the GM need not judge when foes 'could conceivably reach "
+                   "each other'", f"{SEED} 'MOVEMENT INITIATIVE'; our ruling"),
+    "hex_rear_step": ("backwards", "a step into one of the three rear hexes (behind or to the rear sides) is backwards "
+                      "movement: 2 m, facing kept; a step to a front side hex shifts the facing one side for free",
+                      f"{SEED} 'MOVE' (hex map, backwards at half speed); our ruling on the rear sides"),
+    "third_move": ("of-declared-move", "a third of the declared movement (rate x moves), rounded down, at least 1 m, "
+                   "for one who begins the Move Phase engaged, reloads or concentrates; Mobility is added after",
+                   f"{SEED} 'MOVE' ('1/3 ... (1 to 3 meters for humans)'); our ruling on rounding"),
+    "post_move_engagement": ("end-in-zone", "in the Post Melee Move no move is stopped or contested; a figure that ends "
+                             "its move in a foe's engagement zone (or the foe in its) is engaged for the next round, "
+                             "and one that ends beyond its fighting distance is no longer engaged",
+                             f"{SEED} '4) POST MELEE MOVE PHASE'; our ruling"),
 }
 
 

@@ -50,8 +50,9 @@ def start(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} declared {declared} move{'s' if declared > 1 else ''}, not {moves}")
     tests = {"clear": 0, "restricted": max(0, moves - 1), "difficult": moves, "very-difficult": moves,
              "body": 1, "bodies": 1}[kind]
+    then = "act:map-move" if core.on_map(state) else "act:move"
     if tests == 0:
-        draft.then("act:move", who=handle, words=rest)
+        draft.then(then, who=handle, words=rest or (["done"] if then == "act:map-move" else []))
         return
     _step(draft, handle, kind, tests, " ".join(rest))
 
@@ -101,7 +102,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         return
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(who=handle, verb="act", kind="move", options=("stay",),
                                                      prompt=f"{c.name} moves on: {words}"),)))
-    draft.then("act:move", who=handle, words=words.split())
+    draft.then("act:map-move" if core.on_map(draft.state) else "act:move", who=handle, words=words.split())
 
 
 def after_fall(draft: Draft, handle: str) -> None:
