@@ -72,11 +72,12 @@ def valued_situations(situations: tuple[str, ...]) -> dict[str, int]:
     number of at least 0."""
     out: dict[str, int] = {}
     for text in situations:
-        if "=" not in text:
+        if "=" not in text or text.startswith("into="):
             continue
         key, _, value = text.partition("=")
         if key not in VALUED:
-            raise RuleError(f"unknown rq3 situation {text!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT")
+            raise RuleError(f"unknown rq3 situation {text!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT, "
+                           "into=WHO")
         if not value.isdigit():
             raise RuleError(f"{key}= takes a whole number of {'metres' if key == 'range' else 'percent'} (0 or more), "
                             f"not {value!r}; e.g. --situation {key}=20")
@@ -121,7 +122,25 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
         out.append("high-ground")
     out += [x for x in ("wall", "solid-wall") if x in situations]
+    into = behind(state, attacker, target, situations)
+    if into:
+        out.append(f"into={into}")
     return tuple(out)
+
+
+def behind(state: State, attacker: str, target: str, situations: tuple[str, ...]) -> str:
+    """The combatant ``--situation into=WHO`` puts behind the target (seed
+    002 "KNOCKBACK INTO SMALL OBJECTS, PEOPLE AND SOLID OBJECTS"), or "";
+    a :class:`RuleError` for an unknown one, the attacker or the target."""
+    text = next((x for x in situations if x.startswith("into=")), "")
+    if not text:
+        return ""
+    who = find_combatant(state, text.split("=", 1)[1])
+    if who in (attacker, target):
+        raise RuleError(f"into= names the creature behind {state.combatants[target].name}: not the attacker or the target")
+    if "wall" in situations or "solid-wall" in situations:
+        raise RuleError("a knockback hits one thing behind the target: give into=WHO or wall/solid-wall, not both")
+    return who
 
 
 def missile_band(state: State, attacker: str, d: core.Declared, situations: tuple[str, ...], target: str = "") -> str:
