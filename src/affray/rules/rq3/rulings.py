@@ -61,6 +61,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     hex_rear_step: Literal["backwards"] = "backwards"
     third_move: Literal["of-declared-move"] = "of-declared-move"
     post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
+    jump_terrain: Literal["one-roll-same-results"] = "one-roll-same-results"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -148,6 +149,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                              "its move in a foe's engagement zone (or the foe in its) is engaged for the next round, "
                              "and one that ends beyond its fighting distance is no longer engaged",
                              f"{SEED} '4) POST MELEE MOVE PHASE'; our ruling"),
+    "jump_terrain": ("one-roll-same-results", "over=jump|acrobatics: one Jump or Acrobatics roll clears a narrow "
+                     "feature of any tested terrain (bodies too), with the terrain table's fumble, failure, special and "
+                     "critical results", f"{SEED} 'Jump or Acrobatics skill can be used ...'; our ruling on the results"),
 }
 
 
