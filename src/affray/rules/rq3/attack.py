@@ -36,7 +36,8 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
         return ()
     out = []
     ds = [d for d in core.declared(t) if not d.abort]
-    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker) and not d.mode.startswith("cover/")]
+    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker) and not d.mode.startswith("cover/")
+               and not any(x.name == "weapon-immobilised" and x.id.endswith(f":{d.weapon}") for x in t.conditions)]
     dodges = [d for d in ds if d.kind == "dodge" and (d.target in ("", attacker) or len([x for x in ds if x.kind == "dodge"]) == 2)]
     if parries:
         out.append("parry")
@@ -63,7 +64,7 @@ SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "so
 #: distance to the target in metres (``affray attack --range N`` says the
 #: same), ``moving=N`` the moving-target penalty in percent the GM sets for
 #: the target's movement (seed 002 gives none; it doubles at point blank).
-VALUED = ("range", "moving")
+VALUED = ("range", "moving", "height")
 
 
 def valued_situations(situations: tuple[str, ...]) -> dict[str, int]:
@@ -125,6 +126,9 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     into = behind(state, attacker, target, situations)
     if into:
         out.append(f"into={into}")
+    height = valued_situations(situations).get("height", 0)
+    if height:
+        out.append(f"height={height}")
     return tuple(out)
 
 
@@ -234,6 +238,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if unknown:
         raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT")
     valued = valued_situations(command.situations)
+    if "height" in valued and d.mode != "throw":
+        raise RuleError("height= is for a grapple throw (attack:FOE:Grapple:throw): the drop in metres")
+    valued.pop("height", None)
     if valued and d.kind != "missile":
         raise RuleError(f"{', '.join(k + '=' for k in valued)} belong to missile attacks; "
                         f"{a.name}'s {w.name} attack is a melee attack: drop them")
@@ -247,6 +254,8 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
         raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
+    if any(x.name == "weapon-immobilised" and x.id.endswith(f":{w.name}") for x in a.conditions):
+        raise RuleError(f"{a.name}'s {w.name} is held immobilised in a grapple (seed 002 'GRAPPLING'); affray act {attacker} pass")
     base, mods, factor = _skill(state, attacker, target, d, command.situations)
     if d.mode in ("throw", "damage"):
         mods.append(ev.Modifier(10 if d.mode == "throw" else -10, f"grapple: {d.mode}"))  # seed 002 "GRAPPLING"

@@ -96,6 +96,11 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             holding = any(x.name == "grappling" and x.id.endswith(f":{tgt}") for x in c.conditions) if tgt else False
             if mode in ("immobilise", "throw", "damage") and not holding:
                 raise RuleError(f"{c.name} holds no location of {tgt or 'that foe'}: grapple first (seed 002 'GRAPPLING')")
+            weapon_held = any(x.name == "grappling" and x.id.endswith(f":{tgt}") and x.effects.get("weapon-held")
+                              for x in c.conditions) if tgt else False
+            if mode == "damage" and weapon_held:
+                raise RuleError(f"{c.name} holds a weapon or shield of {tgt}, not a location: immobilise it or throw "
+                                "the foe (seed 002 'GRAPPLING')")
             if mode == "break-free" and not c.has("immobilised"):
                 raise RuleError(f"{c.name} is not immobilised; nothing to break free from")
             return kind, tgt, w.name, mode

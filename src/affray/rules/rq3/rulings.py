@@ -62,6 +62,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     third_move: Literal["of-declared-move"] = "of-declared-move"
     post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
     jump_terrain: Literal["one-roll-same-results"] = "one-roll-same-results"
+    throw_height: Literal["1d6-per-3m"] = "1d6-per-3m"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -152,6 +153,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "jump_terrain": ("one-roll-same-results", "over=jump|acrobatics: one Jump or Acrobatics roll clears a narrow "
                      "feature of any tested terrain (bodies too), with the terrain table's fumble, failure, special and "
                      "critical results", f"{SEED} 'Jump or Acrobatics skill can be used ...'; our ruling on the results"),
+    "throw_height": ("1d6-per-3m", "a grapple throw from a height (--situation height=METRES) adds 1D6 for every full 3 m "
+                     "of the drop, halved with the rest by DEX x1, Acrobatics/2 or Breakfall",
+                     f"{SEED} 'GRAPPLING' ('more if the fall is from a greater height', no amount given); our ruling"),
 }
 
 
