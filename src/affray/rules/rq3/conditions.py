@@ -36,6 +36,7 @@ CATALOGUE: dict[str, str] = {
     "grappling": "holds a location of a foe (seed 002 'GRAPPLING')",
     "immobilised": "immobilised in a grapple: helpless until freed (seed 002 'GRAPPLING')",
     "weapon-immobilised": "a weapon or shield held immobilised in a grapple: it cannot attack or parry (seed 002 'GRAPPLING')",
+    "protective-spell": "a protective spell in force: AP on every location, ignored by a critical, half against grapple damage (seed 002 'CRITICAL HITS', 'GRAPPLING')",
     "entangled": "a location or weapon entangled by a flexible weapon (seed 002 '@Entangle')",
     "feinted": "a feint lowers this defender's parry and dodge against the feinter (seed 002 '@Feint')",
     "free-attack": "a riposte or counter: a free attack at the next SR (seed 002 '@Riposte', '@Counter')",

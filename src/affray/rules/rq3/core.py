@@ -318,6 +318,13 @@ def expire(draft: Draft, handle: str, condition_id: str, reason: str) -> None:
         draft.emit(ev.ConditionExpired(handle=handle, condition_id=condition_id, reason=reason))
 
 
+def spell_ap(c: Combatant) -> int:
+    """Armour points protective spells give ``c`` on every location (the
+    ``protective-spell`` conditions the GM set; seed 002 "CRITICAL HITS",
+    "GRAPPLING")."""
+    return c.effect("spell-ap")
+
+
 def bonus(c: Combatant) -> int:
     """Percent added to attacks and defences this round by conditions
     (terrain used to advantage)."""

@@ -129,6 +129,12 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     crush_special = special and mode == "crush"
     ignore = critical or (mode in ("@feint", "@flurry") and level == "critical")
     armour = 0 if ignore else _armour(t, location, crush_special=crush_special)
+    spell = core.spell_ap(t)
+    if spell and not ignore:
+        armour += spell
+        notes.append(f"protective spells +{spell} AP")
+    elif spell:
+        notes.append("critical: protective spells ignored too")  # seed 002 "CRITICAL HITS"
     if kind == "missile" and not ignore:
         cover = _cover(t, x.attacker, location)
         if cover:

@@ -134,9 +134,11 @@ def follow(draft: Draft, step: ev.PendingStep) -> None:
     amount = draft.roll("1D4", "grapple damage", by=a.handle).total + _db(draft, a, step)
     location = held.location if held and held.location else "chest"
     amount = max(0, amount)
-    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=0,
-                              final=amount, note="grapple damage: armour has no effect"))
-    draft.then("wounds", target=t.handle, location=location, final=amount)
+    spell = min(amount, core.spell_ap(t) // 2)  # seed 002: "Protective spells have half value"
+    note = "grapple damage: armour has no effect" + (f"; protective spells at half: {spell}" if spell else "")
+    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=spell,
+                              final=amount - spell, note=note))
+    draft.then("wounds", target=t.handle, location=location, final=amount - spell)
     draft.then("grapple:end")
 
 

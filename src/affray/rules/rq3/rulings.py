@@ -63,6 +63,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
     jump_terrain: Literal["one-roll-same-results"] = "one-roll-same-results"
     throw_height: Literal["1d6-per-3m"] = "1d6-per-3m"
+    protective_spells: Literal["gm-given-ap"] = "gm-given-ap"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -156,6 +157,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "throw_height": ("1d6-per-3m", "a grapple throw from a height (--situation height=METRES) adds 1D6 for every full 3 m "
                      "of the drop, halved with the rest by DEX x1, Acrobatics/2 or Breakfall",
                      f"{SEED} 'GRAPPLING' ('more if the fall is from a greater height', no amount given); our ruling"),
+    "protective_spells": ("gm-given-ap", "the GM gives a protective spell's AP (act WHO protect AP SPELL): it adds on every "
+                          "location, a critical ignores it, grapple damage meets half of it, a throw's armour at half "
+                          "leaves it out", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
 }
 
 
