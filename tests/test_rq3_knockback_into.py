@@ -99,3 +99,18 @@ def test_knockback_on_the_map_stops_at_a_figure_and_hits_it():
     t(ROLL, "10,20,1,3,10,2,4")  # DEX x4 = 64: stays; against Kesh: stays; Kesh stays
     assert core.position(t.state.combatants["vasana"])[:2] == (3, 0)
     assert [d.target for d in t.events(ev.DamageDealt)][-2:] == ["vasana", "kesh"]
+
+
+def test_pass_a_figure_knocked_aside_in_the_post_melee_move():
+    """Seed 002 "MOVE": one "can knock the intervening character down or
+    aside in the Melee phase, and then continue his or her movement in the
+    Post Melee Move Phase"; "4) POST MELEE MOVE PHASE": no passing through
+    another figure otherwise."""
+    t = _on_map("6,0")
+    _blow(t)
+    t(ROLL, "12,3,3,1")
+    t(ROLL, "10")  # Vasana stays up at 3,0, knocked aside by Gorakh
+    assert t.state.pending[0].kind == "end-round"
+    t.refused(cmd.TakeAction(who="kesh", action="move w w w"), "cannot pass through another")
+    t.act("gorakh", "move e e e e")  # through Vasana's hex to 4,0
+    assert core.position(t.state.combatants["gorakh"])[:2] == (4, 0)

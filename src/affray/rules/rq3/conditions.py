@@ -37,6 +37,7 @@ CATALOGUE: dict[str, str] = {
     "immobilised": "immobilised in a grapple: helpless until freed (seed 002 'GRAPPLING')",
     "weapon-immobilised": "a weapon or shield held immobilised in a grapple: it cannot attack or parry (seed 002 'GRAPPLING')",
     "protective-spell": "a protective spell in force: AP on every location, ignored by a critical, half against grapple damage (seed 002 'CRITICAL HITS', 'GRAPPLING')",
+    "knocked-aside": "knocked back by the handle in the id this round: it may pass through this figure's hex in the Post Melee Move (seed 002 'MOVE')",
     "entangled": "a location or weapon entangled by a flexible weapon (seed 002 '@Entangle')",
     "feinted": "a feint lowers this defender's parry and dodge against the feinter (seed 002 '@Feint')",
     "free-attack": "a riposte or counter: a free attack at the next SR (seed 002 '@Riposte', '@Counter')",

@@ -33,8 +33,9 @@ are hexes (axial ``Q,R``, 1 m apart) with a facing (``e``, ``ne``, ``nw``,
   those engaged with it.
 - ``affray act WHO move DIR...`` in the Post Melee Move: the declared
   movement again (one category more after a Movement Abort), no
-  engagement rules, through a prone figure's hex but not a standing one's
-  (ruling ``post_move_engagement`` for where it ends).
+  engagement rules, through a prone figure's hex, or one the mover knocked
+  aside in the Melee Phase, but not another standing one's (ruling
+  ``post_move_engagement`` for where it ends).
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ def _walk(state, c, pos: tuple[int, int, int], tokens: list[str], *, post: bool)
         else:
             cost = 2  # backwards (ruling hex_rear_step): "To move 1 meter backwards take two meters"
         other = core.occupant(state, (nq, nr), but=c.handle)
-        if other is not None and not (post and other.stance != "standing"):
+        aside = post and any(x.id == f"knocked-aside:{c.handle}" for x in other.conditions) if other is not None else False
+        if other is not None and not (post and other.stance != "standing") and not aside:
             raise RuleError(f"{other.name} stands in hex {nq},{nr}: a figure cannot pass through another "
                             f"(seed 002 'MOVE'); go round, or knock it aside in the Melee Phase")
         q, r = nq, nr
