@@ -222,3 +222,15 @@ def test_missile_range_from_the_map():
     t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "30")
     t(cmd.ChooseReaction(defender="gorakh", reaction="dodge"), "50")
     assert t.events(ev.SkillTested)[-1].base == 25 // 5
+
+
+def test_terrain_tests_then_the_hex_path():
+    """Seed 002 "COMBAT MOVEMENT IN UNRELIABLE TERRAIN" on the map: the
+    tests come first, then the figure walks its path."""
+    t = _placed()
+    _round(t, "intent triple", "intent triple")
+    t.act("vasana", "move e e terrain=difficult moves=1")
+    assert t.state.pending[0].kind == "terrain"
+    t(ROLL, "50")  # DEX 16 x5 = 80: a success
+    assert _pos(t, "vasana")[:2] == (2, 0)
+    assert t.state.pending[0].who == "gorakh"
