@@ -234,3 +234,28 @@ def test_terrain_tests_then_the_hex_path():
     t(ROLL, "50")  # DEX 16 x5 = 80: a success
     assert _pos(t, "vasana")[:2] == (2, 0)
     assert t.state.pending[0].who == "gorakh"
+
+
+def test_winning_a_contest_frees_the_move():
+    """Seed 002 "MOVE": one who begins the Move Phase engaged moves a third
+    "unless he or she succeeds in a contest of Maneuver skill. In that case,
+    the character can move normally": after the won contest the full
+    allowance (a single move: 3 m) is back."""
+    t = _placed(vasana="3,0 facing=e", gorakh="5,0 facing=w")
+    _round(t, "intent triple", "intent double attack:gorakh:Broadsword")
+    t.act("vasana", "move e")
+    t.act("gorakh", "move done")
+    t.act("vasana", "move done")
+    t.act("vasana", "pass")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent single attack:vasana:Maul parry:vasana:Maul")
+    t.act("vasana", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
+    assert core.map_move(t.state.combatants["vasana"]).effects["allow"] == 1
+    t.act("vasana", "move disengage gorakh")
+    t(ROLL, "10,90")
+    v = t.state.combatants["vasana"]
+    assert "gorakh" not in v.engaged and core.map_move(v).effects["allow"] == 3
+    t.act("gorakh", "move done")
+    t.act("vasana", "move w")  # backwards, 2 m: back into the Maul's 2 m reach, engaged again there
+    v = t.state.combatants["vasana"]
+    assert _pos(t, "vasana")[:2] == (3, 0) and core.reach(v, "gorakh") == 2

@@ -211,7 +211,7 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
             if i + 1 < len(path):
                 stopped += f" (the rest of the path, {' '.join(path[i + 1:])}, is not walked)"
             break
-    for h, metres in _own_reach(draft.state, draft.state.combatants[handle], (q, r), facing):
+    for h, metres in _own_reach(draft.state, draft.state.combatants[handle], (q, r), facing) if spent else ():
         draft.emit(ev.EngagementChanged(a=handle, b=h, engaged=True))
         draft.emit(*core.reach_events(draft, handle, h, metres))
     last = taken + 1 >= 3 or done or used + spent >= allow
