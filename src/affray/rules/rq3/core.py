@@ -635,9 +635,27 @@ def occupant(state: State, hexes: tuple[int, int], but: str = "") -> Combatant |
     fallen body, crossed as terrain), other than ``but``."""
     for c in state.combatants.values():
         p = position(c)
-        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active":
+        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active" and not paired(state, c.handle, but):
             return c
     return None
+
+
+def mount_of(c: Combatant) -> str:
+    """The handle of the mount ``c`` rides, or ""."""
+    return next((x.id.split(":", 1)[1] for x in c.conditions if x.name == "mounted"), "")
+
+
+def riders_of(state: State, handle: str) -> list[str]:
+    """Who rides ``handle``."""
+    return [c.handle for c in state.combatants.values() if mount_of(c) == handle]
+
+
+def paired(state: State, a: str, b: str) -> bool:
+    """Whether ``a`` rides ``b`` or ``b`` rides ``a`` (they share a hex on
+    the map)."""
+    if not a or not b or a not in state.combatants or b not in state.combatants:
+        return False
+    return mount_of(state.combatants[a]) == b or mount_of(state.combatants[b]) == a
 
 
 def distance_between(state: State, a: str, b: str) -> int | None:
@@ -668,15 +686,17 @@ def reloading(c: Combatant) -> bool:
     return False
 
 
-def allowance(c: Combatant, moves: int, *, engaged_at_start: bool) -> tuple[int, str]:
+def allowance(c: Combatant, moves: int, *, engaged_at_start: bool, rate: int = 0) -> tuple[int, str]:
     """Metres ``c`` may move in one Move (or Post Melee Move) Phase, and why
     it is limited (seed 002 "MOVE"): the movement rate times the declared
     moves (ruling ``movement_allowance``: per Move Phase); a third of it
     (ruling ``third_move``: rounded down, at least 1) when it begins the
     phase engaged, reloads a missile weapon or concentrates on a spell;
-    Mobility adds to the total ("not to one's basic movement")."""
+    Mobility adds to the total ("not to one's basic movement"). ``rate``
+    replaces the sheet's movement rate (a rider moves at its mount's:
+    ruling ``mounted_map``)."""
     intent = intent_of(c)
-    full = sheet_of(c).move * moves
+    full = (rate or sheet_of(c).move) * moves
     why = ""
     if reloading(c):
         why = "reloading a missile weapon"
@@ -689,6 +709,25 @@ def allowance(c: Combatant, moves: int, *, engaged_at_start: bool) -> tuple[int,
     return metres + mobility, why
 
 
+def carry_mount(draft: Draft, handle: str, q: int, r: int, facing: int, spent: int, why: str) -> None:
+    """The mount of a rider who moved goes with it, to the same hex and
+    facing (ruling ``mounted_map``)."""
+    m = mount_of(draft.state.combatants[handle])
+    if not m or position(draft.state.combatants[m]) is None:
+        return
+    name = draft.state.combatants[handle].name
+    if position(draft.state.combatants[m]) != (q, r, facing):
+        draft.emit(place_event(draft, m, q, r, facing, f"carries {name}"))
+    if spent:
+        draft.emit(ev.CombatantMoved(handle=m, distance=float(spent), reason=f"{why}: carries {name}"))
+
+
+def mount_rate(state: State, c: Combatant) -> int:
+    """The movement rate of the mount ``c`` rides (0 when on foot)."""
+    m = mount_of(c)
+    return sheet_of(state.combatants[m]).move if m in state.combatants else 0
+
+
 def open_map_phase(draft: Draft) -> None:
     """Open the Move Phase on the map: each fighter's allowance, fixed as
     the phase begins (seed 002: "A character who begins the Move Phase
@@ -698,7 +737,7 @@ def open_map_phase(draft: Draft) -> None:
             continue
         intent = intent_of(c)
         moves = intent.effects.get("moves", 1) if intent is not None else 1
-        metres, why = allowance(c, moves, engaged_at_start=bool(c.engaged))
+        metres, why = allowance(c, moves, engaged_at_start=bool(c.engaged), rate=mount_rate(draft.state, c))
         condition(draft, c.handle, "map-move",
                   effects={"allow": metres, "used": 0, "pass": 0,
                            "limited-by-engagement": int(why == "began the Move Phase engaged")},
@@ -717,7 +756,8 @@ def finish_move(draft: Draft, handle: str, note: str, *, freed: bool = False) ->
         effects = dict(mm.effects, **{"pass": taken})
         if freed and effects.get("limited-by-engagement"):
             intent = intent_of(c)
-            full, _ = allowance(c, intent.effects.get("moves", 1) if intent is not None else 1, engaged_at_start=False)
+            full, _ = allowance(c, intent.effects.get("moves", 1) if intent is not None else 1, engaged_at_start=False,
+                                rate=mount_rate(draft.state, c))
             effects.update({"allow": full, "limited-by-engagement": 0})
         condition(draft, handle, "map-move", effects=effects,
                   note=f"{effects.get('used', 0)} of {effects.get('allow', 0)} m after third {taken}: {note}")

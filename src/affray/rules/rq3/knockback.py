@@ -129,6 +129,7 @@ def _knocked(draft: Draft, target: str, m: int, points: int, threshold: int, end
     here = core.position(draft.state.combatants[target])
     if end is not None and here is not None and end != here[:2]:
         draft.emit(core.place_event(draft, target, end[0], end[1], here[2], "knocked back"))
+        core.carry_mount(draft, target, end[0], end[1], here[2], 0, "knockback")  # the pair is pushed together
     if here is not None and x is not None:
         # seed 002 "MOVE": the mover "can knock the intervening character down or aside in the Melee phase, and
         # then continue his or her movement in the Post Melee Move Phase"

@@ -182,6 +182,7 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     path, final, done = _split(words)
     if path and c.stance != "standing":
         raise RuleError(f"{c.name} is {c.stance}; move stand first (seed 002 'FALLEN CHARACTERS')")
+    _not_carrying(state, c, path)
     allow, used, taken = mm.effects.get("allow", 0), mm.effects.get("used", 0), mm.effects.get("pass", 0)
     cap = math.ceil(allow * (taken + 1) / 3)  # ruling map_thirds: a third of the allowance each time round
     q, r, facing = pos
@@ -229,12 +230,23 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     if spent:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Move Phase"
                                      + (f": engaged by {stopped}" if stopped else "")))
+    core.carry_mount(draft, handle, q, r, facing, spent, "Move Phase")
     core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=used + spent, **{"pass": taken + 1}),
                    note=f"{used + spent} of {allow} m after third {taken + 1}")
     if last:
         core.condition(draft, handle, "moved", note=f"moved {used + spent} m on the map"
                        + (f"; engaged by {stopped}" if stopped else ""))
     draft.hand_over()
+
+
+def _not_carrying(state, c, path: list[str]) -> None:
+    """A mount carrying a rider does not walk on its own: the rider moves
+    the pair (ruling ``mounted_map``)."""
+    riders = core.riders_of(state, c.handle)
+    if path and riders:
+        r = state.combatants[riders[0]]
+        raise RuleError(f"{c.name} carries {r.name}: the rider moves the pair (affray act {r.handle} move ...); "
+                        f"{c.name} may move done")
 
 
 def _why(mm) -> str:
@@ -258,10 +270,11 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} is {c.stance} and cannot move; act {handle} stand if it may (seed 002 'FALLEN CHARACTERS')")
     intent = core.intent_of(c)
     moves = intent.effects.get("post-moves", intent.effects.get("moves", 1)) if intent is not None else 1
-    allow, why = core.allowance(c, moves, engaged_at_start=False)
+    allow, why = core.allowance(c, moves, engaged_at_start=False, rate=core.mount_rate(state, c))
     mm = core.map_move(c)
     used = mm.effects.get("post-used", 0) if mm is not None else 0
     path, final, done = _split(words)
+    _not_carrying(state, c, path)
     q, r, facing = pos
     spent = 0
     for nq, nr, nf, cost, token in _walk(state, c, pos, path, post=True):
@@ -279,6 +292,7 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
     draft.emit(core.place_event(draft, handle, q, r, facing, "Post Melee Move"))
     if spent:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Post Melee Move"))
+    core.carry_mount(draft, handle, q, r, facing, spent, "Post Melee Move")
     effects = dict(mm.effects) if mm is not None else {}
     effects["post-used"] = used + spent
     core.condition(draft, handle, "map-move", effects=effects, note=f"{used + spent} of {allow} m in the Post Melee Move")

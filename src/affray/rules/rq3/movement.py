@@ -193,6 +193,34 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
         draft.emit(*core.reach_events(draft, handle, other, 1))
 
 
+def _charge_on_map(draft: Draft, handle: str, other: str) -> None:
+    """On the hex map the charger rides to the free hex next to the foe
+    nearest to it, facing the foe, within its Move Phase allowance (seed 002
+    "Lance charge": "moving adjacent to the figure it is attacking,
+    regardless of" its weapon; ruling ``mounted_map``). Nothing off the map."""
+    state = draft.state
+    c, o = state.combatants[handle], state.combatants[other]
+    here, there = core.position(c), core.position(o)
+    mm = core.map_move(c)
+    if here is None or there is None or mm is None:
+        return
+    free = [core.neighbour(*there[:2], k) for k in range(6)]
+    free = [h for h in free if core.occupant(state, h, but=handle) is None]
+    if not free:
+        raise RuleError(f"no free hex next to {o.name} to charge into")
+    to = min(free, key=lambda h: (core.hex_distance(here[:2], h), h))
+    cost = core.hex_distance(here[:2], to)
+    left = mm.effects.get("allow", 0) - mm.effects.get("used", 0)
+    if cost > left:
+        raise RuleError(f"{c.name} has {left} m of movement left; {o.name}'s side is {cost} m away")
+    facing = (min(range(6), key=lambda k: core.bearing(to, k, there[:2])))
+    draft.emit(core.place_event(draft, handle, to[0], to[1], facing, "lance charge"))
+    draft.emit(ev.CombatantMoved(handle=handle, distance=float(cost), reason=f"lance charge at {o.name}"))
+    core.carry_mount(draft, handle, to[0], to[1], facing, cost, "lance charge")
+    core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=mm.effects.get("used", 0) + cost),
+                   note=f"{mm.effects.get('used', 0) + cost} of {mm.effects.get('allow', 0)} m: lance charge")
+
+
 def _lance_charge(draft: Draft, handle: str, words: list[str]) -> None:
     """``move charge FOE``: an all-out lance charge (seed 002 "Lance
     charge"): a mounted rider who declared a lance attack on FOE moves
@@ -207,6 +235,7 @@ def _lance_charge(draft: Draft, handle: str, words: list[str]) -> None:
                   and core.is_lance(core.weapon_of(c, d.weapon))), None)
     if lance is None:
         raise RuleError(f"{c.name} declared no lance attack on {state.combatants[other].name}; a charge needs one")
+    _charge_on_map(draft, handle, other)
     if other not in c.engaged:
         draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
     draft.emit(*core.reach_events(draft, handle, other, 1))

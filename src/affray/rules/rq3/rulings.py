@@ -64,6 +64,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     jump_terrain: Literal["one-roll-same-results"] = "one-roll-same-results"
     throw_height: Literal["1d6-per-3m"] = "1d6-per-3m"
     protective_spells: Literal["gm-given-ap"] = "gm-given-ap"
+    mounted_map: Literal["rider-moves-pair"] = "rider-moves-pair"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -160,6 +161,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "protective_spells": ("gm-given-ap", "the GM gives a protective spell's AP (act WHO protect AP SPELL): it adds on every "
                           "location, a critical ignores it, grapple damage meets half of it, a throw's armour at half "
                           "leaves it out", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+    "mounted_map": ("rider-moves-pair", "on the hex map a rider and its mount share a hex; the rider moves the pair at "
+                    "the mount's movement rate times the rider's declared moves, the mount going along; a mount "
+                    "carrying a rider does not walk on its own", f"{SEED} 'Lance charge', 'MOVE' (silent on mounted "
+                    "movement); our ruling"),
 }
 
 
