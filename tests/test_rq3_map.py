@@ -259,3 +259,25 @@ def test_winning_a_contest_frees_the_move():
     t.act("vasana", "move w")  # backwards, 2 m: back into the Maul's 2 m reach, engaged again there
     v = t.state.combatants["vasana"]
     assert _pos(t, "vasana")[:2] == (3, 0) and core.reach(v, "gorakh") == 2
+
+
+def test_close_and_open_move_the_figure_on_the_map():
+    """Seed 002 "MANEUVER SKILL": a won contest "allows the winner to close
+    with his or her opponent" (on the map: into the hex beside it), and "A
+    character that is already closed can move back to a normal range"."""
+    t = _placed(vasana="1,0 facing=e", gorakh="5,0 facing=w")
+    _round(t, "intent double attack:vasana:Maul", "intent double attack:gorakh:Broadsword")
+    t.act("vasana", "move e e")  # engaged at 2 m, at 3,0
+    t.act("gorakh", "move done")
+    t.act("vasana", "move close gorakh")
+    t(ROLL, "10,90")
+    assert _pos(t, "vasana")[:2] == (4, 0) and core.reach(t.state.combatants["vasana"], "gorakh") == 1
+    t.act("vasana", "move done")
+    while t.state.pending[0].kind == "strike":
+        t.act(t.state.pending[0].who, "pass")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double attack:vasana:Maul")
+    t.act("vasana", "intent double attack:gorakh:Broadsword")
+    t.act("vasana", "move open gorakh")
+    t(ROLL, "10,90")
+    assert core.distance_between(t.state, "vasana", "gorakh") == 2

@@ -722,6 +722,34 @@ def carry_mount(draft: Draft, handle: str, q: int, r: int, facing: int, spent: i
         draft.emit(ev.CombatantMoved(handle=m, distance=float(spent), reason=f"{why}: carries {name}"))
 
 
+def step_to(draft: Draft, handle: str, foe: str, metres: int, why: str) -> None:
+    """On the hex map, put ``handle`` (and its mount) in the free hex
+    ``metres`` from ``foe`` nearest to where it stands, facing the foe, and
+    count the hexes crossed against its movement; nothing off the map or
+    when no such hex is free."""
+    state = draft.state
+    c, o = state.combatants[handle], state.combatants[foe]
+    here, there = position(c), position(o)
+    if here is None or there is None or hex_distance(here[:2], there[:2]) == metres:
+        return
+    ring = [(there[0] + dq, there[1] + dr) for dq in range(-metres, metres + 1) for dr in range(-metres, metres + 1)
+            if hex_distance((0, 0), (dq, dr)) == metres]
+    free = [h for h in ring if occupant(state, h, but=handle) is None]
+    if not free:
+        return
+    to = min(free, key=lambda h: (hex_distance(here[:2], h), h))
+    cost = hex_distance(here[:2], to)
+    facing = min(range(6), key=lambda k: bearing(to, k, there[:2]))
+    draft.emit(place_event(draft, handle, to[0], to[1], facing, why))
+    draft.emit(ev.CombatantMoved(handle=handle, distance=float(cost), reason=why))
+    carry_mount(draft, handle, to[0], to[1], facing, cost, why)
+    mm = map_move(draft.state.combatants[handle])
+    if mm is not None:
+        used = mm.effects.get("used", 0) + cost
+        condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
+                  note=f"{used} of {mm.effects.get('allow', 0)} m: {why}")
+
+
 def mount_rate(state: State, c: Combatant) -> int:
     """The movement rate of the mount ``c`` rides (0 when on foot)."""
     m = mount_of(c)

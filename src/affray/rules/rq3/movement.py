@@ -152,9 +152,11 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
     if won:
         if purpose == "close":
             draft.emit(*core.reach_events(draft, mover, against, 1))
+            core.step_to(draft, mover, against, 1, f"closes with {o.name}")  # on the hex map: beside the foe
         elif purpose == "open":
             longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
             draft.emit(*core.reach_events(draft, mover, against, longer))
+            core.step_to(draft, mover, against, longer, f"opens to {longer} m from {o.name}")
         elif purpose in ("disengage", "pass"):
             draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
             core.expire(draft, mover, f"reach:{against}", "disengaged")
