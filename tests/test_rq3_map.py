@@ -206,6 +206,7 @@ def test_post_melee_move_passes_a_prone_figure_and_leaves_engagement():
     assert t.state.pending[0].kind == "end-round"
     t.refused(cmd.TakeAction(who="vasana", action="move e"), "cannot pass through another")
     t(cmd.TakeAction(who="gorakh", action="place 5,0"))
+    t.refused(cmd.TakeAction(who="vasana", action="withdraw gorakh"), "a hex path there")
     t.act("vasana", "move w w")
     assert "gorakh" not in t.state.combatants["vasana"].engaged
 

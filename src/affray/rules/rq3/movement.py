@@ -177,6 +177,9 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} cannot move now")
     if c.has("braced"):
         raise RuleError(f"{c.name} braced this round and cannot move in the Post Melee Move (seed 002)")
+    if core.position(c) is not None:
+        raise RuleError(f"{c.name} stands on the hex map: the Post Melee Move is a hex path there "
+                        f"(affray act {handle} move DIR ...)")
     verb = words[0].lower()
     other = _foe(draft, handle, words, verb)
     o = state.combatants[other]
