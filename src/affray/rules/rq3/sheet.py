@@ -95,6 +95,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     tactics: list[str] = []
     min_str: int = 0
     min_dex: int = 0
+    limb: str = ""
 
 
 class Piece(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -189,6 +190,9 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
         for m in w.modes:
             if m not in MODES:
                 raise SheetError(f"{label}: weapon {w.name!r} has mode {m!r}; use slash, crush or impale")
+        if w.limb and w.limb not in {loc.name for loc in tables.locations()}:
+            raise SheetError(f"{label}: weapon {w.name!r} strikes with limb {w.limb!r}; use a location such as "
+                             "right arm or left leg")
         for t in w.tactics:
             if t not in ALL_TRAINED:
                 raise SheetError(f"{label}: weapon {w.name!r} lists tactic {t!r}; trained tactics are {', '.join(ALL_TRAINED)}")
