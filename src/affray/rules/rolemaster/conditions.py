@@ -33,6 +33,7 @@ CATALOGUE: dict[str, str] = {
     "no-actions": "Surprised / Confused, Failure: can perform no further actions this round (seed 000)",
     "unaware": "does not know it is in combat: loses the Quickness part of DB (rules-reference.md A5)",
     "unconscious": "out of the fight (hits gone, or a critical)",
+    "dying": "hits past the death threshold: the soul departs in five minutes (60 rounds) unless healed above it (RMH 'Death'; ruling death_delay)",
     "attacked": "attacked someone this round (melee engagement, seed 000 'Melee'; no parry after attacking, ruling parry_after_attack)",
 }
 

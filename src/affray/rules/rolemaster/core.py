@@ -353,12 +353,68 @@ def lose_round(draft: Draft, handle: str, why: str) -> None:
         draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", amount=c.combat_actions, reason=why))
 
 
+#: Rounds of 5 seconds in "five minutes" (RMH "Death"; a round is five
+#: seconds, RMH tactical-activity-tracking).
+SOUL_DEPARTS_ROUNDS = 60
+
+
+def death_limit(state: State, c: Combatant) -> tuple[int, str] | None:
+    """``(limit, source)``: ``c`` dies once its hits fall below ``-limit``
+    (RMH ``injury-death-healing.md`` "Death": "negative hits greater than
+    his Body Development skill bonus", a +67 dies at -68), by ruling
+    ``death_at``: the ``body_development`` skill (the Constitution value
+    when the sheet lists none), the Constitution value, or None (``off``)."""
+    how = rulings_of(state).death_at
+    if how == "off":
+        return None
+    s = sheet_of(c)
+    if how == "body-development" and "body_development" in s.skills:
+        return s.skill("body_development"), "Body Development"
+    return s.stats.constitution.value, "Constitution"
+
+
 def check_down(draft: Draft, handle: str) -> None:
-    """A combatant whose hits are all gone falls unconscious (our ruling:
-    the seed gives no hits rule; RMSS drops a character at 0 hits)."""
-    c = draft.state.combatants[handle]
-    if c.status == "active" and c.location("body").hp <= 0:
+    """Hits and their thresholds (RMH ``injury-death-healing.md``): at 0
+    hits or less the combatant falls unconscious ("Unconsciousness"); below
+    ``-limit`` (:func:`death_limit`) it dies, at once or after five minutes
+    (ruling ``death_delay``: a ``dying`` condition of 60 rounds)."""
+    state = draft.state
+    c = state.combatants[handle]
+    hp = c.location("body").hp
+    if c.status == "active" and hp <= 0:
         draft.emit(ev.StatusChanged(handle=handle, status="unconscious", reason="no hits left"))
+    limit = death_limit(state, c)
+    c = draft.state.combatants[handle]
+    if c.status == "dead" or limit is None or hp >= -limit[0] or c.has("dying"):
+        return
+    why = f"{hp} hits, past -{limit[0]} ({limit[1]})"
+    if rulings_of(state).death_delay == "at-once":
+        draft.emit(ev.StatusChanged(handle=handle, status="dead", reason=why))
+        return
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "dying", cause=draft.next_version, round=state.round, step=state.step, ends="rounds",
+        count=SOUL_DEPARTS_ROUNDS, effects={"dying": 1},
+        note=f"{why}: dies in five minutes ({SOUL_DEPARTS_ROUNDS} rounds) unless healed")))
+
+
+def dying_upkeep(draft: Draft, handle: str, round_no: int) -> None:
+    """End of round for a ``dying`` combatant (RMH "Death"): healed back
+    to ``-limit`` hits or better, it lives; else one round of the five
+    minutes passes, and at the last the combatant dies."""
+    c = draft.state.combatants[handle]
+    cond = next((k for k in c.conditions if k.name == "dying"), None)
+    if cond is None or c.status == "dead":
+        return
+    limit = death_limit(draft.state, c)
+    if limit is None or c.location("body").hp >= -limit[0]:
+        draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="healed in time: no longer dying"))
+        return
+    left = cond.ends.count - 1
+    if left > 0:
+        draft.emit(ev.ConditionApplied(handle=handle, condition=replace(cond, ends=ev.ConditionEnd(kind="rounds", count=left))))
+        return
+    draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"end of round {round_no}"))
+    draft.emit(ev.StatusChanged(handle=handle, status="dead", reason="the soul departed (five minutes past the death threshold)"))
 
 
 # --------------------------------------------------------------------------- #

@@ -111,6 +111,21 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A static-maneuver table of the campaign's for Perception, orientation
     and a table-less Dodge; empty: the bands of rules-reference.md A8."""
 
+    death_at: Literal["body-development", "constitution", "off"] = "body-development"
+    """When hits below 0 kill (RMH ``injury-death-healing.md``, "Death": a
+    character dies on reaching negative hits greater than his Body
+    Development skill bonus, ``skills.body_development``; a sheet without
+    it uses its Constitution value). ``constitution``: negative hits
+    greater than the Constitution value (our reading of RMSS); ``off``:
+    never from hits (the GM rules it). 0 hits or less is unconscious in
+    every case (RMH "Unconsciousness")."""
+
+    death_delay: Literal["five-minutes", "at-once"] = "five-minutes"
+    """"The soul will depart the body in five minutes" (RMH "Death"): a
+    combatant past the death threshold is ``dying`` for 60 rounds of 5
+    seconds and dies at the end of the last unless healed back above it
+    (``five-minutes``), or dies at once (``at-once``)."""
+
     tables: str = ""
     """A folder of the campaign's own tables, searched before a sheet's
     ``tables`` folder and the shipped INVENTED samples (issue 13: "a
@@ -156,6 +171,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
+    "death_at": ("body-development", "dead below -(Body Development bonus) hits, -(Constitution), or off",
+                 "RMH injury-death-healing 'Death'; our ruling"),
+    "death_delay": ("five-minutes", "past the death threshold: dying for 60 rounds unless healed, or dead at once",
+                    "RMH injury-death-healing 'Death'"),
     "tables": ("", "folder of the campaign's own tables (searched first)", "issue 13; README 'Rolemaster rules'"),
 }
 

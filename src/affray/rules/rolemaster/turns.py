@@ -17,7 +17,7 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
-    check_down, fighters, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
+    check_down, dying_upkeep, fighters, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
 )
 
 #: Conditions that end with the round.
@@ -172,10 +172,11 @@ def end_round(draft: Draft, command=None) -> None:
     disengage(draft)
     for c in list(draft.state.combatants.values()):
         bleed = c.effect("bleed")
-        if bleed and c.status == "active":
+        if bleed and c.status in ("active", "unconscious"):  # the unconscious bleed on (RMH upkeep)
             draft.emit(ev.DamageDealt(exchange=0, target=c.handle, location="body", rolled=bleed, reduced=0, armour=0,
                                       final=bleed, note="bleeding"))
             check_down(draft, c.handle)
+        dying_upkeep(draft, c.handle, state.round)
         wear_off(draft, c.handle, state.round)
         for cond in draft.state.combatants[c.handle].conditions:
             if cond.name in ROUND_BOUND or cond.ends.kind == "round-end":
