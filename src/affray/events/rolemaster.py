@@ -22,7 +22,7 @@ class AttackLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-attack-lo
     its file's ``table_sha256``; the ``row`` it read (``row_low`` ..
     ``row_high``, ``read`` the total as read, capped at the table's top),
     the ``column`` (the target's armour type) and the ``cell`` as written;
-    ``hits``, ``severity`` (A-E or "") and ``crit_type`` (a letter or "").
+    ``hits``, ``severity`` (A-F or "") and ``crit_type`` (a letter or "").
     When ``fumble`` is set the attack ended at step 2 and nothing else is
     filled in."""
 
@@ -69,6 +69,19 @@ class CriticalLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-critica
     row_high: int
     text: str
     effects: dict[str, int] = {}
+
+
+class CriticalSplit(Event, frozen=True, kw_only=True, tag="rolemaster-critical-split"):
+    """An ``F`` critical on a critical ``table`` without an F column, read
+    as the ``parts`` severities in order (``("E", "C")``: an E critical
+    plus a C critical, rules-reference.md A11 after RMC; ruling
+    ``severity_f``); a :class:`CriticalLookedUp` follows for each part."""
+
+    exchange: int
+    target: str
+    table: str
+    severity: str = "F"
+    parts: tuple[str, ...] = ()
 
 
 class FumbleLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-fumble-looked-up"):

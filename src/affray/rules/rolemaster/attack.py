@@ -168,11 +168,14 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
         core.check_down(draft, t.handle)
     if cell.severity and draft.state.combatants[t.handle].status != "dead":
         crit_table = table.criticals[crit_type]
+        parts = core.critical_parts(state, a, crit_table, cell.severity)
+        dice = tuple(ev.DiceNeed(f"{a.name}: critical roll (closed)" + (f", {p} part" if p != cell.severity else ""),
+                                 "1D100", by=a.handle) for p in parts)
+        split = f" (an {' + '.join(parts)})" if parts != (cell.severity,) else ""
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=a.handle, verb="roll", kind="critical", exchange=x.id,
-            prompt=f"{a.name}: roll the {cell.severity} critical ({crit_type}) on {crit_table} against {t.name}",
-            dice=(ev.DiceNeed(f"{a.name}: critical roll (closed)", "1D100", by=a.handle),),
-            data={"table": crit_table, "severity": cell.severity, "type": crit_type}),)))
+            prompt=f"{a.name}: roll the {cell.severity} critical{split} ({crit_type}) on {crit_table} against {t.name}",
+            dice=dice, data={"table": crit_table, "severity": cell.severity, "type": crit_type}),)))
         return
     summary = f"{a.name} hits {t.name} for {cell.hits}" if cell.hits else f"{a.name} misses {t.name}"
     core.end_exchange(draft, f"{summary} ({table.name} {total} → {cell.raw})")

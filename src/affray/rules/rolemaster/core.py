@@ -61,6 +61,23 @@ def table(state: State, c: Combatant | None, name: str, kind: type):
     return t
 
 
+def critical_parts(state: State, c: Combatant | None, name: str, severity: str) -> tuple[str, ...]:
+    """The columns a critical of ``severity`` reads on table ``name``, one
+    closed roll each: the severity itself, or for an ``F`` on a table with
+    no F column an E and a C (rules-reference.md A11, after RMC; ruling
+    ``severity_f``: ``e`` reads the E alone). :class:`RuleError` (one
+    line) for a column the table lacks."""
+    t = table(state, c, name, tables.CriticalTable)
+    if severity == "F" and "F" not in t.columns:
+        parts = ("E", "C") if rulings_of(state).severity_f == "e-plus-c" else ("E",)
+    else:
+        parts = (severity,)
+    for p in parts:
+        if p not in t.columns:
+            raise RuleError(f"critical table {t.name} has no column {p}; fix the table")
+    return parts
+
+
 def static_result(state: State, c: Combatant, total: int) -> tuple[str, int | None, int | None, str, int]:
     """A static maneuver total read: ``(table, low, high, outcome,
     percent)``, on the campaign's static-maneuver table (ruling

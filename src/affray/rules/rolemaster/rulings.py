@@ -111,6 +111,12 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A static-maneuver table of the campaign's for Perception, orientation
     and a table-less Dodge; empty: the bands of rules-reference.md A8."""
 
+    severity_f: Literal["e-plus-c", "e"] = "e-plus-c"
+    """An ``F`` critical on a critical table with no F column: an E
+    critical plus a C critical, two closed rolls on the same table (RMC
+    ``CriticalSeverity``, rules-reference.md A11), or an E alone (``e``).
+    A table with an F column is read there."""
+
     death_at: Literal["body-development", "constitution", "off"] = "body-development"
     """When hits below 0 kill (RMH ``injury-death-healing.md``, "Death": a
     character dies on reaching negative hits greater than his Body
@@ -171,6 +177,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
+    "severity_f": ("e-plus-c", "F critical without an F column: E + C (two rolls), or E alone",
+                   f"{REF} A11 (RMC CriticalSeverity)"),
     "death_at": ("body-development", "dead below -(Body Development bonus) hits, -(Constitution), or off",
                  "RMH injury-death-healing 'Death'; our ruling"),
     "death_delay": ("five-minutes", "past the death threshold: dying for 60 rounds unless healed, or dead at once",

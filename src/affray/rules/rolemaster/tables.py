@@ -14,7 +14,8 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     ``rows``: ``[[LOW, HIGH], [CELL, ...]]`` with one cell per column, the
     ranges (of the modified total) contiguous and not overlapping;
     a cell is ``-`` (or ``0``): a miss, ``N``: N hits, ``N`` + severity
-    ``A``-``E`` + an optional critical type letter (``10D``, ``5AS``);
+    ``A``-``F`` + an optional critical type letter (``10D``, ``5AS``,
+    ``20F``; ``F`` is RMC's E critical plus C critical, A11);
     ``critical_type``: the letter used when a cell has none;
     ``criticals``: type letter -> critical table name;
     ``fumble_range``: ``[LOW, HIGH]`` of the unmodified first die;
@@ -22,7 +23,9 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     it read as it; below the first row read the first row).
 
 ``critical``
-    ``type``: its letter; ``columns``: the severities (``A``..``E``);
+    ``type``: its letter; ``columns``: the severities (``A``..``E``, and
+    optionally ``F``: without an F column an F critical is rolled as an E
+    and a C, ruling ``severity_f``);
     ``rows``: ``[[LOW, HIGH], {SEVERITY = {text, hits, ...effects}}]``
     covering 1..100 exactly (a closed roll).
 
@@ -85,7 +88,9 @@ KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver")
 #: The outcomes of a static maneuver, worst first (rules-reference.md A8).
 STATIC_OUTCOMES = ("spectacular-failure", "absolute-failure", "failure", "partial-success", "near-success",
                    "success", "absolute-success")
-SEVERITIES = "ABCDE"
+#: Critical severities, lightest first (rules-reference.md A11: A-E, and
+#: RMC's ``F``, an E critical plus a C critical unless a table has an F column).
+SEVERITIES = "ABCDEF"
 
 #: Maneuver difficulties, easiest first, with the modifier added to a roll
 #: (rules-reference.md A7).
@@ -130,7 +135,7 @@ class Effects(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 class Cell(msgspec.Struct, frozen=True):
     """An attack table cell read: ``hits`` (0 = miss), ``severity``
-    (``A``-``E`` or ""), ``crit_type`` (a letter or ""), ``raw`` as written."""
+    (``A``-``F`` or ""), ``crit_type`` (a letter or ""), ``raw`` as written."""
 
     raw: str
     hits: int = 0
@@ -138,18 +143,18 @@ class Cell(msgspec.Struct, frozen=True):
     crit_type: str = ""
 
 
-_CELL = re.compile(r"^(\d{1,3})(?:([A-E])([A-Z])?)?$")
+_CELL = re.compile(r"^(\d{1,3})(?:([A-F])([A-Z])?)?$")
 
 
 def parse_cell(text: str) -> Cell:
     """Read an attack table cell: ``-``/``0`` a miss, ``N`` hits, ``N`` +
-    severity ``A``-``E`` + optional type letter. Raises ``ValueError``."""
+    severity ``A``-``F`` + optional type letter. Raises ``ValueError``."""
     t = str(text).strip()
     if t in ("-", "0", ""):
         return Cell(raw=t or "-")
     m = _CELL.match(t)
     if not m:
-        raise ValueError(f"cell {t!r} is not -, N or N+severity(A-E)+type letter (e.g. 7, 10D, 5AS)")
+        raise ValueError(f"cell {t!r} is not -, N or N+severity(A-F)+type letter (e.g. 7, 10D, 5AS)")
     return Cell(raw=t, hits=int(m.group(1)), severity=m.group(2) or "", crit_type=m.group(3) or "")
 
 
@@ -542,10 +547,10 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
                            sha256, path)
     cols = tuple(raw.columns)
     if raw.kind == "critical":
-        cols = cols or tuple(SEVERITIES)
+        cols = cols or tuple(SEVERITIES[:5])
         bad = [c for c in cols if c not in SEVERITIES]
         if bad:
-            raise TableError(f"{label}: critical columns are severities A-E, not {', '.join(bad)}")
+            raise TableError(f"{label}: critical columns are severities A-F, not {', '.join(bad)}")
         if not re.fullmatch(r"[A-Z]", raw.type or ""):
             raise TableError(f"{label}: a critical table needs its type letter (type = \"S\")")
     else:
