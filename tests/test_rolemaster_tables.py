@@ -218,7 +218,9 @@ def test_shipped_samples_are_marked_invented_and_valid():
     assert set(sources) >= {"sample-broadsword", "sample-club", "sample-slash", "sample-krush",
                             "sample-weapon-fumble", "sample-moving-maneuver", "static-maneuver"}
     for name, source in sources.items():
-        if name != "static-maneuver":
+        if name.startswith("situations: "):  # RMH rules-text figures (cover, pace, charge, terrain), cited
+            assert source.startswith("RMH ")
+        elif name != "static-maneuver":
             assert "INVENTED" in source and "not from any published" in source
             assert "INVENTED" in (t.DATA / f"{name}.toml").read_text()
 

@@ -84,6 +84,20 @@ class CriticalSplit(Event, frozen=True, kw_only=True, tag="rolemaster-critical-s
     parts: tuple[str, ...] = ()
 
 
+class ChargeLanded(Event, frozen=True, kw_only=True, tag="rolemaster-charge-landed"):
+    """A charge's hit (RMH "Charging": at ``speed`` m/s relative to the
+    defender the hits are multiplied and the critical raised): the cell's
+    ``hits_from`` and ``severity_from`` became ``hits`` and ``severity``."""
+
+    exchange: int
+    attacker: str
+    speed: int = 0
+    hits_from: int
+    hits: int
+    severity_from: str = ""
+    severity: str = ""
+
+
 class FumbleLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-fumble-looked-up"):
     """A fumble resolved on a fumble table (seed 000 "Attack Procedure"
     step 2): the closed ``roll``, the row, the ``text`` and ``effects``."""

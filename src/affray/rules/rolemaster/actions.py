@@ -1,7 +1,10 @@
 """The other actions of a turn (RMH tactical action table, the round
 structure seed 000 implies): ``pass`` (ends the combatant's actions this
 round), ``stand`` (prone to standing, 1 Action Point: seed 000 "Staggered
-or Prone"), ``draw WEAPON`` (1 Action Point, RMH "Draw weapon")."""
+or Prone"), ``draw WEAPON`` (1 Action Point, RMH "Draw weapon"),
+``reload [WEAPON]`` (a missile weapon's ``reload`` Action Points, RMH
+"Ammo reload"; more than are left this round carry over to the next, RMH
+"Round to Round Actions")."""
 
 from __future__ import annotations
 
@@ -45,5 +48,35 @@ def act_draw(draft: Draft, who: str, args: tuple[str, ...]) -> None:
         raise RuleError(f"{c.name} already holds {w.name}")
     core.spend(draft, who, 1, f"draw {w.name}")
     draft.emit(ev.WeaponReadied(handle=who, weapon=w.name))
+    draft.emit(ev.StepsAwaited(steps=()))
+    draft.hand_over()
+
+
+def act_reload(draft: Draft, who: str, args: tuple[str, ...]) -> None:
+    """Reload a held missile weapon: spend its ``reload`` Action Points, as
+    many as are left this round; the rest carry over (RMH)."""
+    core.own_turn(draft.state, who)
+    c = draft.state.combatants[who]
+    if args:
+        try:
+            w = core.sheet_of(c).weapon(" ".join(args))
+        except ValueError as exc:
+            raise RuleError(str(exc)) from None
+    else:
+        w = next((w for w in core.held(c) if w.kind == "missile" and core.unloaded(c, w.name) is not None), None)
+        if w is None:
+            raise RuleError(f"{c.name} holds no missile weapon that needs reloading")
+    cond = core.unloaded(c, w.name)
+    if cond is None:
+        raise RuleError(f"{c.name}'s {w.name} is loaded")
+    if w.name not in c.ready:
+        raise RuleError(f"{c.name} does not hold {w.name}; 'affray act {who} draw {w.name}'")
+    left = cond.effects.get("reload-left", 0)
+    step = min(left, c.combat_actions)
+    core.spend(draft, who, step, f"reload {w.name}")
+    if step >= left:
+        draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{w.name} reloaded"))
+    else:
+        core.mark_unloaded(draft, who, w, left - step)
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()

@@ -264,7 +264,58 @@ def db_parts(state: State, target: Combatant, *, melee: bool, parry: int = 0, do
         parts.append(ev.Modifier(parry, "parry (OB moved)"))
     if dodge:
         parts.append(ev.Modifier(dodge, "dodge"))
+    for k in target.conditions:
+        if k.name == "covered" and k.effects.get("cover-db"):
+            parts.append(ev.Modifier(k.effects["cover-db"], k.note))
+        elif k.name == "charging" and k.effects.get("charge-db"):
+            parts.append(ev.Modifier(k.effects["charge-db"], "charged this round (-10 DB)"))
     return tuple(parts)
+
+
+# --------------------------------------------------------------------------- #
+# Missiles, cover, pace and charges (RMH; rules-reference.md A)
+# --------------------------------------------------------------------------- #
+
+
+def range_modifier(w: Weapon, metres: float) -> ev.Modifier:
+    """The OB modifier of a missile ``w`` at ``metres``: the nearest band
+    of its ``ranges`` that reaches that far (the sheet's figures; RMSS
+    range modifiers are per weapon). :class:`RuleError` beyond the last
+    band, for a weapon without bands, and for a negative range."""
+    if metres < 0:
+        raise RuleError(f"a range is 0 metres or more; got {metres:g}")
+    if not w.ranges:
+        raise RuleError(f"{w.name} has no range bands; add ranges = [[UP_TO_METRES, MODIFIER], ...] to its sheet entry")
+    for upto, mod in w.ranges:
+        if metres <= upto:
+            return ev.Modifier(mod, f"range {metres:g} m (band up to {upto:g} m)")
+    raise RuleError(f"{metres:g} m is beyond {w.name}'s longest range ({w.ranges[-1][0]:g} m)")
+
+
+def cover_db(state: State, kind: str) -> int:
+    """The DB bonus of cover ``kind`` (RMH ``ob-db-modifiers.md``; the
+    full covers by ruling ``full_cover``)."""
+    cover = tables.COVER[kind]
+    if cover.printed and rulings_of(state).full_cover == "times-ten":
+        return cover.db * 10
+    return cover.db
+
+
+def unloaded(c: Combatant, weapon: str) -> ev.Condition | None:
+    """The ``unloaded`` condition of ``c``'s missile ``weapon``, or None
+    (loaded). Its ``reload-left`` effect is the Action Points still owed."""
+    return next((k for k in c.conditions if k.name == "unloaded" and k.id == f"unloaded:{weapon}"), None)
+
+
+def mark_unloaded(draft: Draft, handle: str, w: Weapon, left: int | None = None) -> None:
+    """``handle``'s ``w`` needs ``left`` (default: its ``reload``) Action
+    Points of reloading before it shoots again (RMH "Ammo reload")."""
+    state = draft.state
+    left = w.reload if left is None else left
+    cond = replace(cat.make("unloaded", cause=draft.next_version, round=state.round, step=state.step, ends="never",
+                            effects={"reload-left": left}, note=f"{w.name}: {left} AP of reloading left"),
+                   id=f"unloaded:{w.name}")
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
 
 
 # --------------------------------------------------------------------------- #
@@ -463,9 +514,9 @@ def route_act(draft: Draft, command: cmd.TakeAction) -> None:
     except ValueError:
         words = command.action.split()
     if not words:
-        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, orientation, perception")
+        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], orientation, perception")
     word = words[0].lower()
-    known = ("pass", "parry", "stand", "draw", "orientation", "perception")
+    known = ("pass", "parry", "stand", "draw", "reload", "orientation", "perception")
     if word not in known:
         raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
     draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))
@@ -497,9 +548,9 @@ def end_exchange(draft: Draft, summary: str) -> None:
     if x is not None:
         for h in (x.attacker, x.target):
             c = draft.state.combatants.get(h)
-            dodge = next((k for k in c.conditions if k.name == "dodging"), None) if c else None
-            if dodge is not None:
-                draft.emit(ev.ConditionExpired(handle=h, condition_id=dodge.id, reason="the attack is resolved"))
+            for k in (c.conditions if c else ()):
+                if k.name in ("dodging", "covered"):
+                    draft.emit(ev.ConditionExpired(handle=h, condition_id=k.id, reason="the attack is resolved"))
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()

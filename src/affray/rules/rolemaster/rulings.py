@@ -111,6 +111,17 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A static-maneuver table of the campaign's for Perception, orientation
     and a table-less Dodge; empty: the bands of rules-reference.md A8."""
 
+    charge_bonus: Literal["tactical", "second-by-second"] = "tactical"
+    """A charge's accuracy: RMH's tactical rules give only the pace penalty
+    (``tactical``); its second-by-second rules add +10 OB and -10 DB to
+    the charger for the round (``second-by-second``). Both multiply the
+    hits and raise the critical by the relative speed (RMH "Charging")."""
+
+    full_cover: Literal["times-ten", "as-printed"] = "times-ten"
+    """RMH ``ob-db-modifiers.md`` prints full soft cover +4 and full hard
+    cover +10 beside half soft +20 and half hard +50: read as +40 and +100
+    (``times-ten``, our ruling: a digit lost), or as printed."""
+
     severity_f: Literal["e-plus-c", "e"] = "e-plus-c"
     """An ``F`` critical on a critical table with no F column: an E
     critical plus a C critical, two closed rolls on the same table (RMC
@@ -177,6 +188,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
+    "charge_bonus": ("tactical", "a charge: pace penalty only (tactical) or also +10 OB / -10 DB (second-by-second)",
+                     "RMH tactical-activity-tracking 'Charging'; second-by-second-rules 'Charge action'"),
+    "full_cover": ("times-ten", "full soft/hard cover: +40/+100 DB (times-ten) or the printed +4/+10",
+                   "RMH ob-db-modifiers 'COVER'; our ruling"),
     "severity_f": ("e-plus-c", "F critical without an F column: E + C (two rolls), or E alone",
                    f"{REF} A11 (RMC CriticalSeverity)"),
     "death_at": ("body-development", "dead below -(Body Development bonus) hits, -(Constitution), or off",

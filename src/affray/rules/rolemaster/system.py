@@ -70,6 +70,7 @@ ROUTER = Router(
         "act:pass": actions.act_pass,
         "act:stand": actions.act_stand,
         "act:draw": actions.act_draw,
+        "act:reload": actions.act_reload,
         "act:orientation": maneuvers.act_check("orientation"),
         "act:perception": maneuvers.act_check("perception"),
     },

@@ -80,7 +80,8 @@ __all__ = [
     "AttackTable", "Cell", "CriticalTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
     "KINDS", "Loaded", "ManeuverTable", "STATIC_BANDS", "STATIC_OUTCOMES", "StaticBand", "StaticCell", "StaticTable",
     "TableError", "load_file",
-    "parse_cell", "parse_table", "sources", "static_band", "DATA",
+    "parse_cell", "parse_table", "sources", "static_band", "DATA", "COVER", "PACE", "CHARGE", "TERRAIN",
+    "charge_band", "step_severity",
 ]
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -314,6 +315,96 @@ def static_band(total: int) -> StaticBand:
         if (b.low is None or b.low <= total) and (b.high is None or total <= b.high):
             return b
     raise KeyError(total)  # the bands cover every integer; a test checks
+
+
+# --------------------------------------------------------------------------- #
+# Situations of the RMH house rules: cover, pace, charge, terrain
+# (data/situations.toml, each block with its source)
+# --------------------------------------------------------------------------- #
+
+
+class Cover(shared.Row):
+    """A kind of cover and its DB bonus against an attack (RMH
+    ``ob-db-modifiers.md``); ``printed``: RMH prints this figure a digit
+    short (+4, +10), read by ruling ``full_cover``."""
+
+    key: str
+    db: int
+    printed: bool = False
+
+
+class Pace(shared.Row):
+    """A movement pace: its ``multiple`` of the walking rate and the
+    modifier to simultaneous actions (RMH ``movement-rules.md``)."""
+
+    key: str
+    multiple: float
+    ob: int
+
+
+class ChargeBand(shared.Row):
+    """A charge at ``speed`` m/s relative to the defender or more:
+    ``hits`` times the hits, ``critical`` severity steps up (RMH
+    "Charging")."""
+
+    speed: int
+    hits: int
+    critical: int
+
+
+class Terrain(shared.Row):
+    """Footing: an OB modifier and what is left of the Quickness part of
+    DB (``quickness``: ``full``, ``half`` or ``none``; RMH
+    ``ob-db-modifiers.md`` "Terrain Condition")."""
+
+    key: str
+    ob: int
+    quickness: str = "full"
+
+
+class _CoverTable(shared.Sourced):
+    rows: tuple[Cover, ...]
+
+
+class _PaceTable(shared.Sourced):
+    rows: tuple[Pace, ...]
+
+
+class _ChargeTable(shared.Sourced):
+    rows: tuple[ChargeBand, ...]
+
+
+class _TerrainTable(shared.Sourced):
+    rows: tuple[Terrain, ...]
+
+
+class _Situations(shared.Row):
+    cover: _CoverTable
+    pace: _PaceTable
+    charge: _ChargeTable
+    terrain: _TerrainTable
+
+
+_SITUATIONS = shared.load(DATA, "situations.toml", _Situations)
+COVER: dict[str, Cover] = shared.by_key(_SITUATIONS.cover.rows)
+PACE: dict[str, Pace] = shared.by_key(_SITUATIONS.pace.rows)
+CHARGE: tuple[ChargeBand, ...] = _SITUATIONS.charge.rows
+TERRAIN: dict[str, Terrain] = shared.by_key(_SITUATIONS.terrain.rows)
+SITUATION_SOURCES = shared.sources(_SITUATIONS, ("cover", "pace", "charge", "terrain"))
+
+
+def charge_band(speed: float) -> ChargeBand | None:
+    """The charge band of a relative ``speed`` in m/s: the fastest band
+    whose speed it reaches, or None below the slowest (no charge bonus)."""
+    hits = [b for b in CHARGE if speed >= b.speed]
+    return hits[-1] if hits else None
+
+
+def step_severity(severity: str, steps: int) -> str:
+    """``severity`` raised ``steps`` letters, at most ``F`` ("" stays "")."""
+    if not severity or not steps:
+        return severity
+    return SEVERITIES[min(len(SEVERITIES) - 1, SEVERITIES.index(severity) + steps)]
 
 
 # --------------------------------------------------------------------------- #
@@ -609,8 +700,8 @@ def find(name: str, dirs: tuple[str, ...]) -> Path | None:
 
 def sources() -> dict[str, str]:
     """The ``source`` note of every shipped table."""
-    out = {"static-maneuver": STATIC_SOURCE}
+    out = {"static-maneuver": STATIC_SOURCE, **{f"situations: {k}": v for k, v in SITUATION_SOURCES.items()}}
     for p in sorted(DATA.glob("*.toml")):
-        if p.stem != "static-maneuver":
+        if p.stem not in ("static-maneuver", "situations"):
             out[p.stem] = load_file(p).source
     return out

@@ -17,7 +17,8 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
-    check_down, dying_upkeep, fighters, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
+    check_down, dying_upkeep, fighters, held, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
+    unloaded,
 )
 
 #: Conditions that end with the round.
@@ -146,6 +147,8 @@ def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
         options.append("draw")
     can_hit = any(w.kind in ("melee", "missile", "unarmed") and (w.name in c.ready or w.kind == "unarmed")
                   for w in sheet.weapons)
+    if any(w.kind == "missile" and unloaded(c, w.name) is not None for w in held(c)):
+        options.append("reload")
     if not c.effect("cannot-attack") and can_hit:  # prone: at the prone penalty (ruling prone_penalty)
         options.append("attack")
     if parry_declared(c) is None and parry_limit(c) > 0 and not c.has("attacked"):
@@ -154,7 +157,7 @@ def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
     return ev.PendingStep(
         who=handle, verb="attack" if "attack" in options else "act", kind="turn", options=tuple(options),
         prompt=f"{c.name} (turn {number}, {c.combat_actions} AP): {' | '.join(options)}"
-               f" (attack TARGET [--situation parry=N|ap=N]; act {handle} parry N|stand|draw W|pass)",
+               f" (attack TARGET [--situation parry=N|ap=N|range=M|cover=C|pace=P|charge=M/S]; act {handle} parry N|stand|draw W|reload|pass)",
     )
 
 
