@@ -87,10 +87,15 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Action Points a full melee attack takes (RMH: Melee Attack 2-4; -25
     for each AP less, asked with ``--situation ap=N``)."""
 
-    turn_order: Literal["cycle"] = "cycle"
-    """The RMH initiative countdown, simplified: highest initiative first,
-    one action per turn, cycling while anyone has Action Points left. Named
-    so it is on record."""
+    turn_order: Literal["countdown", "cycle"] = "countdown"
+    """The RMH initiative countdown (tactical-activity-tracking: "Actual
+    Initiative = Base Initiative + (remaining Action Points x 5)"): the
+    highest actual initiative declares its next action, its AP lower its
+    count, ties to the higher Quickness bonus then the order rolled
+    (``countdown``). Our simplification: an action resolves when it is
+    declared, not 5 x its AP later on the count. ``cycle``: the older
+    simplification, highest initiative first, one action per turn,
+    cycling while anyone has Action Points left."""
 
     prone_penalty: Annotated[str, msgspec.Meta(pattern=r"^-?[0-9]{1,3}$")] = "-50"
     """"The usual modifiers to action for prone position" (seed 000
@@ -180,8 +185,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "action_points": ("4", "Action Points each round", "RMH tactical-activity-tracking"),
     "melee_ap": ("4", "AP of a full melee attack (-25 per AP less with --situation ap=N)",
                  "RMH tactical-activity-tracking (Melee Attack 2-4)"),
-    "turn_order": ("cycle", "highest initiative first, one action per turn, cycling while AP remain",
-                   "RMH initiative countdown, simplified; our ruling"),
+    "turn_order": ("countdown", "the RMH countdown by base + 5 x AP left (actions resolve when declared), "
+                   "or cycle: one action per turn in initiative order", "RMH tactical-activity-tracking; our ruling"),
     "prone_penalty": ("-50", "prone: this much to attacks and maneuvers", f"{SEED} 'Staggered or Prone'; our ruling"),
     "parry_after_attack": ("refuse", "no parry declared after attacking in the round (refuse) or allow",
                            f"{REF} A6; RMH 'Parry'"),

@@ -115,6 +115,9 @@ def advance(draft: Draft) -> None:
     state = draft.state
     if state.phase not in ("round",) or state.pending or fight_over(draft):
         return
+    if rulings_of(state).turn_order == "countdown":
+        countdown(draft)
+        return
     order = [e.handle for e in state.order if e.handle in state.combatants]
     n = len(order)
     if state.turn and state.turn[0] in order:
@@ -135,7 +138,35 @@ def advance(draft: Draft) -> None:
                                                       dice=initiative_dice(state)),)))
 
 
-def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
+def count_of(state: State, entry: ev.InitiativeEntry) -> int:
+    """A combatant's actual initiative now (RMH tactical-activity-tracking
+    "Actual Initiative"): its base initiative (this round's 2d10 + Qu
+    bonus - penalty) + 5 x the Action Points it has left."""
+    return entry.rank + 5 * state.combatants[entry.handle].combat_actions
+
+
+def countdown(draft: Draft) -> None:
+    """The RMH countdown (ruling ``turn_order=countdown``): the GM counts
+    down from the highest actual initiative; the combatant whose count is
+    highest (ties: the higher Quickness bonus, then the order rolled)
+    declares its next action, which spends its Action Points and so lowers
+    its count by 5 per AP. When nobody has AP left, the GM ends the round.
+    The action resolves as it is declared (see the ruling's doc)."""
+    state = draft.state
+    ready = [(count_of(state, e), e.tiebreak, -i, e.handle) for i, e in enumerate(state.order)
+             if e.handle in state.combatants and _may_take_turn(state, e.handle)]
+    if not ready:
+        draft.emit(ev.TurnBegan(handles=(), action_no=0),
+                   ev.StepsAwaited(steps=(ev.PendingStep(who="GM", verb="end-round", kind="end-round",
+                                                          prompt=f"GM: end round {state.round} (upkeep, then Initiative)",
+                                                          dice=initiative_dice(state)),)))
+        return
+    count, _, _, h = max(ready)
+    draft.emit(ev.TurnBegan(handles=(h,), action_no=count))
+    draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, h, count, counting=True),)))
+
+
+def turn_step(state: State, handle: str, number: int, counting: bool = False) -> ev.PendingStep:
     """The pending turn of ``handle`` with the actions open to it."""
     c = state.combatants[handle]
     options = []
@@ -156,7 +187,7 @@ def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
     options.append("pass")
     return ev.PendingStep(
         who=handle, verb="attack" if "attack" in options else "act", kind="turn", options=tuple(options),
-        prompt=f"{c.name} (turn {number}, {c.combat_actions} AP): {' | '.join(options)}"
+        prompt=f"{c.name} ({'count' if counting else 'turn'} {number}, {c.combat_actions} AP): {' | '.join(options)}"
                f" (attack TARGET [--situation parry=N|ap=N|range=M|cover=C|pace=P|charge=M/S]; act {handle} parry N|stand|draw W|reload|pass)",
     )
 
