@@ -98,6 +98,21 @@ class ChargeLanded(Event, frozen=True, kw_only=True, tag="rolemaster-charge-land
     severity: str = ""
 
 
+class TerrainLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-terrain-looked-up"):
+    """A knock-back landing in ``terrain`` (seed 000 "Knocked Back":
+    "depending on terrain, may suffer additional effects"), read on the
+    knockback ``table`` (its file's ``table_sha256``): its ``text`` and
+    ``effects`` as data, applied to ``handle``."""
+
+    exchange: int = 0
+    handle: str
+    table: str
+    table_sha256: str = ""
+    terrain: str
+    text: str = ""
+    effects: dict[str, int] = {}
+
+
 class FumbleLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-fumble-looked-up"):
     """A fumble resolved on a fumble table (seed 000 "Attack Procedure"
     step 2): the closed ``roll``, the row, the ``text`` and ``effects``."""

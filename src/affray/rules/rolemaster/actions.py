@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
-from affray.rules.rolemaster import core
+from affray.rules.rolemaster import conditions as cat
+from affray.rules.rolemaster import core, tables
 
 
 def act_pass(draft: Draft, who: str, args: tuple[str, ...]) -> None:
@@ -80,3 +81,39 @@ def act_reload(draft: Draft, who: str, args: tuple[str, ...]) -> None:
         core.mark_unloaded(draft, who, w, left - step)
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
+
+
+def act_terrain(draft: Draft, who: str, args: tuple[str, ...]) -> None:
+    """``affray act WHO terrain KIND|clear``: the GM sets the ground under
+    ``who`` (no Action Points, at any time in a round): an RMH terrain
+    (``ob-db-modifiers.md`` "Terrain Condition": its OB modifier, the
+    Quickness part of DB halved or lost) or a terrain of the knockback
+    table (what a knock-back into it adds, seed 000 "Knocked Back")."""
+    state = draft.state
+    if state.phase != "round":
+        raise RuleError("no round is in progress; set the terrain once the fight has begun")
+    c = state.combatants[who]
+    kind = " ".join(args).strip().lower()
+    old = core.terrain_of(c)
+    if kind == "clear":
+        if old is None:
+            raise RuleError(f"{c.name} stands on no terrain the GM set")
+        draft.emit(ev.ConditionExpired(handle=who, condition_id=old.id, reason="the GM cleared the terrain"))
+        return
+    name = core.rulings_of(state).knockback_table
+    knock = core.table(state, c, name, tables.KnockbackTable).terrain if name else {}
+    known = list(tables.TERRAIN) + [k for k in knock if k not in tables.TERRAIN]
+    if kind not in known:
+        raise RuleError(f"unknown terrain {kind!r}; use one of {', '.join(known)} or clear (RMH terrain; ruling knockback_table)")
+    effects = {f"terrain:{kind}": 1}
+    rmh = tables.TERRAIN.get(kind)
+    if rmh is not None:
+        if rmh.ob:
+            effects["terrain-ob"] = rmh.ob
+        if rmh.quickness == "half":
+            effects["terrain-qu-half"] = 1
+        elif rmh.quickness == "none":
+            effects["terrain-qu-none"] = 1
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "footing", cause=draft.next_version, round=state.round, step=state.step, ends="never",
+        effects=effects, note=f"terrain {kind}")))

@@ -13,6 +13,7 @@ from msgspec.structs import replace
 
 from affray.events import commands as cmd
 from affray.events import core as ev
+from affray.events import rolemaster as rev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, sheet_reader
 from affray.rules.rolemaster import conditions as cat
@@ -240,6 +241,9 @@ def ob_parts(state: State, c: Combatant, weapon: Weapon, modifiers=(), quick_ap:
     for m in maneuver_penalty(state, c):
         if m.reason in ("critical wounds", "prone"):
             parts.append(m)
+    footing = terrain_of(c)
+    if footing is not None and footing.effects.get("terrain-ob"):
+        parts.append(ev.Modifier(footing.effects["terrain-ob"], f"{footing.note} (RMH terrain)"))
     parts += list(modifiers)
     return tuple(parts)
 
@@ -255,6 +259,10 @@ def db_parts(state: State, target: Combatant, *, melee: bool, parry: int = 0, do
     if s.quickness_db:
         if target.effect("no-qu-db") or target.effect("helpless") or target.effect("no-actions"):
             parts.append(ev.Modifier(0, f"Quickness {s.quickness_db} lost (unaware or cannot move)"))
+        elif target.effect("terrain-qu-none"):
+            parts.append(ev.Modifier(0, f"Quickness {s.quickness_db} lost ({terrain_of(target).note}, RMH terrain)"))
+        elif target.effect("terrain-qu-half"):
+            parts.append(ev.Modifier(s.quickness_db // 2, f"Quickness halved ({terrain_of(target).note}, RMH terrain)"))
         else:
             parts.append(ev.Modifier(s.quickness_db, "Quickness (3 x Qu bonus)"))
     shield = next((w for w in held(target) if w.kind == "shield"), None)
@@ -316,6 +324,38 @@ def mark_unloaded(draft: Draft, handle: str, w: Weapon, left: int | None = None)
                             effects={"reload-left": left}, note=f"{w.name}: {left} AP of reloading left"),
                    id=f"unloaded:{w.name}")
     draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
+
+
+def terrain_of(c: Combatant) -> ev.Condition | None:
+    """The terrain the GM set for ``c`` (its ``footing`` condition), or None."""
+    return next((k for k in c.conditions if k.name == "footing"), None)
+
+
+def terrain_name(cond: ev.Condition) -> str:
+    """The terrain a ``footing`` condition names (an effect ``terrain:NAME``)."""
+    return next((k[8:] for k in cond.effects if k.startswith("terrain:")), "")
+
+
+def landing(draft: Draft, handle: str, exchange: int) -> None:
+    """A knock-back lands in the terrain the GM set for ``handle``: the
+    knockback table (ruling ``knockback_table``) adds that terrain's
+    effects (seed 000 "Knocked Back": "depending on terrain, may suffer
+    additional effects"). Nothing without a terrain or a table entry."""
+    state = draft.state
+    c = state.combatants[handle]
+    footing = terrain_of(c)
+    name = rulings_of(state).knockback_table
+    if footing is None or not name:
+        return
+    t = table(state, c, name, tables.KnockbackTable)
+    where = terrain_name(footing)
+    cell = t.terrain.get(where)
+    if cell is None:
+        return
+    effects = cell.as_dict()
+    draft.emit(rev.TerrainLookedUp(exchange=exchange, handle=handle, table=t.name, table_sha256=t.sha256,
+                                   terrain=where, text=cell.text, effects=effects))
+    apply_effects(draft, handle, effects, f"knocked back into {where}: {cell.text}", exchange=exchange, critical=False)
 
 
 # --------------------------------------------------------------------------- #
@@ -385,6 +425,8 @@ def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, 
         draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=why))
     if effects.get("staggered") or effects.get("prone") or effects.get("knocked_back"):
         add_state(draft, handle, "staggered", 1, why)
+    if effects.get("knocked_back"):
+        landing(draft, handle, exchange)
     if effects.get("initiative"):
         draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
             "lost-initiative", cause=draft.next_version, round=state.round, step=state.step, ends="event",
@@ -514,9 +556,9 @@ def route_act(draft: Draft, command: cmd.TakeAction) -> None:
     except ValueError:
         words = command.action.split()
     if not words:
-        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], orientation, perception")
+        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], terrain KIND, orientation, perception")
     word = words[0].lower()
-    known = ("pass", "parry", "stand", "draw", "reload", "orientation", "perception")
+    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception")
     if word not in known:
         raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
     draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))

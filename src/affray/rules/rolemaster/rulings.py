@@ -148,6 +148,13 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     seconds and dies at the end of the last unless healed back above it
     (``five-minutes``), or dies at once (``at-once``)."""
 
+    knockback_table: str = "sample-knockback"
+    """The table of what landing in a terrain adds to a knock-back (seed 000
+    "Knocked Back": "depending on terrain, may suffer additional effects";
+    the seed and RMH give no figures): read for the terrain the GM set for
+    the combatant (``act WHO terrain KIND``). The default is the shipped
+    INVENTED sample; empty for none."""
+
     tables: str = ""
     """A folder of the campaign's own tables, searched before a sheet's
     ``tables`` folder and the shipped INVENTED samples (issue 13: "a
@@ -203,6 +210,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                  "RMH injury-death-healing 'Death'; our ruling"),
     "death_delay": ("five-minutes", "past the death threshold: dying for 60 rounds unless healed, or dead at once",
                     "RMH injury-death-healing 'Death'"),
+    "knockback_table": ("sample-knockback", "what landing in a terrain adds to a knock-back (empty: nothing)",
+                        f"{SEED} 'Knocked Back'; our ruling (no figures given)"),
     "tables": ("", "folder of the campaign's own tables (searched first)", "issue 13; README 'Rolemaster rules'"),
 }
 
@@ -210,7 +219,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
 def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
     (one line) naming the ruling and its allowed values."""
-    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table"))
+    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table", "knockback_table"))
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:

@@ -71,6 +71,7 @@ ROUTER = Router(
         "act:stand": actions.act_stand,
         "act:draw": actions.act_draw,
         "act:reload": actions.act_reload,
+        "act:terrain": actions.act_terrain,
         "act:orientation": maneuvers.act_check("orientation"),
         "act:perception": maneuvers.act_check("perception"),
     },

@@ -42,6 +42,12 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     reads it); totals off either end read the end row. Without one, the
     bands of rules-reference.md A8 apply.
 
+``knockback``
+    ``terrain``: ``{TERRAIN = {text, ...effects}}``: what landing in each
+    terrain adds to a knock-back (seed 000 "Knocked Back": "depending on
+    terrain, may suffer additional effects"); a terrain cannot knock back
+    again. CSV: ``terrain,text,effects``.
+
 Effects (every cell of a critical, fumble or maneuver table may carry
 them, all optional): ``hits``, ``stunned``, ``stunned_no_parry``, ``dazed``
 (rounds, cumulative), ``staggered``, ``prone``, ``knocked_back`` (feet),
@@ -77,7 +83,7 @@ import msgspec
 from affray.rules import tables as shared
 
 __all__ = [
-    "AttackTable", "Cell", "CriticalTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
+    "AttackTable", "Cell", "CriticalTable", "KnockbackTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
     "KINDS", "Loaded", "ManeuverTable", "STATIC_BANDS", "STATIC_OUTCOMES", "StaticBand", "StaticCell", "StaticTable",
     "TableError", "load_file",
     "parse_cell", "parse_table", "sources", "static_band", "DATA", "COVER", "PACE", "CHARGE", "TERRAIN",
@@ -85,7 +91,7 @@ __all__ = [
 ]
 
 DATA = Path(__file__).resolve().parent / "data"
-KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver")
+KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver", "knockback")
 #: The outcomes of a static maneuver, worst first (rules-reference.md A8).
 STATIC_OUTCOMES = ("spectacular-failure", "absolute-failure", "failure", "partial-success", "near-success",
                    "success", "absolute-success")
@@ -258,6 +264,17 @@ class ManeuverTable(msgspec.Struct, frozen=True):
         return row, cells[column], ""
 
 
+class KnockbackTable(msgspec.Struct, frozen=True):
+    """What landing in a terrain adds to a knock-back: ``terrain`` name ->
+    its :class:`Effects` (seed 000 "Knocked Back")."""
+
+    name: str
+    source: str
+    terrain: dict[str, Effects]
+    sha256: str
+    path: str
+
+
 class StaticCell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A static maneuver row's result: ``outcome`` (one of
     :data:`STATIC_OUTCOMES`), ``value`` (the share of the action done, in
@@ -282,7 +299,7 @@ class StaticTable(msgspec.Struct, frozen=True):
         return row_of(self.rows, total, clamp=True)
 
 
-Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable | StaticTable
+Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable | StaticTable | KnockbackTable
 
 
 # --------------------------------------------------------------------------- #
@@ -426,6 +443,7 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     fumble_table: str = ""
     max_total: int = 150
     type: str = ""
+    terrain: dict[str, object] = {}
 
 
 def _decode(path: Path, raw: bytes) -> dict:
@@ -495,6 +513,13 @@ def _from_csv(label: str, text: str) -> dict:
             ranges.setdefault(key, _csv_range(label, n, key))
             grouped.setdefault(key, {})[r[1].strip()] = {"text": r[2].strip(), **_csv_effects(label, n, r[3] if len(r) > 3 else "")}
         data_rows = [[ranges[k], v] for k, v in grouped.items()]
+    elif kind == "knockback":
+        terrain: dict[str, object] = {}
+        for n, r in enumerate(rows[1:], start=1):
+            if len(r) < 2 or not r[0].strip():
+                raise TableError(f"{label}: row {n}: expected terrain,text[,effects]")
+            terrain[r[0].strip()] = {"text": r[1].strip(), **_csv_effects(label, n, r[2] if len(r) > 2 else "")}
+        meta["terrain"] = terrain
     elif kind == "static-maneuver":
         for n, r in enumerate(rows[1:], start=1):
             if len(r) < 2:
@@ -586,6 +611,16 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
         raise TableError(f"{label}: kind {raw.kind!r} is not one of {', '.join(KINDS)}")
     if not raw.source.strip():
         raise TableError(f"{label}: every table needs a source note (where its figures come from)")
+    if raw.kind == "knockback":
+        if not raw.terrain:
+            raise TableError(f"{label}: a knockback table needs terrain = {{ NAME = {{ text = \"...\", ... }} }}")
+        out_t = {}
+        for n, (key, cell) in enumerate(raw.terrain.items(), start=1):
+            eff = _effects(label, n, key, cell)
+            if eff.knocked_back:
+                raise TableError(f"{label}: row {n}, column {key!r}: a terrain cannot knock back again")
+            out_t[key] = eff
+        return KnockbackTable(name, raw.source, out_t, sha256, path)
     rows = [_pair(label, n, r) for n, r in enumerate(raw.rows, start=1)]
     ranges = [_range(label, n, r[0]) for n, r in enumerate(rows, start=1)]
     if raw.kind == "attack":
