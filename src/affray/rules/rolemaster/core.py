@@ -556,9 +556,10 @@ def route_act(draft: Draft, command: cmd.TakeAction) -> None:
     except ValueError:
         words = command.action.split()
     if not words:
-        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], terrain KIND, orientation, perception")
+        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], terrain KIND, "
+                        "orientation, perception, maneuver SKILL")
     word = words[0].lower()
-    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception")
+    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception", "maneuver")
     if word not in known:
         raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
     draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))

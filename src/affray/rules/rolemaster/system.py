@@ -74,6 +74,7 @@ ROUTER = Router(
         "act:terrain": actions.act_terrain,
         "act:orientation": maneuvers.act_check("orientation"),
         "act:perception": maneuvers.act_check("perception"),
+        "act:maneuver": maneuvers.act_maneuver,
     },
     sequencer=turns.advance,
 )
