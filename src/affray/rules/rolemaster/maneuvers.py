@@ -38,27 +38,36 @@ def unusual(state, first: int, total: int) -> str:
     return {66: "unusual event (66)", 100: "unusual success (100)"}.get(value, "")
 
 
-def surprise_check(draft: Draft, who: str, kind: str, difficulty: str = "medium") -> None:
-    """Roll a Perception or orientation maneuver for ``who`` and apply the
-    Surprised / Confused result."""
+def static_roll(draft: Draft, who: str, maneuver: str, difficulty: str, parts: list[ev.Modifier]) -> str:
+    """Roll a static maneuver for ``who``: open-ended (A1) + ``parts`` +
+    the ``difficulty`` (A7) - the maneuver penalties, read on the static
+    bands (A8) or the campaign's table; records ``ManeuverResolved`` and
+    returns the outcome. One line for an unknown difficulty."""
     state = draft.state
     c = state.combatants[who]
     if difficulty not in tables.DIFFICULTY_MODS:
         raise RuleError(f"unknown difficulty {difficulty!r}; use one of {', '.join(tables.DIFFICULTIES)}")
-    s = core.sheet_of(c)
+    if tables.DIFFICULTY_MODS[difficulty]:
+        parts = parts + [ev.Modifier(tables.DIFFICULTY_MODS[difficulty], difficulty)]
+    parts = parts + list(core.maneuver_penalty(state, c))
+    dice, roll = core.open_ended(draft, f"{c.name}: {maneuver}", who)
+    total = roll + sum(m.value for m in parts)
+    name, low, high, outcome, percent = core.static_result(state, c, total)
+    draft.emit(rev.ManeuverResolved(handle=who, maneuver=maneuver, table=name, column=difficulty, dice=dice,
+                                    roll=roll, parts=tuple(parts), total=total, row_low=low, row_high=high, where="band",
+                                    outcome=outcome, value=percent, unusual=unusual(state, dice[0], total)))
+    return outcome
+
+
+def surprise_check(draft: Draft, who: str, kind: str, difficulty: str = "medium") -> None:
+    """Roll a Perception or orientation maneuver for ``who`` and apply the
+    Surprised / Confused result."""
+    s = core.sheet_of(draft.state.combatants[who])
     parts = [ev.Modifier(s.skill("perception"), "Perception")]
     if kind == "orientation":
         parts.append(ev.Modifier(-20, "orientation roll (RMH)"))
-    if tables.DIFFICULTY_MODS[difficulty]:
-        parts.append(ev.Modifier(tables.DIFFICULTY_MODS[difficulty], difficulty))
-    parts += list(core.maneuver_penalty(state, c))
-    dice, roll = core.open_ended(draft, f"{c.name}: {kind}", who)
-    total = roll + sum(m.value for m in parts)
-    name, low, high, outcome, percent = core.static_result(state, c, total)
+    outcome = static_roll(draft, who, kind, difficulty, parts)
     result = SURPRISE[outcome]
-    draft.emit(rev.ManeuverResolved(handle=who, maneuver=kind, table=name, column=difficulty, dice=dice,
-                                    roll=roll, parts=tuple(parts), total=total, row_low=low, row_high=high, where="band",
-                                    outcome=outcome, value=percent, unusual=unusual(state, dice[0], total)))
     why = f"{'surprised' if kind == 'perception' else 'confused'} ({outcome.replace('-', ' ')})"
     if result == "failure":
         core.lose_round(draft, who, why)
@@ -127,21 +136,10 @@ def act_maneuver(draft: Draft, who: str, args: tuple[str, ...]) -> None:
             ap = int(value)
         else:
             raise RuleError(f"maneuver takes SKILL [diff=DIFFICULTY] [ap=N]; got {a!r}")
-    if difficulty not in tables.DIFFICULTY_MODS:
-        raise RuleError(f"unknown difficulty {difficulty!r}; use one of {', '.join(tables.DIFFICULTIES)}")
     if ap:
         core.own_turn(state, who)
         core.spend(draft, who, ap, f"{skill} maneuver")
-    parts = [ev.Modifier(s.skill(skill), skill.replace("_", " ").capitalize())]
-    if tables.DIFFICULTY_MODS[difficulty]:
-        parts.append(ev.Modifier(tables.DIFFICULTY_MODS[difficulty], difficulty))
-    parts += list(core.maneuver_penalty(state, c))
-    dice, roll = core.open_ended(draft, f"{c.name}: {skill}", who)
-    total = roll + sum(m.value for m in parts)
-    name, low, high, outcome, percent = core.static_result(state, c, total)
-    draft.emit(rev.ManeuverResolved(handle=who, maneuver=skill, table=name, column=difficulty, dice=dice,
-                                    roll=roll, parts=tuple(parts), total=total, row_low=low, row_high=high, where="band",
-                                    outcome=outcome, value=percent, unusual=unusual(state, dice[0], total)))
+    static_roll(draft, who, skill, difficulty, [ev.Modifier(s.skill(skill), skill.replace("_", " ").capitalize())])
     if ap:
         draft.emit(ev.StepsAwaited(steps=()))
         draft.hand_over()
