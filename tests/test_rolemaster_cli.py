@@ -112,7 +112,8 @@ def test_rulings_are_listed():
     out = CliRunner().invoke(app, ["rulings", "--system", "rolemaster"])
     assert out.exit_code == 0
     for name in ("open_ended_cap", "attack_roll", "parry_missiles", "unusual_checks", "surprise_worst",
-                 "dodge_without_table", "dodge_and_parry", "dodge_armed", "stun_penalty", "late_stun", "tables"):
+                 "dodge_without_table", "dodge_and_parry", "dodge_armed", "stun_penalty", "late_stun", "tables",
+                 "turn_order", "severity_f", "full_cover", "charge_bonus", "knockback_table", "death_at", "death_delay"):
         assert name in out.output
 
 

@@ -12,6 +12,8 @@ Gruk 7 + Qu 5 = 12 (count 32).
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from affray.events import commands as cmd
 from affray.events import core as ev
@@ -82,3 +84,31 @@ def test_cycle_is_still_a_ruling(tmp_path):
     f.run(A(attacker="kestrel", target="gruk", situations=("ap=2",)))
     f.run(R(defender="gruk", reaction="none"), "30")
     assert f.state.turn == ("gruk",)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(1, 10), min_size=4, max_size=4), st.lists(st.sampled_from([1, 2, 3, 4, 0]), min_size=1, max_size=8))
+def test_the_turn_always_goes_to_the_highest_count(tmp_path_factory, faces, spends):
+    """RMH countdown, as a property: whatever the Initiative dice and the
+    AP each action spends (a quick attack of 1-3 AP, a full one of 4, or a
+    pass), the combatant in turn has the highest count (Initiative + 5 x AP
+    left) of those with AP left, and nobody's count ever rises in a round."""
+    f = Fight(tmp_path_factory.mktemp("cd"))
+    f.run(cmd.StartRound(), ",".join(map(str, faces)))
+    entries = {e.handle: e for e in f.state.order}
+    last = {h: 10**6 for h in entries}
+    for spend in spends:
+        if not f.state.turn:
+            break
+        counts = {h: entries[h].rank + 5 * f.who(h).combat_actions for h in entries if f.who(h).combat_actions > 0}
+        who = f.state.turn[0]
+        assert counts[who] == max(counts.values())
+        assert all(counts[h] <= last[h] for h in counts)
+        last.update(counts)
+        foe = "gruk" if who == "kestrel" else "kestrel"
+        ap = min(spend, f.who(who).combat_actions)
+        if ap == 0:
+            f.run(cmd.TakeAction(who=who, action="pass"))
+            continue
+        f.run(A(attacker=who, target=foe, situations=(f"ap={ap}",)))
+        f.run(R(defender=foe, reaction="none"), "20")  # 20 + OB - DB: never a critical
