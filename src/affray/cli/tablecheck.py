@@ -1,5 +1,6 @@
 """``affray tables check FILE``: validate a Rolemaster-style table file
-(attack, critical, fumble or moving-maneuver; TOML, YAML or CSV) in the
+(attack, critical, fumble, moving-maneuver, static-maneuver or knockback;
+TOML, YAML or CSV) in the
 format of :mod:`affray.rules.rolemaster.tables`, without an encounter."""
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def describe(t) -> str:
     """One line on a loaded table: kind, name, size, source."""
     kind = type(t).__name__.replace("Table", "").lower()
     cols = getattr(t, "columns", ())
+    if not hasattr(t, "rows"):  # a knockback table: terrain names, not rows
+        return f"{kind} table {t.name}, {len(t.terrain)} terrains ({', '.join(t.terrain)}); source: {t.source}"
     shape = f"{len(t.rows)} rows" + (f" × {len(cols)} columns ({', '.join(cols)})" if cols else "")
     return f"{kind} table {t.name}, {shape}; source: {t.source}"
 

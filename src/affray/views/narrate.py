@@ -293,6 +293,13 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
             return _rm_attack(e, n)
         case ev_rm.CriticalLookedUp():
             return f"{e.severity} critical ({e.table}, d100={e.roll:02d}, row {e.row_low}-{e.row_high}) on {n(e.target)}: {e.text}"
+        case ev_rm.TerrainLookedUp():
+            return f"{n(e.handle)} is knocked back into {e.terrain} ({e.table}): {e.text}"
+        case ev_rm.ChargeLanded():
+            crit = f", {e.severity_from or 'no'} critical → {e.severity}" if e.severity != e.severity_from else ""
+            return f"{n(e.attacker)}'s charge at {e.speed} m/s: {e.hits_from} hits → {e.hits}{crit}"
+        case ev_rm.CriticalSplit():
+            return f"{e.severity} critical on {n(e.target)}: {e.table} has no {e.severity} column, so it is rolled as {' + '.join(e.parts)}"
         case ev_rm.FumbleLookedUp():
             return f"{n(e.handle)} fumbles ({e.table}, d100={e.roll:02d}): {e.text}"
         case ev_rm.ManeuverResolved():

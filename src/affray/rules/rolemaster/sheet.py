@@ -58,7 +58,12 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A weapon or shield. ``ob``: the Offensive Bonus with it; ``table``:
     its attack table (a name or a path); ``fumble``: ``[LOW, HIGH]`` of the
     unmodified first die (default: the table's ``fumble_range``); ``db``: a
-    shield's DB; ``kind``: melee, missile, shield or unarmed."""
+    shield's DB; ``kind``: melee, missile, shield or unarmed. A missile
+    weapon's ``ranges``: its range bands, ``[[UP_TO_METRES, OB_MODIFIER],
+    ...]`` nearest first (the figures of the book you own: RMSS weapon
+    range modifiers are per weapon); ``reload``: the Action Points to make
+    it ready again after a shot (0: none; RMH "Ammo reload" is 6; more than
+    the round's AP carries over, RMH "Round to Round Actions")."""
 
     name: str
     kind: str = "melee"
@@ -66,6 +71,8 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     table: str = ""
     fumble: tuple[int, int] | None = None
     db: int = 0
+    ranges: tuple[tuple[float, int], ...] = ()
+    reload: int = 0
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -132,6 +139,12 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
             raise SheetError(f"{label}: weapon {w.name!r}: kind {w.kind!r} is not one of {', '.join(WEAPON_KINDS)}; {_DO}")
         if w.kind != "shield" and not w.table:
             raise SheetError(f"{label}: weapon {w.name!r} names no attack table (table = \"NAME\"); {_DO}")
+        if w.ranges and w.kind != "missile":
+            raise SheetError(f"{label}: weapon {w.name!r}: range bands are for missile weapons; {_DO}")
+        if any(b[0] <= 0 for b in w.ranges) or any(a[0] >= b[0] for a, b in zip(w.ranges, w.ranges[1:])):
+            raise SheetError(f"{label}: weapon {w.name!r}: ranges are [[UP_TO_METRES, MODIFIER], ...], nearest first; {_DO}")
+        if w.reload < 0:
+            raise SheetError(f"{label}: weapon {w.name!r}: reload is a number of Action Points (0 or more); {_DO}")
         if w.fumble is not None and not 1 <= w.fumble[0] <= w.fumble[1] <= 100:
             raise SheetError(f"{label}: weapon {w.name!r}: fumble is [LOW, HIGH] within 1..100; {_DO}")
     try:
