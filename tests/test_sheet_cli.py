@@ -16,7 +16,9 @@ from affray.rules import base
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "src" / "affray" / "examples"
-SHEETS = sorted(p for p in EXAMPLES.glob("*/*") if p.suffix in (".toml", ".yaml", ".yml", ".json"))
+SYSTEMS = ("mrq1", "mythras", "rq3", "rolemaster", "uesrpg")  # examples/datasette holds Datasette metadata, not a sheet
+SHEETS = sorted(p for p in EXAMPLES.glob("*/*")
+                if p.parent.name in SYSTEMS and p.suffix in (".toml", ".yaml", ".yml", ".json"))
 runner = CliRunner()
 
 

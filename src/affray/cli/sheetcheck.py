@@ -17,7 +17,6 @@ from typing import NamedTuple
 import typer
 
 from affray.cli.common import UserError, echo, echo_json, handles_errors
-from affray.text import safe_line
 
 #: What each system calls the per-round actions and reactions a join sets
 #: (``None``: the system counts them otherwise, e.g. RQ3's Strike Ranks).
@@ -49,7 +48,7 @@ def register(app: typer.Typer) -> None:
         if json:
             echo_json(check_data(path, system))
         else:
-            echo("\n".join(safe_line(line) for line in check_lines(path, system)))
+            echo("\n".join(check_lines(path, system)), block=True)
 
     @group.command("format")
     @handles_errors
@@ -62,7 +61,7 @@ def register(app: typer.Typer) -> None:
         from affray.cli import sheetdoc
         from affray.rules import base
 
-        echo(sheetdoc.reference(base.resolve_key(system)) if system else sheetdoc.references())
+        echo(sheetdoc.reference(base.resolve_key(system)) if system else sheetdoc.references(), block=True)
 
     app.add_typer(group)
 

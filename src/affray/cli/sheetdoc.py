@@ -153,6 +153,7 @@ DOCS: dict[str, dict[str, dict[str, str]]] = {
             "tactics": "trained `@` tactics (@feint, @glancing, @riposte...)",
             "min_str": "the weapon's STR minimum",
             "min_dex": "the weapon's DEX minimum",
+            "limb": "a creature's natural weapon: the hit location it strikes with (it cannot dodge a blow aimed there; seed 002 \"DODGING BY LARGE CREATURES\")",
         },
     },
     "rolemaster": {
@@ -177,6 +178,8 @@ DOCS: dict[str, dict[str, dict[str, str]]] = {
             "table": "its attack table: a name or a path (required but for shields)",
             "fumble": "`[LOW, HIGH]` of the unmodified first die, within 1..100 (default: the table's `fumble_range`)",
             "db": "a shield's DB",
+            "ranges": "missile: range bands `[[UP_TO_METRES, OB_MODIFIER], ...]`, nearest first (your book's figures)",
+            "reload": "missile: Action Points to ready it again after a shot (0: none; RMH \"Ammo reload\" is 6)",
         },
     },
     "uesrpg": {
