@@ -966,7 +966,7 @@ def test_two_spirit_attacks_allow_nothing_else_and_divine_spells():
     off on DEX SR ... (add 1 SR per MP)"."""
     t = Table()
     t(cmd.StartRound())
-    t.refused(cmd.TakeAction(who="gorakh", action="intent single spirit-attack:vasana spirit-attack:vasana draw:Maul"),
+    t.refused(cmd.TakeAction(who="gorakh", action="intent single spirit-attack:vasana spirit-attack:vasana misc:shout"),
               "attacking twice in spirit combat allows no other action")
     t.act("gorakh", "intent double cast:shield:2:divine")
     assert [d.sr for d in declared_of(t, "gorakh")] == [3 + 2 + 3]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from affray.cli.common import UserError, handles_errors, options, report
+from affray.cli.common import UserError, echo, handles_errors, options, report
 
 
 def register(app: typer.Typer) -> None:
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         from affray.dice import short_seed_refusal
         from affray.commands.demo import DEFAULT_SEEDS, SCENARIOS, SYSTEM_SCENARIOS, TACTICAL, autoplay, scenario_system, setup
         from affray.rules import base
-        from affray.store import EventStore
+        from affray.cli.show import open_event_store
 
         key = base.resolve_key(system)
         if key not in SYSTEM_SCENARIOS:
@@ -56,10 +56,11 @@ def register(app: typer.Typer) -> None:
         chosen = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
         path = options(ctx).db if chosen else str(Path(tempfile.mkdtemp(prefix="affray-demo-")) / "demo.db")
         actor = options(ctx).actor
-        with EventStore(path) as store:
+        with open_event_store(path) as store:
             eid = setup(store, scenario, seed=seed_bytes, manual=table_dice, actor=actor, allow_short_seed=built_in)
             rng = random.Random(seed or 20261122) if table_dice else None
             state = autoplay(store, eid, actor=actor, table_rng=rng, echo=report, tactics=scenario in TACTICAL)
         dice = "table dice (typed)" if table_dice else "engine dice"
-        typer.echo(f"\nDemo over with {dice} after {state.round} rounds; winner: {state.winner or 'nobody'}.")
-        typer.echo(f"The log is in {path}: try  affray --db {path} log --dice")
+        echo()
+        echo(f"Demo over with {dice} after {state.round} rounds; winner: {state.winner or 'nobody'}.")
+        echo(f"The log is in {path}: try  affray --db {path} log --dice")

@@ -23,7 +23,7 @@ from affray.projections.evolve import evolve
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
 from affray.projections.timeline import Timeline
-from affray.commands.core import Outcome, slug, with_issued  # Outcome and slug are also imported from here
+from affray.commands.core import Outcome, check_encounter_id, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
 from affray.commands.travel import branch, rewind_events
 from affray.rules import base
@@ -285,7 +285,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
     name = command.name.strip()
     if not name:
         raise base.RuleError("an encounter needs a name: affray new \"Ambush at the ford\" --system mrq1")
-    eid = command.encounter_id or slug(name)
+    eid = check_encounter_id(command.encounter_id) if command.encounter_id else slug(name)
     taken = set(store.encounter_ids())
     if eid in taken:
         if command.encounter_id:
@@ -294,8 +294,6 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         while f"{eid}-{n}" in taken:
             n += 1
         eid = f"{eid}-{n}"
-    if any(c.isspace() for c in eid):
-        raise base.RuleError(f"encounter id {eid!r} holds a space; choose another with --id")
     chosen = seed is not None and not command.manual_dice  # a manual-dice seed decides no die
     seed = seed if seed is not None else dicelib.new_seed()
     opened = ev.EncounterOpened(

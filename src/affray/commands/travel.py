@@ -36,7 +36,6 @@ and the re-deciding of recorded commands in :mod:`affray.commands.points`.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import msgspec
@@ -47,7 +46,7 @@ from affray.events.envelope import Recorded
 from affray.projections.snapshots import dump, load_state
 from affray.projections.state import State
 from affray.projections.timeline import Timeline
-from affray.commands.core import Outcome, slug
+from affray.commands.core import Outcome, check_encounter_id, slug
 from affray.commands.points import check_boundary, command_points, find_point, stream_of
 from affray.rules.base import RuleError
 
@@ -116,8 +115,8 @@ def rewind_events(store, encounter_id: str, state: State, command: cmd.Rewind) -
 
 def _new_id(store, wanted: str, explicit: bool) -> str:
     eid = slug(wanted) if not explicit else wanted.strip()
-    if explicit and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", eid):
-        raise RuleError(f"encounter id {wanted!r} must be letters, digits, '-', '_' or '.'; choose another")
+    if explicit:
+        check_encounter_id(eid)
     taken = set(store.encounter_ids())
     if eid in taken:
         if explicit:

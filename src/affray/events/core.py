@@ -254,6 +254,18 @@ class RoundStarted(Event, frozen=True, kw_only=True, tag="round-started"):
     reactions: dict[str, int]
 
 
+class OrderChanged(Event, frozen=True, kw_only=True, tag="order-changed"):
+    """The order of action changes within a round (a combatant joining a
+    fight under way is placed in it): the whole new ``order``; the
+    allowances of this round granted with it, by handle (the combatants
+    not named keep theirs); ``reason`` says why."""
+
+    order: tuple[InitiativeEntry, ...]
+    combat_actions: dict[str, int] = {}
+    reactions: dict[str, int] = {}
+    reason: str = ""
+
+
 class TurnBegan(Event, frozen=True, kw_only=True, tag="turn-began"):
     """``handles`` may act now (more than one when they act simultaneously).
 

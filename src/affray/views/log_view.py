@@ -41,7 +41,7 @@ _STARTED = "round-started"
 
 class LogReader:
     """One encounter of ``store``, ready to be read stretch by stretch:
-    ``names`` (handle -> name), ``liveness`` (from the meta events),
+    ``names`` (handle -> name), ``system`` (the rule system key), ``liveness`` (from the meta events),
     and ``head`` (the head version). Where a round starts is found by
     reading the log on from a version, or back from it, as far as the
     nearest live ``RoundStarted``."""
@@ -56,6 +56,10 @@ class LogReader:
             for e in (codec.decode(joined, s, d) for _, _, s, d in store.versions_of_type(encounter_id, joined))
             if codec.tag_of(e) == joined  # a row whose data was swapped by hand says otherwise
         }
+        opened = "encounter-opened"
+        self.system = next((
+            e.system for e in (codec.decode(opened, s, d) for _, _, s, d in store.versions_of_type(encounter_id, opened))
+            if codec.tag_of(e) == opened), "")
         self._starts: list[tuple[int, int]] | None = None
 
     @property
@@ -182,7 +186,8 @@ class LogReader:
         if first > last:
             return iter(())
         lo, hi = self.command_start(first), self.command_end(last)
-        items = iter_entries(self.records(lo, hi), self.names, self.liveness, dice=dice, round_no=self.round_at(lo))
+        items = iter_entries(self.records(lo, hi), self.names, self.liveness, dice=dice, round_no=self.round_at(lo),
+                             system=self.system)
         if lo == first and hi == last:
             return items
         return (e for e in items if first <= e.version <= last)
