@@ -166,7 +166,11 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         if not rest or not rest[0]:
             raise RuleError("name the weapon to draw: draw:WEAPON")
         w = core.weapon_of(c, rest[0])
-        if w.name in c.ready:  # issue 16: drawing what is in hand would spend the action for nothing
+        reload = w.kind == "missile" and not w.thrown
+        # issue 16: drawing what is in hand would spend the action for nothing, but a
+        # missile weapon in hand is reloaded by the same action (seed 002 "6. Draw weapon":
+        # "draw a new missile and reload it in a missile weapon")
+        if w.name in c.ready and not reload:
             raise RuleError(f"{c.name} already holds {w.name} ready; draw another weapon, or declare another action")
         if w.name in drawn:
             raise RuleError(f"{w.name} is already drawn in this statement; declare it once")
