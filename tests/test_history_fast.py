@@ -56,7 +56,7 @@ def fresh(seed):
     """``(rng, store, eid)``: the demo duel in a new log, its dice from ``seed``."""
     rng = random.Random(seed)
     store = EventStore(":memory:")
-    return rng, store, setup(store, seed=rng.randbytes(8), actor="gm")
+    return rng, store, setup(store, seed=rng.randbytes(16), actor="gm")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -98,7 +98,7 @@ def play(store, eid, rng, op, rewinds) -> None:
 
 def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():
     store = EventStore(":memory:")
-    eid = execute(store, cmd.OpenEncounter(name="Notes", system="mrq1"), actor="gm", seed=b"s" * 8).encounter_id
+    eid = execute(store, cmd.OpenEncounter(name="Notes", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
     for i in range(300):
         execute(store, cmd.AddNote(text=f"n{i}"), encounter_id=eid, actor="gm")
     keep = store.version(eid) - 250  # 50 notes stay live

@@ -17,6 +17,8 @@ be written as UTF-8). On it stand:
   one line, a tab becomes a space, and every other unsafe character is shown
   as its Python escape (``\\x07``, ``\\u202e``), so a reader sees that
   something was there;
+- :func:`safe_lines`, the same for a block of lines (the CLI's printing):
+  each line made safe, the newlines between them kept;
 - :func:`one_line`, for error messages: every non-printable character
   (unsafe or not) shown as its Python escape, line breaks included;
 - :func:`escape_json`, for JSON text printed where a terminal may show it:
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI", "escape_json", "is_unsafe", "one_line", "safe_line"]
+__all__ = ["BIDI", "escape_json", "is_unsafe", "one_line", "safe_line", "safe_lines"]
 
 #: Bidirectional formatting characters (Unicode UAX #9): embeddings and
 #: overrides U+202A–U+202E, isolates U+2066–U+2069, the marks LRM, RLM and ALM.
@@ -85,6 +87,17 @@ def safe_line(text: str) -> str:
     if len(parts) > 1 or (parts and parts[0] != text):
         text = " / ".join(p.strip() for p in parts if p.strip())
     return re.sub(_UNSAFE, _escaped, text)
+
+
+def safe_lines(text: str) -> str:
+    """``text`` of several lines made safe to print: each line (split at
+    ``\n`` only) passed through :func:`safe_line`, the ``\n`` kept, so a
+    block keeps its layout while every other line break, control or escape
+    sequence inside a line is neutralised. Shape: ``str -> str``; never
+    raises. The CLI prints everything through it (issue 16, item 4)."""
+    if re.search(_UNSAFE, text.replace("\n", "")) is None:
+        return text
+    return "\n".join(safe_line(line) for line in text.split("\n"))
 
 
 def one_line(text: str) -> str:

@@ -293,9 +293,10 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
             work = eid
         reroll = command.reroll
         note = f"amend: {p.command_id} (step {p.label}) issued again: {changes}" + (f" (re-roll: {reroll})" if reroll else "")
-        # amend checked --dice against the command's own dice above
+        # amend checked --dice against the command's own dice above; the re-roll guard holds every die
+        # against whatever the log rolled at its place (the rewound original, or a command undone before)
         out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note,
-                      salt=own_salt, guard=False)
+                      salt=own_salt)
         report.outcomes.append(out)
         report.amended = out.records[0].command_id
         state = out.state
@@ -314,7 +315,7 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
                         out = execute(
                             store, again, encounter_id=work, dice=",".join(dice), actor=actor, typed_by=typed_by,
                             note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
-                            salt=q.issued.salt_text, guard=False,
+                            salt=q.issued.salt_text,
                         )
                 except (RuleError, dicelib.DiceError) as exc:
                     report.stopped = _stop_line(q, exc)

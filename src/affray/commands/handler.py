@@ -22,7 +22,7 @@ from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
-from affray.commands.core import Outcome, slug, with_issued  # Outcome and slug are also imported from here
+from affray.commands.core import Outcome, check_encounter_id, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
 from affray.commands.points import newest_live_command, redo_stack
 from affray.commands.travel import branch, rewind_events
@@ -66,6 +66,7 @@ def execute(
     salt: str = "",
     typed_by: str | None = None,
     guard: bool = True,
+    allow_short_seed: bool = False,
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
@@ -81,8 +82,18 @@ def execute(
     replay keeps the original typist); ``guard=False`` skips the re-roll
     guard, for amend, which re-issues recorded faces and checks its own
     ``--dice`` (:func:`_guard_reroll`).
+
+    A chosen ``seed`` shorter than 16 bytes is refused (``RuleError``, a
+    ``ValueError``, with the words ``affray new --seed`` prints:
+    :func:`affray.dice.short_seed_refusal`), unless ``allow_short_seed``:
+    for a seed that is public anyway (the demo scenarios' built-in seeds,
+    test fixtures); it is recorded as chosen like any other.
     """
     if isinstance(command, cmd.OpenEncounter):
+        if not allow_short_seed:
+            refusal = dicelib.short_seed_refusal(seed, manual_dice=command.manual_dice)
+            if refusal:
+                raise base.RuleError(refusal)
         return _open(store, command, actor=actor, seed=seed)
     eid = resolve_encounter(store, encounter_id)
     if isinstance(command, cmd.BranchEncounter):
@@ -319,7 +330,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
     name = command.name.strip()
     if not name:
         raise base.RuleError("an encounter needs a name: affray new \"Ambush at the ford\" --system mrq1")
-    eid = command.encounter_id or slug(name)
+    eid = check_encounter_id(command.encounter_id) if command.encounter_id else slug(name)
     taken = set(store.encounter_ids())
     if eid in taken:
         if command.encounter_id:
@@ -328,8 +339,6 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         while f"{eid}-{n}" in taken:
             n += 1
         eid = f"{eid}-{n}"
-    if any(c.isspace() for c in eid):
-        raise base.RuleError(f"encounter id {eid!r} holds a space; choose another with --id")
     chosen = seed is not None and not command.manual_dice  # a manual-dice seed decides no die
     seed = seed if seed is not None else dicelib.new_seed()
     opened = ev.EncounterOpened(
@@ -340,6 +349,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         manual_dice=command.manual_dice,
         rulings=rulings,
         seed_chosen=True if chosen else msgspec.UNSET,
+        chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
     outcome = _append(store, eid, State(), [opened], actor, seed=seed)
     return outcome

@@ -36,7 +36,6 @@ and the re-deciding of recorded commands in :mod:`affray.commands.points`.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import msgspec
@@ -48,7 +47,7 @@ from affray.projections.snapshots import dump, load_state
 from affray.projections.state import State
 from affray.projections.timeline import Liveness, Timeline
 from affray.projections.travel import LogWindow, parse_point
-from affray.commands.core import Outcome, slug
+from affray.commands.core import Outcome, check_encounter_id, slug
 from affray.commands.points import check_boundary, command_points, find_point, newest_live_command, stream_of
 from affray.rules.base import RuleError
 
@@ -190,8 +189,8 @@ def new_encounter_id(store, wanted: str, explicit: bool) -> str:
     ``explicit`` (checked: letters, digits, ``-_.``, not taken), else its slug
     made unique with ``-2``, ``-3``... Raises :class:`RuleError`."""
     eid = slug(wanted) if not explicit else wanted.strip()
-    if explicit and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", eid):
-        raise RuleError(f"encounter id {wanted!r} must be letters, digits, '-', '_' or '.'; choose another")
+    if explicit:
+        check_encounter_id(eid)
     taken = set(store.encounter_ids())
     if eid in taken:
         if explicit:
@@ -260,7 +259,9 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     stream = stream_of(records, origin)
     pts = command_points(records[:version], prefix)
     at = pts[-1].end if pts else (0, 0)
-    batches = [b for b in _batches(live) if not any(isinstance(r.event, ev.EncounterOpened) for r in b)]
+    batches = _copied(records[:version], live)
+    live_ids = {r.command_id for r in live}
+    salts = sum(1 for b in batches if b[0].command_id not in live_ids)
     issued = ev.CommandIssued(
         command=msgspec.to_builtins(
             msgspec.structs.replace(
@@ -270,7 +271,9 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     )
     note = ev.NoteAdded(
         text=f"Branch of {origin} at round {at[0]}, step {at[1]} (version {version}): "
-        f"{len(batches)} commands copied; engine dice follow {stream}'s seed"
+        f"{sum(1 for b in batches if b[0].command_id in live_ids)} commands copied"
+        + (f", {salts} salts of commands undone or rewound away" if salts else "")
+        + f"; engine dice follow {stream}'s seed"
     )
     opening = ev.EncounterOpened(
         encounter_id=new_id,
@@ -280,6 +283,7 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         manual_dice=opened.manual_dice,
         rulings=dict(opened.rulings),
         dice_stream=stream,
+        chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
     with store.transaction():  # the whole branch or none of it
         first, state = _write_branch(store, new_id, seed, [opening, issued, note], batches, actor)
@@ -290,6 +294,27 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         state=state,
         notes=[note.text],
     )
+
+
+def _copied(records, live) -> list[list]:
+    """The batches a branch copies, in log order: every live command's
+    (but the opening), and the salts of the commands that are not live
+    (undone or rewound away), each alone. A salt counts for the rolls from
+    its ``from_index`` on whether or not its command is live (:mod:`affray.dice`,
+    "Salts"), so the branch, which follows its origin's dice stream, must
+    hold the same salts in the same order to roll what the origin would."""
+    live_batches = {b[0].command_id: b for b in _batches(live)}
+    out: list[list] = []
+    for batch in _batches(records):
+        kept = live_batches.pop(batch[0].command_id, None)
+        if kept is not None:
+            if not any(isinstance(r.event, ev.EncounterOpened) for r in kept):
+                out.append(kept)
+            continue
+        salts = [r for r in batch if isinstance(r.event, ev.SaltAdded)]
+        if salts:
+            out.append(salts)
+    return out
 
 
 def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, actor: str):

@@ -35,7 +35,8 @@ from affray.views.narrate import Entry, iter_entries
 
 class LogReader(LogWindow):
     """:class:`~affray.projections.travel.LogWindow` with ``names`` (handle
-    -> name, from the ``CombatantJoined`` events) and the log's entries."""
+    -> name, from the ``CombatantJoined`` events), ``system`` (the rule
+    system key, from ``EncounterOpened``) and the log's entries."""
 
     def __init__(self, store, encounter_id: str) -> None:
         super().__init__(store, encounter_id)
@@ -45,6 +46,10 @@ class LogReader(LogWindow):
             for e in (codec.decode(joined, s, d) for _, _, s, d in store.versions_of_type(encounter_id, joined))
             if codec.tag_of(e) == joined  # a row whose data was swapped by hand says otherwise
         }
+        opened = "encounter-opened"
+        self.system = next((
+            e.system for e in (codec.decode(opened, s, d) for _, _, s, d in store.versions_of_type(encounter_id, opened))
+            if codec.tag_of(e) == opened), "")
 
     def entries(self, first: int = 1, last: int | None = None, *, dice: bool = False) -> Iterator[Entry]:
         """The log entries of versions ``first`` to ``last``, as the whole
@@ -54,7 +59,8 @@ class LogReader(LogWindow):
         if first > last:
             return iter(())
         lo, hi = self.command_start(first), self.command_end(last)
-        items = iter_entries(self.records(lo, hi), self.names, self.liveness, dice=dice, round_no=self.round_at(lo))
+        items = iter_entries(self.records(lo, hi), self.names, self.liveness, dice=dice, round_no=self.round_at(lo),
+                             system=self.system)
         if lo == first and hi == last:
             return items
         return (e for e in items if first <= e.version <= last)

@@ -50,7 +50,7 @@ def replay_store(store, encounter_id: str, round_no: int) -> dict:
     names = reader.names
     points = command_points(records, reader.live(records))
     # the walk starts in round 0: only the round's own commands are looked at
-    return _steps(points, round_no, reader.rounds(), lambda r: narrate(r.event, names))
+    return _steps(points, round_no, reader.rounds(), lambda r: narrate(r.event, names, reader.system))
 
 
 def _steps(points, round_no: int, rounds: list[int], text) -> dict:
