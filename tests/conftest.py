@@ -303,3 +303,44 @@ def assert_clean_outcome(result, *, verify: bool = False) -> None:
     lines = result.stderr.rstrip("\n").split("\n")  # not splitlines(): U+2028 and \x1c are not line ends here
     assert len(lines) == 1 and lines[0].startswith("error: "), f"expected one error line, got {lines!r}"
     assert "\r" not in lines[0], f"a carriage return in the error line: {lines[0]!r}"
+
+
+def affray_process(*args: str, **kw):
+    """``affray ARGS`` in a fresh Python process (``subprocess.run`` keyword
+    arguments in ``kw``), with no ``AFFRAY_*`` variable of the host's."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys; from affray.cli.app import main; sys.argv[0] = 'affray'; main()"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AFFRAY_")}
+    return subprocess.run([sys.executable, "-c", code, *args], env=env, **kw)
+
+
+def affray_on_a_terminal(*args: str):
+    """``(process, shown)``: ``affray ARGS`` run with stderr on a
+    pseudo-terminal (stdout a pipe, ``process.stdout`` bytes) and ``shown``
+    every byte drawn on that terminal (Linux pseudo-terminals)."""
+    import os
+    import pty
+    import subprocess
+
+    master, slave = pty.openpty()
+    try:
+        proc = affray_process(*args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, timeout=60)
+        os.close(slave)
+        slave = -1
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+    return proc, shown

@@ -28,7 +28,7 @@ class Fight:
     def __init__(self, tmp_path, *, rulings=None, sheets=None, manual=True, surprised=()):
         self.store = EventStore(str(tmp_path / "rm.db"))
         out = execute(self.store, cmd.OpenEncounter(name="test", system="rolemaster", manual_dice=manual,
-                                                    rulings=rulings or {}), seed=b"rm-test", actor="gm")
+                                                    rulings=rulings or {}), seed=b"rm-test", allow_short_seed=True, actor="gm")
         self.eid = out.encounter_id
         for data, side in sheets or ((sheet("kestrel"), "heroes"), (sheet("gruk"), "orcs")):
             self.run(cmd.JoinCombatant(sheet=data, side=side, surprised=data["name"].lower() in surprised))

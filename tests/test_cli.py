@@ -759,7 +759,7 @@ def test_rulings_lists_names_defaults_and_sources(cli):
 @pytest.mark.parametrize("table_dice", [False, True], ids=["engine-dice", "table-dice"])
 def test_demo_runs_to_the_end(cli, tmp_path, table_dice):
     db = tmp_path / "demo.db"
-    args = ["--as", "sam", "--db", db, "demo", "--seed", "0a0b"] + (["--table-dice"] if table_dice else [])
+    args = ["--as", "sam", "--db", db, "demo", "--seed", "0a0b" * 8] + (["--table-dice"] if table_dice else [])
     result = cli.ok(*args, db=None)
     assert "winner:" in result.stdout
     assert ("table dice (typed)" if table_dice else "engine dice") in result.stdout

@@ -145,7 +145,7 @@ def test_fast_path_matches_the_typer_verbs(tmp_path):
 
     db = str(tmp_path / "fast.db")
     runner = CliRunner()
-    assert runner.invoke(app, ["--db", db, "demo", "--seed", "0c"], catch_exceptions=False).exit_code == 0
+    assert runner.invoke(app, ["--db", db, "demo", "--seed", "0c" * 16], catch_exceptions=False).exit_code == 0
     script = [sys.executable, "-c", "import sys; from affray.cli.main import main; sys.argv[0] = 'affray'; main()"]
     for args in (["state"], ["state", "--json"], ["pending"], ["pending", "--json"]):
         fast = subprocess.run(script + ["--db", db, *args], capture_output=True, text=True)

@@ -89,10 +89,17 @@ def test_table_matches_the_typer_command(verb):
         assert default == expected, (verb, p.name, default, p.default)
 
 
+#: global options that print something and exit (Typer answers them)
+EAGER = {"version", "install_completion", "show_completion"}
+
+
 def test_global_options_match_the_typer_callback():
-    params = {p.name: p for p in COMMAND.params if p.name != "help"}
-    flags = {flag: p.name for p in params.values() for flag in p.opts + p.secondary_opts}
+    params = {p.name: p for p in COMMAND.params if p.name != "help" and p.name not in EAGER}
+    assert EAGER <= {p.name for p in COMMAND.params}
+    flags = {flag: p.name for p in params.values() for flag in p.opts + p.secondary_opts if not p.is_flag}
     assert flags == dispatch.GLOBAL
+    switches = {flag: p.name for p in params.values() for flag in p.opts if p.is_flag}
+    assert switches == dispatch.GLOBAL_FLAGS
     assert params["db"].envvar == "AFFRAY_DB" and params["db"].default == "affray.db"
     assert params["encounter"].envvar == "AFFRAY_ENCOUNTER"
     assert not params["actor"].envvar
@@ -195,6 +202,7 @@ MATRIX: list[tuple[list[str], bool]] = [
     (["verify"], False), (["verify", "--dice"], False),  # verify (--against, --full, --json) is left to Typer
     (["rulings"], True), (["rulings", "--system", "mythras"], True), (["rulings", "-s", "mrq1"], True),
     (["rulings", "-s", "dnd5e"], True), (["rulings", "-smrq1"], False),
+    (["rulings", "--json"], True), (["rulings", "-s", "mythras", "--json"], True),
     # the fight (round 2, Vasana's or Broo's turn: some of these are refused by the rules, which is compared too)
     (["attack", "vasana", "broo1"], True), (["attack", "vasana", "broo1", "--dice", "34"], True),
     (["attack", "broo1", "vasana", "--dice=50"], True), (["attack", "--dice", "20", "vasana", "broo1"], True),
@@ -290,6 +298,21 @@ def test_every_verb_of_the_table_is_in_the_matrix():
         (["--db"], {}),
         (["--db", "{db}", "--bad", "state"], {}),
         (["--db", "{db}", "state", "--db", "{db}"], {}),
+        # global options after the verb (hoisted before it, both ways)
+        (["state", "--db", "{db}"], {}),
+        (["state", "--json", "--db={db}", "-e", "ford"], {}),
+        (["log", "--tail", "2", "--db", "{db}", "--as", "kim"], {}),
+        (["note", "by kim", "--db", "{db}", "--as", "kim"], {}),
+        (["note", "--db", "{db}", "-eford", "by kim"], {}),
+        (["--db", "{db}", "note", "--", "--as"], {}),
+        (["--db", "{db}", "close", "--reason", "--as"], {}),
+        (["--db", "{db}", "state", "-e", "nope"], {}),
+        (["--db", "{db}", "state", "--no-color"], {}),
+        (["--no-color", "--db", "{db}", "log"], {}),
+        (["--db", "{db}", "log", "--no-color", "--dice"], {}),
+        (["--db", "{db}", "state", "--no-color=1"], {}),
+        (["--db", "{db}", "verify", "-e", "ford"], {}),
+        (["--db", "{db}", "state", "--as"], {}),
     ],
 )
 def test_global_options_and_environment(history, tmp_path, monkeypatch, argv, env):

@@ -17,15 +17,15 @@ terminal, and is shown (on stderr) when run under a pseudo-terminal.
 from __future__ import annotations
 
 import io
-import os
 import random
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from conftest import affray_on_a_terminal, affray_process
 
 from affray.events import commands as cmd
 from affray.commands.handler import execute
@@ -46,7 +46,7 @@ def random_fight(store: EventStore, rng: random.Random, steps: int, *, seed: byt
     """The demo duel played for ``steps`` moves with engine dice; a move is
     the autoplay's next command, or (now and then) an undo, a redo, a rewind
     to an earlier command boundary, or a note. Returns the encounter id."""
-    eid = setup(store, seed=seed, actor="gm")
+    eid = setup(store, seed=seed, allow_short_seed=True, actor="gm")
     for _ in range(steps):
         state = load_state(store, eid)
         roll = rng.random()
@@ -142,7 +142,7 @@ def test_a_rewound_fight_streams_like_the_list():
     """A fixed fight with every kind of meta event, in case the generator
     above drew few of them."""
     store = EventStore(":memory:")
-    eid = setup(store, seed=b"fixed", actor="gm")
+    eid = setup(store, seed=b"fixed", allow_short_seed=True, actor="gm")
     autoplay(store, eid, actor="gm", max_commands=12)
     execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
     execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
@@ -184,7 +184,7 @@ def test_an_empty_or_unknown_encounter_streams_nothing():
 
 def test_the_walk_reports_progress():
     store = EventStore(":memory:")
-    eid = setup(store, seed=b"ticks", actor="gm")
+    eid = setup(store, seed=b"ticks", allow_short_seed=True, actor="gm")
     autoplay(store, eid, actor="gm", max_commands=200)
     head = store.version(eid)
     for fmt in FORMATS:
@@ -203,15 +203,9 @@ def test_the_walk_reports_progress():
 def _db(tmp_path: Path) -> tuple[Path, str]:
     path = tmp_path / "fight.db"
     with EventStore(path) as store:
-        eid = setup(store, seed=b"cli", actor="gm")
+        eid = setup(store, seed=b"cli", allow_short_seed=True, actor="gm")
         autoplay(store, eid, actor="gm", max_commands=60)
     return path, eid
-
-
-def _affray(*args: str, **kw) -> subprocess.CompletedProcess:
-    code = "import sys; from affray.cli.app import main; sys.argv[0] = 'affray'; main()"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AFFRAY_")}
-    return subprocess.run([sys.executable, "-c", code, *args], env=env, **kw)
 
 
 def test_cli_export_without_a_terminal_has_no_progress_bar(tmp_path):
@@ -219,41 +213,19 @@ def test_cli_export_without_a_terminal_has_no_progress_bar(tmp_path):
     with EventStore(db, readonly=True) as store:
         expected = export(list(store.read(eid)), "html", view="table", footer=True)  # the CLI's default
     out = tmp_path / "fight.html"
-    proc = _affray("--db", str(db), "-e", eid, "export", "--format", "html", "--out", str(out), capture_output=True, text=True)
+    proc = affray_process("--db", str(db), "-e", eid, "export", "--format", "html", "--out", str(out), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "" and proc.stdout == f"Wrote {out} (html).\n"
     assert out.read_text(encoding="utf-8") == expected
-    proc = _affray("--db", str(db), "-e", eid, "export", "--format", "html", capture_output=True, text=True)
+    proc = affray_process("--db", str(db), "-e", eid, "export", "--format", "html", capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout == expected
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminals as on Linux")
 def test_cli_export_on_a_terminal_shows_a_progress_bar(tmp_path):
-    import pty
-
     db, eid = _db(tmp_path)
     out = tmp_path / "fight.md"
-    master, slave = pty.openpty()
-    try:
-        proc = _affray(
-            "--db", str(db), "-e", eid, "export", "--format", "markdown", "--out", str(out),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, timeout=60,
-        )
-        os.close(slave)
-        slave = -1
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        if slave >= 0:
-            os.close(slave)
-        os.close(master)
+    proc, shown = affray_on_a_terminal("--db", str(db), "-e", eid, "export", "--format", "markdown", "--out", str(out))
     assert proc.returncode == 0
     assert proc.stdout.decode() == f"Wrote {out} (markdown).\n"  # the bar never reaches the pipe
     assert b"Exporting" in shown and b"events" in shown  # but is drawn on the terminal (stderr)

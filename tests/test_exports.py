@@ -65,7 +65,7 @@ def _raid_records():
     """Hostile names, sides, notes, actor and encounter name; engine dice."""
     store = EventStore(":memory:")
     eid = execute(
-        store, cmd.OpenEncounter(name="<b>Raid</b> & [b]co[/b]", system="mrq1"), seed=b"raid", actor=HOSTILE_ACTOR
+        store, cmd.OpenEncounter(name="<b>Raid</b> & [b]co[/b]", system="mrq1"), seed=b"raid", allow_short_seed=True, actor=HOSTILE_ACTOR
     ).encounter_id
     mrq1 = base.get("mrq1")
     for sheet, side, name, handle in (

@@ -46,7 +46,7 @@ BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 def _hostile_records() -> list:
     store = EventStore(":memory:")
-    eid = execute(store, cmd.OpenEncounter(name=HOSTILE, system="mrq1"), seed=b"hostile", actor=HOSTILE).encounter_id
+    eid = execute(store, cmd.OpenEncounter(name=HOSTILE, system="mrq1"), seed=b"hostile", allow_short_seed=True, actor=HOSTILE).encounter_id
     mrq1 = base.get("mrq1")
     for sheet, side, name, handle in (("vasana.toml", "heroes", "Vasana", "vasana"), ("broo.toml", HOSTILE, HOSTILE, "broo")):
         data = mrq1.load_sheet(str(examples_dir() / "mrq1" / sheet))

@@ -51,7 +51,7 @@ pytestmark = pytest.mark.skipif(
 def _records():
     store = EventStore(":memory:")
     eid = execute(
-        store, cmd.OpenEncounter(name="Raid at the ford", system="mrq1"), seed=b"browser", actor="gm"
+        store, cmd.OpenEncounter(name="Raid at the ford", system="mrq1"), seed=b"browser", allow_short_seed=True, actor="gm"
     ).encounter_id
     mrq1 = base.get("mrq1")
     for sheet, side, name, handle in (

@@ -536,3 +536,103 @@ def test_improvised_parry_needs_the_item_named():
     with pytest.raises(RuleError, match=re.escape("Gorp can dodge | none here, not 'parry'")):
         t(cmd.ChooseReaction(defender="gorp", reaction="parry"), "10,50")
     assert len(t.log()) == before
+
+
+# --------------------------------------------------------------------------- #
+# Item 9b: Second Chance re-rolls the character's own failed roll
+# --------------------------------------------------------------------------- #
+
+
+def _dodged(manual: bool = True):
+    from test_mrq1_flow import attack, react
+
+    t = duel(manual=manual, sr="1,10")  # the Broo acts first
+    attack(t, "broo", "vasana", "40" if manual else "")
+    react(t, "vasana", "dodge", "80,40" if manual else "")  # Vasana's Dodge 80 fails; the Broo's fresh roll 40
+    return t
+
+
+def test_second_chance_by_default_re_rolls_the_characters_own_failed_roll():
+    """Seed 004 "Hero Points": "Second Chance: A character can re-roll any
+    dice roll that affects his character. This can be a skill test, damage
+    roll or anything else that has some effect on him." Without ``--roll``
+    it is Vasana's own failed Dodge (80) that is rolled again (10), not the
+    Broo's fresh table roll; that roll keeps its 40 (one roll is re-rolled)."""
+    from test_mrq1_heroes import spend_second_chance
+
+    t = _dodged()
+    dodge, fresh = [r for r in t.out.records if isinstance(r.event, ev.DiceRolled)]
+    spend_second_chance(t, "vasana", dice="10")
+    rolls = t.new(ev.DiceRolled)
+    assert [(r.faces, r.by, r.supersedes) for r in rolls] == [((10,), "vasana", dodge.version), ((40,), "broo", 0)]
+    assert [(e.handle, e.roll, e.result) for e in t.new(ev.SkillTested)] == [
+        ("vasana", 10, "success"), ("broo", 40, "success")]
+    assert t.one(ev_mrq1.HeroPointSpent).roll == dodge.version
+
+
+def test_second_chance_typed_dice_after_the_re_roll_take_the_place_of_the_kept_ones():
+    """The values given with ``--dice`` come first: ``10,55`` re-rolls the
+    Dodge to 10 and gives the fresh roll 55; nothing is left over."""
+    from test_mrq1_heroes import spend_second_chance
+
+    t = _dodged()
+    spend_second_chance(t, "vasana", dice="10,55")
+    assert [r.faces for r in t.new(ev.DiceRolled)] == [(10,), (55,)]
+
+
+def test_second_chance_with_engine_dice_re_rolls_the_own_failed_roll():
+    from test_mrq1_heroes import spend_second_chance
+
+    t = _dodged(manual=False)
+    dodge = next(r for r in t.out.records if isinstance(r.event, ev.DiceRolled))
+    spend_second_chance(t, "vasana")
+    new = t.new(ev.DiceRolled)[0]
+    assert (new.by, new.supersedes, new.source) == ("vasana", dodge.version, "engine")
+
+
+
+# --------------------------------------------------------------------------- #
+# Item 5: an improvised parry with an item not on the sheet
+# --------------------------------------------------------------------------- #
+
+
+def test_improvised_parry_with_an_item_off_the_sheet_uses_the_shield_skill_and_its_ap():
+    """Seed 004 "Parry", Improvisation: "Parrying with improvised items,
+    such as crossbows or fallen logs, is usually done using the Shield
+    Skill". Gorp snatches up a chair the GM gives 3 AP (the seed gives no
+    figure): his Shield 35% parries, and the chair's AP is what the Parry
+    table deducts (a success against a success: the parrying item's AP)."""
+    t = _slinger()
+    t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item="chair:3"), "10,50")
+    tested = t.tests_of("gorp")[0]
+    assert (tested.skill, tested.base, tested.result) == ("Shield (improvised parry with chair)", 35, "success")
+    assert t.one(ev.ReactionChosen).with_item == "chair"
+    resolved = t.one(ev.ReactionResolved)
+    assert resolved.cell == "parry:success/success" and resolved.effects.get("reduce") == 3
+
+
+def test_improvised_parry_on_the_skill_the_gm_names():
+    """"... though the Games Master may decide a particular Weapon skill is
+    more appropriate in other cases (such as the Club Skill for tree
+    branches)": ``branch:2:Athletics`` parries on the skill named."""
+    t = _slinger()
+    gorp = t.c("gorp")
+    athletics = {k.lower(): v for k, v in gorp.sheet["skills"].items()}["athletics"]
+    t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item="branch:2:Athletics"), "10,50")
+    tested = t.tests_of("gorp")[0]
+    assert (tested.skill, tested.base) == ("Athletics (improvised parry with branch)", athletics)
+
+
+@pytest.mark.parametrize("item, message", [
+    ("chair", "an improvised item not on the sheet is named with its Armour Points: --with 'chair:AP'"),
+    ("chair:x", "an improvised item is NAME:AP or NAME:AP:SKILL"),
+    ("chair:21", "an improvised item is NAME:AP or NAME:AP:SKILL"),
+    ("chair:2:Juggling", "Gorp has no skill 'Juggling' for the improvised chair"),
+    ("sling:2", "Sling is on Gorp's sheet; name it without ':AP'"),
+])
+def test_improvised_item_badly_named_is_refused_in_one_line(item, message):
+    t = _slinger()
+    before = len(t.log())
+    with pytest.raises(RuleError, match=re.escape(message)):
+        t(cmd.ChooseReaction(defender="gorp", reaction="parry", with_item=item), "10,50")
+    assert len(t.log()) == before

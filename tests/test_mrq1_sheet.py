@@ -83,8 +83,8 @@ DELETE = object()
 
 ERRORS = [
     (("characteristics", "DEX"), "high", "characteristics.DEX: expected int, got str"),
-    (("characteristics", "DEX"), DELETE, "characteristics.DEX: required field is missing"),
-    (("characteristics", "LUCK"), 3, "characteristics.LUCK: unknown field"),
+    (("characteristics", "DEX"), DELETE, "missing 'characteristics.DEX'"),
+    (("characteristics", "LUCK"), 3, "characteristics.LUCK: unknown key (keys here: STR, CON, SIZ, INT, POW, DEX, CHA)"),
     (("characteristics", "DEX"), 0, "characteristics.DEX: 0 is out of range 1..100"),
     (("characteristics", "STR"), 101, "characteristics.STR: 101 is out of range 1..100"),
     (("skills", "Dodge"), "x", "skills.Dodge: expected int, got str"),
@@ -94,7 +94,7 @@ ERRORS = [
     (("weapons", 1, "name"), "sword", "weapons[1].name: 'sword' is also weapons[0]"),
     (("weapons", 0, "kind"), "laser", "weapons[0].kind: 'laser' is not one of"),
     (("weapons", 0, "hands"), 3, "weapons[0].hands: 3 is out of range 1..2"),
-    (("weapons", 0, "colour"), "red", "weapons[0].colour: unknown field"),
+    (("weapons", 0, "colour"), "red", "weapons[0].colour: unknown key (keys here: name, skill"),
     (("armour",), {"tail": 2}, "armour.tail: unknown hit location"),
     (("armour",), {"chest": -1}, "armour.chest: -1 is out of range 0..100"),
     (("armour",), {"chest": 2, "Chest": 3}, "armour.Chest: chest is given twice"),
@@ -103,7 +103,7 @@ ERRORS = [
     (("damage_modifier",), "lots", "damage_modifier: 'lots' is not dice"),
     (("location_hp",), {"head": 0}, "location_hp.head: 0 is out of range 1..100"),
     (("system",), "rq3", "system: this is a 'rq3' sheet, not mrq1"),
-    (("nickname",), "T", "nickname: unknown field"),
+    (("nickname",), "T", "nickname: unknown key; did you mean 'name'?"),
 ]
 
 
@@ -134,7 +134,7 @@ def test_sheet_error_example_wording(tmp_path):
         ("bad.toml", "x = [", "not valid TOML"),
         ("bad.yaml", "a: [", "not valid YAML"),
         ("bad.json", "{", "not valid JSON"),
-        ("list.json", "[1, 2]", "expected a table of sheet fields, got array"),
+        ("list.json", "[1, 2]", "expected a table of sheet fields, got a list"),
         ("scalar.yml", "hello", "expected a table of sheet fields, got str"),
         ("sheet.txt", "", "unknown sheet format '.txt'"),
     ],

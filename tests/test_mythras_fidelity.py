@@ -397,10 +397,11 @@ def test_over_100_the_attack_line_shows_the_grade_the_exchange_uses():
     assert "critical" not in text
 
 
-def test_over_100_a_defender_further_over_regrades_the_attack_on_a_line_of_its_own():
-    """B8: the highest excess is everyone's. Grusk parries at 130%: Kaelin's
-    attack at 110 (already 100) loses 20 more; a line says against what it
-    now counts and with which grade."""
+def test_over_100_a_defender_further_over_regrades_the_attack_on_its_attack_line():
+    """B8 (seed 001 "Differential Rolls"): the highest excess is
+    everyone's. Grusk parries at 130%: Kaelin's attack at 110 (already 100)
+    loses 20 more. The attack line is told again, as the Differential Roll
+    reads it: the same roll against 80%, a failure (not a note line)."""
     from test_mythras_flow import sheet
 
     k = sheet("kaelin")
@@ -411,10 +412,15 @@ def test_over_100_a_defender_further_over_regrades_the_attack_on_a_line_of_its_o
     attack(t, "kaelin", "grusk", "85")  # success at 100
     assert t.new(ev.SkillTested)[0].result == "success"
     react(t, "grusk", "parry", "50")  # 130 - 30 = 100: success
-    notes = [e.text for e in t.new(ev.NoteAdded)]
-    assert "Kaelin's attack roll 85 counts against 80% in the Differential Roll (skills over 100, B8): failure" in notes
-    parry = [e for e in t.new(ev.SkillTested) if e.handle == "grusk"][0]
-    assert parry.target == 100
+    assert not t.new(ev.NoteAdded)
+    parry, again = t.new(ev.SkillTested)
+    assert (parry.handle, parry.target) == ("grusk", 100)
+    assert (again.handle, again.skill, again.base, again.target, again.roll, again.result) == (
+        "kaelin", "Legionary", 110, 80, 85, "failure")
+    assert [m.value for m in again.modifiers] == [-10, -20]
+    assert again.purpose == "attack on Grusk with Longsword, against Grusk's parry"
+    assert t.new(ev.ReactionResolved)[0].outcome.startswith("Kaelin failure against Grusk's parry success")
+    assert not t.new(ev.DiceRolled)[1:]  # the attack is not rolled again: one die, the parry's
 
 
 # --------------------------------------------------------------------------- #
@@ -713,3 +719,346 @@ def test_a_luck_point_re_rolls_the_roll_against_disarm_opponent():
     assert t.step().kind == "luck-reroll" and "Maul" in t.c("grusk").ready
     t(cmd.MakeChoice(who="grusk", option="luck"), "50,2")
     assert "Maul" in t.c("grusk").ready and not t.new(ev.WeaponDropped)
+
+
+# --------------------------------------------------------------------------- #
+# 12: a leaping attack reads as a leap, not "with " and nothing
+# --------------------------------------------------------------------------- #
+
+
+def test_a_leaping_attack_names_what_it_is_made_with():
+    """Seed 001 "Leaping Attacks": "A leaping attack is resolved with an
+    Opposed Roll of the leaper's Athletics skill versus the defender's
+    Brawn or Evade skill." No weapon: the log says the leap, and the
+    Differential line names the defender's Brawn (no empty weapon name)."""
+    from affray.views.export import export
+    from affray.views.log_view import log_entries
+
+    t = kaelin_first()
+    act(t, "kaelin", "leap:grusk", "40,80")  # Athletics 49: 40; Grusk's Brawn 51: 80 fails
+    texts = [e.text for e in log_entries(t.store, t.eid)]
+    assert "Kaelin leaps at Grusk" in texts
+    assert "Grusk tries to withstand the leap" in texts
+    assert any(x.startswith("Differential table, leap success/failure: Kaelin success against Grusk's Brawn failure")
+               for x in texts)
+    assert not any(x.rstrip() != x or x.endswith(" with") for x in texts)
+    assert "with  " not in export(list(t.store.read(t.eid)), "markdown")
+
+
+# --------------------------------------------------------------------------- #
+# 9: a combatant joining a fight under way
+# --------------------------------------------------------------------------- #
+
+
+def twin_joins(dice: str, **kw):
+    from test_mythras_flow import sheet
+
+    t = kaelin_first()  # Kaelin 17 (DEX 14), Grusk 13; Kaelin's turn
+    twin = sheet("kaelin")
+    twin["name"] = "Twin"
+    t(cmd.JoinCombatant(sheet=twin, side="orcs", handle="twin", **kw), dice)
+    return t
+
+
+def test_a_newcomer_mid_fight_rolls_initiative_and_is_placed_in_the_order():
+    """Seed 001 "Initiative": "Initiative is calculated by each participant
+    rolling 1d10 and adding their Initiative Modifier. Whoever gained the
+    highest result acts first, followed by the second highest and so on."
+    Twin joins during Kaelin's turn: 5 + 13 − 3 = 15 goes between Kaelin
+    (17) and Grusk (13), with 2 Action Points ("All beginning characters get
+    2 Action Points per Round"); the turn already pending stays, and Twin's
+    Turn comes when the turns reach its place."""
+    t = twin_joins("5")
+    changed = t.new(ev.OrderChanged)
+    assert len(changed) == 1 and "Twin joins the fight" in changed[0].reason
+    assert [(e.handle, e.rank) for e in t.state.order] == [("kaelin", 17), ("twin", 15), ("grusk", 13)]
+    assert [e.tier for e in t.state.order] == [0, 1, 2]
+    assert t.c("twin").combat_actions == 2
+    assert [d.purpose for d in t.new(ev.DiceRolled)] == ["initiative: Twin"]
+    step = t.step()
+    assert (step.kind, step.who) == ("turn", "kaelin") and len(t.state.pending) == 1
+    act(t, "kaelin", "pass")
+    assert t.step().who == "twin"
+
+
+def test_a_newcomer_tied_on_total_and_dex_rolls_off_against_that_fighter():
+    """Seed 001 "Initiative": "When two or more participants tie scores,
+    the one with the higher DEX will act first. If this still results in a
+    tie, have each roll a die with the higher roll going before the
+    other." Twin rolls 7: 17 and DEX 14, as Kaelin; the roll-off ties at 4,
+    then Twin 9 against Kaelin 2: Twin goes first."""
+    t = twin_joins("7,4,4,9,2")
+    assert [e.handle for e in t.state.order] == ["twin", "kaelin", "grusk"]
+    assert "roll-off 4/9" in t.state.order[0].detail
+    t = twin_joins("7,2,9")
+    assert [e.handle for e in t.state.order] == ["kaelin", "twin", "grusk"]
+
+
+def test_a_newcomer_when_only_the_end_of_the_round_was_pending_takes_its_turn_now():
+    """Seed 001 "Turns": "If any participant has Action Points remaining,
+    the players may each take another Turn in Initiative order." Everyone
+    had passed; Twin joins with 2 AP and acts before the round ends."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first()
+    for who in ("kaelin", "grusk", "kaelin", "grusk"):
+        act(t, who, "pass")
+    assert t.step().kind == "end-round"
+    twin = sheet("kaelin")
+    twin["name"] = "Twin"
+    t(cmd.JoinCombatant(sheet=twin, side="orcs", handle="twin"), "1")
+    assert (t.step().kind, t.step().who) == ("turn", "twin")
+    assert t.state.turn == ("twin",)
+
+
+def test_a_surprised_newcomer_cannot_defend_until_its_initiative_arrives():
+    """Seed 001 "Surprise": "The target suffers a -10 penalty to
+    Initiative. Until their Initiative arrives, they are considered
+    flat-footed and cannot defend themselves." 5 + 13 − 3 − 10 = 5."""
+    t = twin_joins("5", surprised=True)
+    assert [(e.handle, e.rank) for e in t.state.order][-1] == ("twin", 5)
+    assert t.c("twin").has("surprised")
+
+
+def test_a_newcomer_cannot_join_in_the_middle_of_an_exchange_and_the_log_says_the_order():
+    from affray.views.log_view import log_entries
+    from test_mythras_flow import sheet
+
+    t = kaelin_first()
+    attack(t, "kaelin", "grusk", "30")
+    with pytest.raises(RuleError, match="between turns"):
+        t(cmd.JoinCombatant(sheet=sheet("kaelin"), name="Twin", side="orcs", handle="twin"), "5")
+    t = twin_joins("5")
+    texts = [e.text for e in log_entries(t.store, t.eid)]
+    assert texts[-2:] == ["Twin joins side orcs (2 Action Points)",
+                          "Initiative now: Kaelin 17, Twin 15, Grusk 13 (Twin joins the fight: Initiative d10=5 +13 −3 armour = 15)"]
+
+
+# --------------------------------------------------------------------------- #
+# 10: Luck Points re-roll a lost Regain Footing
+# --------------------------------------------------------------------------- #
+
+
+def lucky_grusk_prone():
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(grusk=sheet("grusk", luck_points=1))
+    attack(t, "kaelin", "grusk", "90")
+    react(t, "grusk", "evade", "80")  # both fail; Grusk is prone
+    t(cmd.TakeAction(who="grusk", action="stand"))
+    t(cmd.RollPending(), "70,30")  # Grusk's Brawn 51: 70 fails; Kaelin's Brawn 49: 30 succeeds
+    step = t.step()
+    assert step.kind == "luck-reroll" and step.who == "grusk" and step.options == ("luck", "accept")
+    assert t.c("grusk").stance == "prone"
+    return t
+
+
+def test_a_luck_point_re_rolls_a_lost_regain_footing():
+    """Seed 001 "Use Luck Point": "Using a Luck Point – to re-roll a
+    particular result for example – is a Free Action"; "Regain Footing"
+    while engaged is an opposed roll. Grusk re-rolls his own roll (40,
+    beating Kaelin's kept 30) and stands; Kaelin does not roll again."""
+    t = lucky_grusk_prone()
+    t(cmd.MakeChoice(who="grusk", option="luck"), "40")
+    assert [(e.handle, e.roll) for e in t.new(ev.SkillTested)] == [("grusk", 40)]
+    assert "Luck Point re-roll" in t.new(ev.SkillTested)[0].purpose
+    assert t.c("grusk").stance == "standing" and t.c("grusk").has("luck-spent")
+
+
+def test_a_lost_regain_footing_may_be_accepted():
+    t = lucky_grusk_prone()
+    choose(t, "grusk", "accept")
+    assert t.c("grusk").stance == "prone" and not t.c("grusk").has("luck-spent")
+    assert not t.new(ev.SkillTested)
+
+
+def test_a_luck_point_re_rolls_a_lost_struggle_the_holders_roll_kept():
+    """Seed 001 "Entangle": the victim "can attempt to free themselves on
+    their turn by winning an opposed Brawn roll" ("Struggle"); "Use Luck
+    Point": "to re-roll a particular result". Grusk's Brawn (one grade
+    harder, 34) 60 fails against Kaelin's 20; re-rolled at 30, beating 20
+    (the higher success wins): the whip lets go. Kaelin does not roll again."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(kaelin=kaelin_with(WHIP, ready=["Whip", "Heater Shield"]), grusk=sheet("grusk", luck_points=1))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "entangle")
+    t(cmd.RollPending(), "1,1,11")  # chest
+    act(t, "grusk", "struggle")
+    t(cmd.RollPending(), "60,20")
+    step = t.step()
+    assert (step.kind, step.who) == ("luck-reroll", "grusk") and "Struggle failed" in step.prompt
+    assert t.c("grusk").has("entangled")
+    t(cmd.MakeChoice(who="grusk", option="luck"), "30")
+    assert [(e.handle, e.roll, e.purpose) for e in t.new(ev.SkillTested)] == [
+        ("grusk", 30, "break free (Luck Point re-roll)")]
+    assert not t.c("grusk").has("entangled") and t.c("grusk").has("luck-spent")
+
+
+def lucky_kaelin_yanks(dice: str):
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(kaelin=sheet("kaelin", luck_points=1))
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "impale")
+    t(cmd.RollPending(), "1,1,1,2")
+    choose(t, "kaelin", "accept")  # her Luck Point is not spent on the damage (ruling luck_damage_roll)
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "yank")
+    t(cmd.RollPending(), dice)
+    return t
+
+
+def test_a_luck_point_re_rolls_a_failed_yank():
+    """Seed 001 "Impale": withdrawing the weapon takes "a Brawn roll,
+    opposed when the victim resists"; "Use Luck Point": "to re-roll a
+    particular result". Kaelin's Brawn 49: 90 loses to Grusk's 20; the
+    re-roll 40 beats it (Grusk's 20 kept) and the weapon comes free with
+    the damage die rolled with it (6, halved: 3)."""
+    t = lucky_kaelin_yanks("90,20,5")
+    assert t.step().kind == "luck-reroll" and t.c("grusk").has("impaled")
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "40,6")
+    assert [(e.handle, e.roll) for e in t.new(ev.SkillTested)] == [("kaelin", 40)]
+    assert not t.c("grusk").has("impaled")
+    assert t.new(ev.DamageDealt)[0].final == 3
+
+
+def test_a_failed_yank_may_be_accepted():
+    t = lucky_kaelin_yanks("90,20,5")
+    choose(t, "kaelin", "accept")
+    assert t.c("grusk").has("impaled") and not t.new(ev.SkillTested) and not t.new(ev.DamageDealt)
+    assert not t.c("kaelin").has("luck-spent")
+
+
+def lucky_kaelin_outmaneuvered():
+    """Kaelin (1 Luck Point) outmaneuvers Grusk and loses: Evade 90 against 10."""
+    from test_mythras_flow import sheet
+
+    t = kaelin_first(kaelin=sheet("kaelin", luck_points=1))
+    attack(t, "kaelin", "grusk", "90")
+    react(t, "grusk", "none")
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "outmaneuver")
+    t(cmd.RollPending(), "90,10")
+    return t
+
+
+def test_a_luck_point_re_rolls_a_lost_outmaneuver():
+    """Seed 001 "Outmaneuvering": "a group Opposed Roll" of Evade; "Use
+    Luck Point": "to re-roll a particular result". Kaelin's Evade 90 loses
+    to Grusk's 10; re-rolled to 20, a success beating Grusk's kept 10:
+    Grusk is outmaneuvered and Kaelin may withdraw."""
+    t = lucky_kaelin_outmaneuvered()
+    step = t.step()
+    assert (step.kind, step.who) == ("luck-reroll", "kaelin") and not t.c("grusk").has("outmaneuvered")
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "20")
+    assert [(e.handle, e.roll) for e in t.new(ev.SkillTested)] == [("kaelin", 20)]
+    assert t.c("grusk").has("outmaneuvered") and t.step().kind == "outmaneuver-end"
+
+
+def test_a_lost_outmaneuver_may_be_accepted():
+    t = lucky_kaelin_outmaneuvered()
+    choose(t, "kaelin", "accept")
+    assert not t.c("grusk").has("outmaneuvered") and not t.new(ev.SkillTested)
+    assert t.step().kind == "end-round"
+
+
+def lucky_blow(rulings=None, **sheets):
+    t = kaelin_first(rulings=rulings, **sheets)
+    attack(t, "kaelin", "grusk", "30")
+    react(t, "grusk", "none")
+    choose(t, "kaelin", "none")
+    t(cmd.RollPending(), "1,1,11")  # Longsword 1 + DM 1 = 2 to the chest
+    return t
+
+
+def test_a_luck_point_re_rolls_the_attackers_damage_roll_the_location_kept():
+    """Seed 001 "Use Luck Point": "Using a Luck Point – to re-roll a
+    particular result for example – is a Free Action"; a damage roll is a
+    result too (ruling ``luck_damage_roll``, default the attacker's own
+    roll). Kaelin's 2 damage is re-rolled to 8 + 2 = 10; the chest (d20 11)
+    stays, and no new location die is rolled."""
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(kaelin=sheet("kaelin", luck_points=1))
+    step = t.step()
+    assert (step.kind, step.who, step.options) == ("luck-damage", "kaelin", ("luck", "accept"))
+    assert "2 damage" in step.prompt and not t.new(ev.DamageDealt)
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "8,2")
+    rolled = t.new(ev.DiceRolled)
+    assert [(r.faces, r.purpose) for r in rolled] == [((8,), "Longsword damage (Luck Point re-roll)"),
+                                                      ((2,), "damage modifier")]
+    dd = t.new(ev.DamageDealt)[0]
+    assert (dd.location, dd.rolled, dd.armour, dd.final) == ("chest", 10, 3, 7)
+    assert t.c("kaelin").has("luck-spent")
+
+
+def test_a_damage_roll_may_be_accepted():
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(kaelin=sheet("kaelin", luck_points=1))
+    choose(t, "kaelin", "accept")
+    dd = t.new(ev.DamageDealt)[0]
+    assert (dd.location, dd.rolled) == ("chest", 2) and not t.c("kaelin").has("luck-spent")
+    assert not t.new(ev.DiceRolled)
+
+
+def test_ruling_luck_damage_roll_target_asks_the_one_struck():
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(rulings={"luck_damage_roll": "target"}, kaelin=sheet("kaelin", luck_points=1),
+                   grusk=sheet("grusk", luck_points=1))
+    assert (t.step().kind, t.step().who) == ("luck-damage", "grusk")
+    t(cmd.MakeChoice(who="grusk", option="luck"), "1,1")
+    assert t.new(ev.DamageDealt)[0].rolled == 2 and t.c("grusk").has("luck-spent")
+
+
+def test_ruling_luck_damage_roll_off_and_no_luck_left_ask_nobody():
+    from test_mythras_flow import sheet
+
+    t = lucky_blow(rulings={"luck_damage_roll": "off"}, kaelin=sheet("kaelin", luck_points=1))
+    assert t.new(ev.DamageDealt) and t.step().kind != "luck-damage"
+    t = lucky_blow()
+    assert t.new(ev.DamageDealt) and t.step().kind != "luck-damage"
+
+
+def knocked_back_lucky_kaelin():
+    """Grusk's maximised critical to Kaelin's head (16 damage over SIZ 14:
+    Knockback, seed 001 "Knockback"); Kaelin has a Luck Point, and the Major
+    Wound leaves her standing (ruling ``major_wound_prone=never``)."""
+    from test_mythras_flow import Table, sheet
+
+    t = Table(kaelin=sheet("kaelin", luck_points=1), rulings={"major_wound_prone": "never"})
+    t(cmd.StartRound(), "1,10")
+    attack(t, "grusk", "kaelin", "5")  # a critical
+    react(t, "kaelin", "parry", "80")
+    for pick in ("choose-location", "head", "maximize-damage"):
+        choose(t, "grusk", pick)
+    t(cmd.RollPending(), "6,4")  # 1D6+6 + 1D4 = 16
+    assert t.step().kind == "knockback"
+    t(cmd.RollPending(), "90")  # Athletics 49 fails
+    step = t.step()
+    assert (step.kind, step.who) == ("luck-reroll", "kaelin") and "Knockback" in step.prompt
+    assert t.c("kaelin").stance != "prone"
+    return t
+
+
+def test_a_luck_point_re_rolls_a_failed_roll_against_knockback():
+    """Seed 001 "Knockback": "the recipient must pass an Easy Acrobatics
+    or Standard Athletics roll to avoid falling prone"; "Use Luck Point":
+    "to re-roll a particular result". Re-rolled at 10: Kaelin keeps her
+    feet."""
+    t = knocked_back_lucky_kaelin()
+    t(cmd.MakeChoice(who="kaelin", option="luck"), "10")
+    assert [(e.roll, e.purpose) for e in t.new(ev.SkillTested)] == [
+        (10, "stay on their feet (Knockback) (Luck Point re-roll)")]
+    assert t.c("kaelin").stance != "prone" and t.c("kaelin").has("luck-spent")
+
+
+def test_a_failed_roll_against_knockback_may_be_accepted():
+    t = knocked_back_lucky_kaelin()
+    choose(t, "kaelin", "accept")
+    assert t.c("kaelin").stance == "prone" and not t.new(ev.SkillTested)
+    assert not t.c("kaelin").has("luck-spent")

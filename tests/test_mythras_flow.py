@@ -47,7 +47,7 @@ class Table:
                  surprised: bool = False):
         self.store = EventStore(":memory:")
         self.out = execute(self.store, cmd.OpenEncounter(name="flow", system="mythras", manual_dice=True,
-                                                         rulings=rulings or {}), seed=b"s", actor="gm")
+                                                         rulings=rulings or {}), seed=b"s", allow_short_seed=True, actor="gm")
         self.eid = self.out.encounter_id
         self(cmd.JoinCombatant(sheet=kaelin or sheet("kaelin"), side="heroes", handle="kaelin"))
         self(cmd.JoinCombatant(sheet=grusk or sheet("grusk"), side="orcs", handle="grusk", surprised=surprised))
@@ -556,7 +556,7 @@ def test_golden_autoplay_with_table_dice():
         store = EventStore(":memory:")
         from affray.commands.demo import setup
 
-        eid = setup(store, "mythras-duel", seed=b"golden", manual=True)
+        eid = setup(store, "mythras-duel", seed=b"golden", allow_short_seed=True, manual=True)
         state = autoplay(store, eid, table_rng=random.Random(20261122))
         assert state.phase == "over" and state.winner in ("heroes", "orcs")
         loser = [c for c in state.combatants.values() if c.side != state.winner][0]
@@ -597,7 +597,7 @@ def test_cli_demo_system_mythras(tmp_path):
     from affray.cli.app import app
 
     db = tmp_path / "demo.db"
-    result = CliRunner().invoke(app, ["--db", str(db), "demo", "--system", "cfi", "--seed", "0a0b"],
+    result = CliRunner().invoke(app, ["--db", str(db), "demo", "--system", "cfi", "--seed", "0a0b" * 8],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "winner:" in result.stdout

@@ -112,7 +112,8 @@ def test_rulings_are_listed():
     out = CliRunner().invoke(app, ["rulings", "--system", "rolemaster"])
     assert out.exit_code == 0
     for name in ("open_ended_cap", "attack_roll", "parry_missiles", "unusual_checks", "surprise_worst",
-                 "dodge_without_table", "dodge_and_parry", "dodge_armed", "stun_penalty", "late_stun", "tables"):
+                 "dodge_without_table", "dodge_and_parry", "dodge_armed", "stun_penalty", "late_stun", "tables",
+                 "turn_order", "severity_f", "full_cover", "charge_bonus", "knockback_table", "death_at", "death_delay"):
         assert name in out.output
 
 
@@ -171,3 +172,42 @@ def test_a_sheet_with_a_campaign_csv_table(cli):
     cli.ok("attack", "mira", "kestrel")
     out = cli.ok("react", "kestrel", "none", "--dice", "60").output
     assert "Mira: 60=60 +55 OB −50 DB = 65 on campaign-dagger [46..70, soft] → 2: 2 hits" in out
+
+
+def test_why_shows_the_charge(cli):
+    """issue 13, 'why shows every lookup behind a result': a charge
+    (RMH 'Charging'). 97 + 40 + 70 - 40 (run) - 20 = 147: rigid 13C; at
+    3 m/s x2 hits and the critical raised one step, to D."""
+    opened(cli)
+    cli.ok("attack", "kestrel", "gruk", "--situation", "pace=run", "--situation", "charge=3")
+    cli.ok("react", "gruk", "none", "--dice", "97,40")
+    cli.ok("roll", "--dice", "10")
+    out = cli.ok("why", "gruk", "body").output
+    assert "charge at 3 m/s: 13 hits -> 26, critical C -> D" in out
+
+
+def test_why_shows_a_knock_back_into_a_wall(cli):
+    """Seed 000 'Knocked Back' ('depending on terrain'): the stun the wall
+    adds is traced to the knockback table's lookup."""
+    opened(cli)
+    cli.ok("act", "gruk", "terrain", "wall")
+    cli.ok("attack", "kestrel", "gruk")
+    cli.ok("react", "gruk", "none", "--dice", "97,40")  # 187 -> 150: rigid 13C
+    cli.ok("roll", "--dice", "00")  # C row 100: knocked back 10 feet
+    out = cli.ok("why", "gruk", "stunned").output
+    assert "knock-back into wall: table sample-knockback" in out and "effects: hits 5, stunned" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["attack", "kestrel", "gruk", "--situation", "range=10"], "not a missile weapon"),
+    (["attack", "kestrel", "gruk", "--situation", "cover=wall"], "unknown cover 'wall'"),
+    (["attack", "kestrel", "gruk", "--situation", "charge=6"], "needs a running pace"),
+    (["act", "kestrel", "reload"], "no missile weapon that needs reloading"),
+    (["act", "gruk", "terrain", "lava"], "unknown terrain 'lava'"),
+])
+def test_new_situations_bad_input(cli, args, message):
+    """Missiles, charges, reloading and terrain: one line, exit 2, nothing appended."""
+    opened(cli)
+    before = event_count(cli.db)
+    assert_user_error(cli(*args), message)
+    assert event_count(cli.db) == before

@@ -222,8 +222,10 @@ def test_a_melee_attack_engages_and_a_round_without_melee_ends_it(tmp_path):
 
 def test_parry_moves_ob_to_db_and_holds_against_one_attack(tmp_path):
     """The parry adds its amount to DB against one attack; the parrier's
-    own attacks that round lose it; a second attack meets no parry."""
-    f = Fight(tmp_path)
+    own attacks that round lose it; a second attack meets no parry. (Turns
+    alternate: ruling turn_order=cycle; the countdown is tested in
+    test_rolemaster_countdown.py.)"""
+    f = Fight(tmp_path, rulings={"turn_order": "cycle"})
     f.run(cmd.StartRound(), START)
     f.run(A(attacker="kestrel", target="gruk", situations=("ap=2",)))
     f.run(R(defender="gruk", reaction="parry:20"), "50")
@@ -643,8 +645,8 @@ def test_parrying_missiles_is_a_ruling(tmp_path, ruling, offered, db):
 
 def test_draw_then_attack_with_the_action_points_left(tmp_path):
     """Draw weapon: 1 AP (RMH); an attack with 3 AP left is a quicker one,
-    -25 for the AP less (RMH 'Melee Attack 2-4')."""
-    f = Fight(tmp_path)
+    -25 for the AP less (RMH 'Melee Attack 2-4'). (Ruling turn_order=cycle.)"""
+    f = Fight(tmp_path, rulings={"turn_order": "cycle"})
     f.run(cmd.StartRound(), START)
     f.run(A(attacker="kestrel", target="gruk"))
     f.run(R(defender="gruk", reaction="none"), "02")

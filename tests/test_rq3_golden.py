@@ -114,7 +114,7 @@ SCRIPT: list[tuple[cmd.Command, str]] = [
 
 def open_duel(store: EventStore) -> str:
     out = execute(store, cmd.OpenEncounter(name="Golden RQ3 duel", system="rq3", manual_dice=True),
-                  seed=b"golden-rq3", actor="gm")
+                  seed=b"golden-rq3", allow_short_seed=True, actor="gm")
     eid = out.encounter_id
     rq3 = base.get("rq3")
     for sheet, side in (("vasana.toml", "heroes"), ("gorakh.toml", "trolls")):
@@ -203,7 +203,7 @@ def test_the_sample_fight_shows_what_it_is_for():
     from affray.commands.demo import DEFAULT_SEEDS, autoplay, setup
 
     store = EventStore(":memory:")
-    eid = setup(store, "rq3-duel", seed=bytes.fromhex(DEFAULT_SEEDS["rq3-duel"]), actor="demo")
+    eid = setup(store, "rq3-duel", seed=bytes.fromhex(DEFAULT_SEEDS["rq3-duel"]), allow_short_seed=True, actor="demo")
     state = autoplay(store, eid, actor="demo")
     events = [r.event for r in store.read(eid)]
     assert state.phase == "over"

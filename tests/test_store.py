@@ -197,7 +197,10 @@ def test_views(store: EventStore, db: Path) -> None:
     conn.row_factory = sqlite3.Row
     log = conn.execute("SELECT * FROM event_log").fetchall()
     assert [r["version"] for r in log] == [1, 2, 3, 4, 5, 6]
-    assert log[0].keys() == ["seq", "encounter_id", "version", "type", "actor", "recorded_at", "command_id", "data"]
+    assert log[0].keys() == [
+        "seq", "encounter_id", "version", "type", "actor", "recorded_at", "command_id", "data", "status",
+    ]
+    assert {r["status"] for r in log} == {"live"}
     (enc,) = conn.execute("SELECT * FROM encounters").fetchall()
     assert dict(enc) | {"opened_at": None} == {
         "id": "ford", "name": "Ambush at the ford", "system": "mrq1", "opened_at": None, "events": 6, "closed": 1,

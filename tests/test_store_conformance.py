@@ -229,6 +229,42 @@ def test_typed_queries(store) -> None:
     assert store.any_command_up_to("f", ["roll2"], 5) and not store.any_command_up_to("f", ["roll2"], 4)
     assert not store.any_command_up_to("f", [], 5)
     assert store.salts("f") == []
+    # the re-roll guard reads only from the first version a time travel touched
+    assert store.dice_per_command("f", from_version=4) == [("roll1", 4, 2), ("roll2", 5, 1)]
+    assert store.dice_per_command("f", from_version=5) == [("roll2", 5, 1)]
+    assert store.dice_of("f", ["roll1", "roll2"], from_version=4) == {
+        "roll1": [("2D6", [2, 5])], "roll2": [("1D100", [71])],
+    }
+    assert store.dice_of("f", ["roll1"], from_version=5) == {}
+
+
+def test_starts_command(store) -> None:
+    fill(store, "f", 2)
+    store.append("f", 2, notes("a", "b"), command_id="c3", actor="gm")
+    assert store.starts_command("f", 3) and store.starts_command("f", 3, "c3")
+    assert not store.starts_command("f", 3, "c4")
+    assert not store.starts_command("f", 4)  # the second event of c3
+    assert store.starts_command("f", 1) and not store.starts_command("f", 5)  # past the head
+
+
+def test_append_rows_copies_rows_as_they_are(backend) -> None:
+    """What amend uses to copy its scratch work: rows already chained, appended
+    as stored (command ids, times, actors, hashes), checked, all or nothing."""
+    with EventStore(":memory:") as src, backend.open() as dest:
+        fill(src, "f", 5)
+        rows = [r[2:] for r in src.read_raw("f")]
+        assert dest.append_rows("f", 0, rows[:3]) == 3
+        with pytest.raises(ConflictError):
+            dest.append_rows("f", 2, rows[3:])
+        v, c, t, sc, data, at, _, h = rows[3]
+        with pytest.raises(StoreError, match="does not follow version 3"):
+            dest.append_rows("f", 3, [(v, c, t, sc, data, at, "mallory", h), rows[4]])
+        with pytest.raises(StoreError, match="does not follow version 3"):
+            dest.append_rows("f", 3, rows[4:])  # a gap
+        assert dest.version("f") == 3
+        assert dest.append_rows("f", 3, rows[3:]) == 2
+        assert [r[1:] for r in dest.read_raw("f")] == [r[1:] for r in src.read_raw("f")]
+        assert dest.head("f") == src.head("f") and dest.verify() == []
 
 
 # --------------------------------------------------------------------------- #

@@ -103,7 +103,7 @@ def generated_fight(seed: bytes, rng: random.Random, steps: int) -> tuple[EventS
     """The example duel with engine dice: the autoplay's choices mixed with
     other legal ones, undos, redos and notes."""
     store = EventStore(":memory:")
-    eid = setup(store, "duel", seed=seed, actor="test")
+    eid = setup(store, "duel", seed=seed, allow_short_seed=True, actor="test")
     state = load_state(store, eid)
     for _ in range(steps):
         roll = rng.random()
@@ -245,7 +245,7 @@ def test_rewind_refusals_append_nothing():
 
 def test_engine_dice_after_a_rewind_re_derive_the_same_values():
     store = EventStore(":memory:")
-    eid = setup(store, "duel", seed=b"rewind dice", actor="test")
+    eid = setup(store, "duel", seed=b"rewind dice", allow_short_seed=True, actor="test")
     state = load_state(store, eid)
     outs = []
     for _ in range(6):
@@ -300,7 +300,7 @@ def test_the_same_dice_after_a_rewind_need_no_reason():
 
 def _played(seed=b"branching", commands=14):
     store = EventStore(":memory:")
-    eid = setup(store, "duel", seed=seed, actor="test")
+    eid = setup(store, "duel", seed=seed, allow_short_seed=True, actor="test")
     state = load_state(store, eid)
     for _ in range(commands):
         state = run(store, eid, _safe(store, eid, state)).state
@@ -559,7 +559,7 @@ def test_amend_refusals_append_nothing(golden):
 
 def test_amend_on_engine_dice_re_derives_the_amended_roll_and_keeps_the_replays_engine_rolls():
     store = EventStore(":memory:")
-    eid = setup(store, "duel", seed=b"amend engine", actor="gm")
+    eid = setup(store, "duel", seed=b"amend engine", allow_short_seed=True, actor="gm")
     state = load_state(store, eid)
     outs = []
     for _ in range(8):
@@ -590,8 +590,15 @@ def test_amend_to_a_reaction_that_rolls_needs_dice_in_manual_mode(golden):
     with pytest.raises(DiceError, match="missing dice"):
         amend(store, cmd.AmendCommand(target=first.amended, reaction="dodge"), encounter_id=eid, actor="sam")
     assert len(rows(store, eid)) == n
-    again = amend(store, cmd.AmendCommand(target=first.amended, reaction="dodge", dice="20,60"), encounter_id=eid, actor="sam")
+    # the parry's 30,50 were rolled at these places: new faces there are a re-roll (issue 11), even
+    # though the amended command ('none') rolled no dice itself
+    with pytest.raises(RuleError, match="rolled with 30,50"):
+        amend(store, cmd.AmendCommand(target=first.amended, reaction="dodge", dice="20,60"), encounter_id=eid, actor="sam")
+    assert len(rows(store, eid)) == n
+    again = amend(store, cmd.AmendCommand(target=first.amended, reaction="dodge", dice="20,60", reroll="a dodge is a new roll"),
+                  encounter_id=eid, actor="sam")
     assert _events(again.outcomes[-1], ev.ReactionResolved)[0].cell == "dodge:success/success"
+    assert any("re-roll" in e.text for e in _events(again.outcomes[-1], ev.NoteAdded))
 
 
 def test_amend_to_no_reaction_keeps_only_the_dice_it_uses(golden):

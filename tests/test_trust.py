@@ -13,6 +13,7 @@ import hmac
 import json
 import os
 import sqlite3
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -21,13 +22,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import BROO, SEED, VASANA, Cli, assert_user_error, dice_events, raw_events
+from conftest import BROO, SEED, VASANA, Cli, affray_on_a_terminal, affray_process, assert_user_error, dice_events, raw_events
 from affray import dice as dicelib
 from affray.commands.demo import autoplay, next_command, setup
 from affray.commands.handler import execute
 from affray.events import commands as cmd
 from affray.projections.snapshots import dump, load_state
-from affray.store import EventStore
+from affray.store import SCHEMA_VERSION, EventStore
 from affray.rules.base import RuleError
 from affray.store.chain import canonical, chain_hash
 from affray.verify import check_encounter, verify_store
@@ -144,6 +145,41 @@ def test_a_chosen_seed_is_recorded_and_shown(duel: Cli):
 def test_a_short_chosen_seed_is_refused(cli: Cli, seed: str):
     assert_user_error(cli("new", "Ford", "--seed", seed), "at least 16 bytes")
     assert not cli.db.exists() or cli.events() == 0
+
+
+@pytest.mark.parametrize("seed", ["00", "0a0b", "0badc0de" * 3 + "0bad"])
+def test_demo_refuses_a_short_chosen_seed_as_new_does(cli: Cli, tmp_path, seed: str):
+    db = tmp_path / "demo.db"
+    result = cli("--db", db, "demo", "--seed", seed, db=None)
+    new = cli("new", "Ford", "--seed", seed)
+    assert_user_error(result, "at least 16 bytes")
+    assert result.stderr == new.stderr  # the same line, word for word
+    assert not db.exists() or Cli(db).events() == 0
+
+
+def test_demo_with_a_long_seed_or_its_built_in_seed_runs(cli: Cli, tmp_path):
+    """A built-in scenario seed is public (it is in the source), so its
+    length hides nothing; it is recorded as chosen like any other."""
+    for args in (["--seed", "0a" * 16], ["--scenario", "mrq1-grapple"]):
+        db = tmp_path / f"demo{len(args[1])}.db"
+        assert "winner:" in cli.ok("--db", db, "demo", *args, db=None).stdout
+        assert Cli(db).json("verify")["encounters"][0]["seed_chosen"] is True
+
+
+@pytest.mark.parametrize("seed", [b"\x00", b"fifteen bytes!!"])
+def test_the_python_api_refuses_a_short_chosen_seed_with_the_same_words(cli: Cli, seed: bytes):
+    result = cli("new", "Ford", "--seed", seed.hex())
+    store = EventStore(":memory:")
+    with pytest.raises(ValueError) as refused:
+        execute(store, cmd.OpenEncounter(name="Ford", system="mrq1"), actor="gm", seed=seed)
+    assert isinstance(refused.value, RuleError)
+    assert result.stderr == f"error: {refused.value}\n" and "\n" not in str(refused.value)
+    assert store.encounter_ids() == []
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        setup(store, "duel", seed=seed)
+    # a manual-dice encounter's seed decides no die: any length, as with new --manual-dice
+    execute(store, cmd.OpenEncounter(name="Ford", system="mrq1", manual_dice=True), actor="gm", seed=seed)
+    execute(store, cmd.OpenEncounter(name="Ford", system="mrq1"), actor="gm", seed=seed * 16)
 
 
 def test_a_seed_swapped_after_new_is_never_used(duel: Cli):
@@ -291,6 +327,22 @@ def test_rewind_guards_every_reissued_command(manual_fight: Cli):
     assert_user_error(cli("react", "broo1", "dodge", "--dice", "10,20"), "--reroll")
 
 
+def test_amend_cannot_re_roll_dice_the_log_rolled_at_those_places(manual_fight: Cli):
+    """Amend a rolled parry to no reaction (its dice are dropped), then
+    amend that to a dodge with new dice: the parry's dice were rolled
+    there, so new faces are a re-roll. Amend used to compare them only with
+    the amended command's own dice (none), and let them through."""
+    cli = manual_fight
+    cli.ok("attack", "vasana", "broo1", "--dice", "34")
+    cli.ok("react", "broo1", "parry", "--dice", "30,50")
+    cli.ok("amend", "1.2", "--reaction", "none")
+    heads = cli.events()
+    assert_user_error(cli("amend", "1.2", "--reaction", "dodge", "--dice", "90,20"), "30,50", "--reroll")
+    assert cli.events() == heads
+    cli.ok("amend", "1.2", "--reaction", "dodge", "--dice", "30,50")  # the faces rolled there
+    assert cli("verify", "--dice").exit_code == 0
+
+
 def test_a_different_command_with_other_dice_is_not_a_reroll(manual_fight: Cli):
     """After an undo, a different decision that rolls other dice (no die of
     the same size where the undone one rolled) is not a re-roll."""
@@ -346,6 +398,33 @@ def test_a_salt_never_changes_a_roll_already_drawn(engine_fight: Cli):
     assert [d["faces"] for d in again] == [d["faces"] for d in before]
     engine_fight.ok("roll")  # past the salt: derived with it
     assert engine_fight("verify", "--dice").exit_code == 0
+
+
+@pytest.mark.parametrize("edit", ["value", "from_index", "actor-only"])
+def test_a_salt_edited_after_the_rolls_it_salted_is_caught(engine_fight: Cli, edit: str):
+    """Salts are events in the chain, and every later engine roll is
+    derived with them: whoever rewrites a salt (and re-hashes) must also
+    rewrite every roll after it, or verify --dice fails. Its author (the
+    envelope's actor, as given with --as) is only as true as the GM."""
+    cli = engine_fight
+    cli.ok("--as", "sam", "salt", "sam's dice")
+    cli.ok("roll")  # the damage and hit location the table waits for: engine dice, salted
+    assert cli("verify", "--dice").exit_code == 0
+    [(version, _)] = versions_of(cli.db, "salt-added")
+    if edit == "actor-only":
+        with closing(sqlite3.connect(cli.db)) as conn:
+            conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+            conn.execute("UPDATE events SET actor = 'gm' WHERE version = ?", (version,))
+            rehash(conn, "ford")
+            conn.commit()
+        assert cli("verify", "--dice").exit_code == 0  # the author is not authenticated: see the threat model
+        return
+    change = {"value": lambda d: {**d, "value": "the GM's ground salt"},
+              "from_index": lambda d: {**d, "from_index": d["from_index"] + 50}}[edit]
+    tamper(cli.db, "ford", version, change)
+    assert cli("verify").exit_code == 0  # a consistent chain on its own
+    result = cli("verify", "--dice")
+    assert result.exit_code == 1 and any("does not re-derive" in line for line in failed(result))
 
 
 def test_a_salt_cannot_be_undone(duel: Cli):
@@ -431,6 +510,127 @@ def test_a_jsonl_export_is_an_anchor(engine_fight: Cli, tmp_path):
     [(version, _)] = versions_of(engine_fight.db, "encounter-opened")
     tamper(engine_fight.db, "ford", version, lambda d: {**d, "name": "Another ford"})
     assert engine_fight("verify", "--against", str(export)).exit_code == 1
+
+
+# --------------------------------------------------------------------------- #
+# 3b. The chain is bound to the seed commitment (chain v2)
+# --------------------------------------------------------------------------- #
+
+
+def test_a_new_chain_starts_from_the_seed_commitment(engine_fight: Cli):
+    """Chain v2: the first link is keyed by genesis(id, commitment), not by
+    the empty string; verify says which chain it checked."""
+    from affray.store.chain import genesis
+
+    [first] = [e for e in raw_events(engine_fight.db, "ford") if e["version"] == 1]
+    assert first["data"]["chain"] == 2
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        row = conn.execute("SELECT encounter_id, version, command_id, type, schema, recorded_at, actor, data, hash "
+                           "FROM events WHERE version = 1").fetchone()
+    text = canonical(*row[:8])
+    start = genesis("ford", first["data"]["seed_sha256"])
+    assert row[8] == hashlib.sha256((start + text).encode()).hexdigest()
+    assert row[8] != hashlib.sha256(text.encode()).hexdigest()
+    report = engine_fight.json("verify")["encounters"][0]
+    assert report["chain_version"] == 2
+    assert "(chain v2, bound to the seed commitment)" in engine_fight.ok("verify").stdout
+
+
+def test_a_log_re_hashed_from_the_empty_string_does_not_verify(engine_fight: Cli):
+    """A re-hash that starts the chain as v1 did, keeping the v2 mark, is a
+    broken chain: the start is not the commitment's."""
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+        prev = ""
+        rows = conn.execute("SELECT version, command_id, type, schema, data, recorded_at, actor FROM events "
+                            "ORDER BY version").fetchall()
+        for version, command_id, type_, schema, data, recorded_at, actor in rows:
+            prev = hashlib.sha256((prev + canonical("ford", version, command_id, type_, schema,
+                                                    recorded_at, actor, data)).encode()).hexdigest()
+            conn.execute("UPDATE events SET hash = ? WHERE version = ?", (prev, version))
+        conn.execute("UPDATE heads SET hash = ?", (prev,))
+        conn.commit()
+    result = engine_fight("verify")
+    assert result.exit_code == 1 and any("version 1: hash mismatch" in line for line in failed(result))
+
+
+def test_the_kept_seed_commitment_is_an_anchor_from_the_first_moment(engine_fight: Cli):
+    """The commitment 'affray new' and 'affray head' print anchors the log
+    before any head was kept: the same log extends it."""
+    commitment = _head(engine_fight)["seed_sha256"]
+    result = engine_fight.ok("verify", "--against", commitment)
+    assert "opened with the kept seed commitment" in result.stdout and "every hash is bound to it" in result.stdout
+
+
+def test_a_log_re_hashed_with_another_seed_is_caught_against_the_kept_commitment(engine_fight: Cli):
+    """The GM swaps seed and commitment and re-hashes the whole chain: the
+    file alone is consistent, but not with the commitment the players kept."""
+    kept = _head(engine_fight)["seed_sha256"]
+    other = bytes(range(32))
+    Path(f"{engine_fight.db}.keys").write_text(f"ford {other.hex()}\n")
+    tamper(engine_fight.db, "ford", 1, lambda d: {**d, "seed_sha256": dicelib.commitment(other)})
+    assert engine_fight("verify").exit_code == 0  # consistent on its own: no secret keys the chain
+    result = engine_fight("verify", "--against", kept)
+    assert result.exit_code == 1 and "nor is it the seed commitment" in failed(result)[0]
+
+
+def test_a_log_truncated_and_re_started_is_caught_against_the_kept_commitment(engine_fight: Cli):
+    """The GM deletes the encounter and opens it again under the same id."""
+    kept = _head(engine_fight)["seed_sha256"]
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+        conn.execute("DELETE FROM events")
+        conn.execute("DELETE FROM heads")
+        conn.execute("DELETE FROM snapshots")
+        conn.commit()
+    engine_fight.ok("new", "Ford", "--id", "ford")
+    assert engine_fight("verify").exit_code == 0
+    result = engine_fight("verify", "--against", kept)
+    assert result.exit_code == 1 and "re-started with another seed" in failed(result)[0]
+
+
+def test_a_v2_log_passed_off_as_v1_is_named_and_caught_against_an_anchor(engine_fight: Cli):
+    """Dropping the v2 mark and re-hashing from the empty string gives a
+    consistent v1 chain: verify says 'chain v1', and any kept head or the
+    kept commitment's chain binding catches it."""
+    head = _head(engine_fight)
+    tamper(engine_fight.db, "ford", 1, lambda d: {k: v for k, v in d.items() if k != "chain"})
+    out = engine_fight.ok("verify").stdout
+    assert "chain v1" in out
+    assert engine_fight("verify", "--against", head["head"]).exit_code == 1
+    assert "chain v1: only the opening event holds it" in engine_fight.ok(
+        "verify", "--against", head["seed_sha256"]).stdout
+
+
+@pytest.mark.parametrize("name", ["schema1", "mythras_schema1", "rq3_schema1", "rolemaster_schema1", "uesrpg_schema1"])
+def test_an_old_v1_log_still_verifies_and_says_it_is_v1(cli: Cli, name: str):
+    fixture = Path(__file__).resolve().parent / "fixtures" / f"{name}.jsonl"
+    cli.ok("import", str(fixture))
+    data = cli.json("verify")
+    [report] = data["encounters"]
+    assert data["ok"] and report["chain_version"] == 1 and report["chain_intact"]
+    assert "(chain v1: an old log" in cli.ok("verify").stdout
+
+
+def test_a_chain_cannot_be_spliced_onto_another_encounter(engine_fight: Cli):
+    """Another encounter's events, copied row for row with their hashes
+    after a new opening, do not verify: every hash is bound to its
+    encounter (id and commitment) from the first link on."""
+    from affray.store.chain import genesis
+
+    commitment = _head(engine_fight)["seed_sha256"]
+    assert genesis("ford", commitment) != genesis("ford-2", commitment)
+    assert genesis("ford", commitment) != genesis("ford", dicelib.commitment(b"x" * 16))
+    engine_fight.ok("new", "Ford", "--id", "ford-2")
+    with closing(sqlite3.connect(engine_fight.db)) as conn:
+        rows = conn.execute("SELECT version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
+                            "WHERE encounter_id = 'ford' AND version > 1 ORDER BY version").fetchall()
+        conn.executemany("INSERT INTO events (encounter_id, version, command_id, type, schema, data, recorded_at, "
+                         "actor, hash) VALUES ('ford-2', ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.execute("UPDATE heads SET version = ?, hash = ? WHERE encounter_id = 'ford-2'", rows[-1][:1] + rows[-1][-1:])
+        conn.commit()
+    result = engine_fight("-e", "ford-2", "verify")
+    assert result.exit_code == 1 and "ford-2 version 2: hash mismatch" in failed(result)[0]
 
 
 def test_a_bad_anchor_is_one_line(engine_fight: Cli):
@@ -570,7 +770,7 @@ def _play(store: EventStore, eid: str, moves) -> None:
 def test_salted_fights_re_derive_and_any_single_change_is_caught(tmp_path_factory, seed, moves, pick, change, delta):
     db = tmp_path_factory.mktemp("prop") / "fight.db"
     with EventStore(db, synchronous="NORMAL") as store:
-        eid = setup(store, "duel", seed=seed, actor="gm")
+        eid = setup(store, "duel", seed=seed, allow_short_seed=True, actor="gm")
         _play(store, eid, [("auto", "")] * 2 + moves)
         report = check_encounter(store, eid, dice=True)
         assert report.problems == [] and report.dice == "checked"
@@ -711,7 +911,7 @@ def test_an_old_log_is_read_as_it_is_and_its_seed_moves_out_on_the_first_write(e
     assert (Path(f"{db}.keys").stat().st_mode & 0o777) == 0o600
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT count(*) FROM dice_seeds").fetchone()[0] == 0
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION  # 3 and every later one
     for suffix in ("", "-wal"):
         if Path(f"{db}{suffix}").exists():
             assert seed not in Path(f"{db}{suffix}").read_bytes()
@@ -765,7 +965,7 @@ def test_the_guards_map_of_the_dice_matches_a_walk_of_every_die(moves, seed):
     from affray.commands.handler import rolled_slots
 
     store = EventStore(":memory:")
-    eid = setup(store, "duel", seed=seed, actor="gm")
+    eid = setup(store, "duel", seed=seed, allow_short_seed=True, actor="gm")
     autoplay(store, eid, actor="gm", max_commands=2)
     for move in moves:
         try:
@@ -780,3 +980,70 @@ def test_the_guards_map_of_the_dice_matches_a_walk_of_every_die(moves, seed):
         except RuleError:
             continue
         assert rolled_slots(store, eid) == _reference_slots(store, eid)
+
+
+# --------------------------------------------------------------------------- #
+# import: a progress bar on a terminal only
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminals as on Linux")
+def test_import_shows_a_progress_bar_on_a_terminal_only(engine_fight: Cli, tmp_path):
+    export = tmp_path / "ford.jsonl"
+    engine_fight.ok("export", "--format", "jsonl", "--secret", "--out", str(export))
+    quiet = affray_process("--db", str(tmp_path / "a.db"), "import", str(export), capture_output=True, text=True)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout.startswith("Imported encounter ford")
+    proc, shown = affray_on_a_terminal("--db", str(tmp_path / "b.db"), "import", str(export))
+    assert proc.returncode == 0 and proc.stdout.decode().startswith("Imported encounter ford")  # the bar never reaches stdout
+    assert b"Importing" in shown and b"events" in shown
+    assert Cli(tmp_path / "b.db").json("verify")["ok"]
+
+
+# --------------------------------------------------------------------------- #
+# Branches keep the salts of commands rewound away
+# --------------------------------------------------------------------------- #
+
+
+def _faces_of_next(store: EventStore, eid: str) -> list[tuple[int, tuple[int, ...]]]:
+    out = execute(store, next_command(load_state(store, eid)), encounter_id=eid, actor="gm")
+    return [(r.event.index, tuple(r.event.faces)) for r in out.records if r.type == "dice-rolled"]
+
+
+@pytest.mark.parametrize("how", ["rewind", "undo"])
+def test_a_branch_keeps_a_salt_rewound_away_and_rolls_as_its_origin_would(tmp_path, how):
+    """A salt counts from its roll number on even when its command is
+    rewound or undone away; a branch follows its origin's dice, so it must
+    copy that salt, in its place, or its rolls to come would differ."""
+    with EventStore(tmp_path / "b.db") as store:
+        eid = setup(store, "duel", seed=bytes(range(16)), actor="gm")
+        for _ in range(4):
+            _faces_of_next(store, eid)
+        mark = store.version(eid)
+        execute(store, cmd.AddSalt(value="the players' salt"), encounter_id=eid, actor="sam")
+        if how == "rewind":
+            execute(store, cmd.Rewind(to_version=mark), encounter_id=eid, actor="gm")
+        else:
+            with pytest.raises(RuleError, match="salt"):
+                execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+        branched = execute(store, cmd.BranchEncounter(name="what if"), encounter_id=eid, actor="gm").encounter_id
+        assert store.salts(branched) == store.salts(eid) == [(store.salts(eid)[0][0], "the players' salt")]
+        [salt_rec] = [r for r in store.read(branched) if r.type == "salt-added"]
+        assert salt_rec.actor == "sam"
+        for _ in range(3):
+            assert _faces_of_next(store, branched) == _faces_of_next(store, eid)
+        for e in (eid, branched):
+            verdict = verify_store(store, e, dice=True)
+            assert verdict.code == 0, verdict.problems
+
+
+def test_import_under_another_id_keeps_the_chain_version(engine_fight: Cli, tmp_path):
+    """--as-id hashes the chain anew for the new id: from the new genesis
+    for a chain v2, from the empty string for a chain v1."""
+    export = tmp_path / "ford.jsonl"
+    engine_fight.ok("export", "--format", "jsonl", "--secret", "--out", str(export))
+    copy = Cli(tmp_path / "copy.db")
+    copy.ok("import", str(export), "--as-id", "ford-copy")
+    fixture = Path(__file__).resolve().parent / "fixtures" / "schema1.jsonl"
+    copy.ok("import", str(fixture), "--as-id", "old-copy")
+    versions = {r["encounter"]: r["chain_version"] for r in copy.json("verify")["encounters"]}
+    assert versions == {"ford-copy": 2, "old-copy": 1}

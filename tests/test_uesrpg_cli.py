@@ -131,3 +131,28 @@ def test_the_sample_fight_script_plays_as_the_golden_fight(cli):
     assert cli.combatant("vethis")["status"] == "unconscious"
     hp = {c["handle"]: next(l["hp"] for l in c["locations"] if l["name"] == "HP") for c in cli.state()["combatants"]}
     assert hp == {"hrolfdar": 15, "vethis": -2}
+
+
+def test_an_area_spell_against_two_defenders_from_the_cli(cli, tmp_path):
+    """Seed 003 Step 4 (several defenders) typed by hand: ``attack A T1,T2``
+    with an item whose sheet allows 2 targets; each defender reacts before
+    the one roll; a target out of the spell's range, or a third target, is
+    refused with one line and nothing appended."""
+    text = VETHIS.read_text().replace('type = "fire"', 'type = "fire"\ntargets = 2\nrange = 20.0')
+    caster = tmp_path / "vethis.toml"
+    caster.write_text(text)
+    brynja = tmp_path / "brynja.toml"
+    brynja.write_text(HROLFDAR.read_text().replace('name = "Hrolfdar"', 'name = "Brynja"'))
+    cli.ok("new", "Ash storm", "--system", "ues", "--manual-dice")
+    cli.ok("join", HROLFDAR, "--side", "heroes", "--handle", "hrolfdar")
+    cli.ok("join", brynja, "--side", "heroes", "--handle", "brynja")
+    cli.ok("join", caster, "--side", "sellswords", "--handle", "vethis")
+    cli.ok("start", "--dice", "1,1,6")
+    refused(cli, ["attack", "vethis", "hrolfdar,brynja,hrolfdar", "--weapon", "firebite"], "named once")
+    refused(cli, ["attack", "vethis", "hrolfdar", "--weapon", "firebite", "--situation", "distance:25"], "beyond Firebite's range")
+    cli.ok("attack", "vethis", "hrolfdar,brynja", "--weapon", "firebite")
+    cli.ok("react", "hrolfdar", "evade")
+    cli.ok("react", "brynja", "block")
+    cli.ok("roll", "--dice", "20,70,30")
+    log = cli.ok("log").stdout
+    assert "Vethis Ilnoth attacks Hrolfdar and Brynja with Firebite" in log

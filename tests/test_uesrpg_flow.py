@@ -46,7 +46,7 @@ class Table:
     def __init__(self, sheets=None, rulings=None, surprised=()):
         self.store = EventStore(":memory:")
         self.eid = execute(self.store, cmd.OpenEncounter(name="t", system="ues", manual_dice=True,
-                                                         rulings=rulings or {}), seed=b"t").encounter_id
+                                                         rulings=rulings or {}), seed=b"t", allow_short_seed=True).encounter_id
         sheets = sheets or {"hrolfdar": sheet("hrolfdar"), "vethis": sheet("vethis")}
         for (handle, data), side in zip(sheets.items(), ("heroes", "sellswords")):
             execute(self.store, cmd.JoinCombatant(sheet=data, side=side, handle=handle,
@@ -317,6 +317,21 @@ def test_evade_allows_a_free_one_metre_move():
     t(CH(who="vethis", option="move"))
     assert t.events(ev.CombatantMoved)[-1].distance == 1.0
     assert t.state.exchange is None
+    assert "hrolfdar" in t.state.combatants["vethis"].engaged  # ruling evade_move_engagement = stays
+
+
+def test_evade_move_may_end_the_engagement_by_ruling():
+    """Seed 003 "Evade" is silent on engagement: under ruling
+    evade_move_engagement = ends the free 1 m move leaves melee with the
+    attacker, still without an attack of opportunity."""
+    t = Table(rulings={"evade_move_engagement": "ends"})
+    t(cmd.StartRound(), "6,1")
+    t(A(attacker="hrolfdar", target="vethis"))
+    t(R(defender="vethis", reaction="evade"))
+    t(ROLL, "35,45")
+    t(CH(who="vethis", option="move"))
+    assert "hrolfdar" not in t.state.combatants["vethis"].engaged
+    assert not any(p.kind == "opportunity" for p in t.state.pending)
 
 
 def test_special_advantage_is_recorded():
@@ -581,3 +596,36 @@ def test_hit_location_by_a_d10_ruling():
     t(ROLL, "1,1,10")  # 10 counts as 0: the head
     d = t.events(ev.DamageDealt)[-1]
     assert (struck(d), d.armour) == ("head", 1)
+
+
+def test_crippled_limbs_are_unusable_by_ruling():
+    """D12 names crippled and lost limbs without an effect; ruling
+    crippled_limbs = unusable: a crippled weapon arm (not the shield arm)
+    wields no weapon (no weapon attack, no Parry or Counter-Attack), a
+    spell is still cast; under the default (recorded) nothing is taken."""
+    t = started(rulings={"crippled_limbs": "unusable"})
+    _wound(t, "right arm", "20")  # Shock Test passed: the right arm is crippled; Vethis's shield arm is the left
+    v = t.state.combatants["vethis"]
+    assert v.has("crippled-limb")
+    assert t.step().who == "vethis"
+    t.fails(A(attacker="vethis", target="hrolfdar"), r"right|weapon arm is crippled or lost .*no attack with the Chitin Sword")
+    t(A(attacker="vethis", target="hrolfdar", weapon="Firebite"))
+    t(R(defender="hrolfdar", reaction="none"))
+    t(ROLL, "90")
+    t(cmd.EndRound())
+    t(A(attacker="hrolfdar", target="vethis"))
+    assert t.step().options == ("evade", "block", "none")  # the targe on the left arm still blocks; no parry or counter
+    t.fails(R(defender="vethis", reaction="parry"), "weapon arm is crippled or lost")
+
+
+def test_a_crippled_leg_gives_no_move_by_ruling():
+    """Ruling crippled_limbs = unusable: a crippled or lost leg gives no
+    move; the default (recorded) leaves the move alone."""
+    t = started(rulings={"crippled_limbs": "unusable"})
+    _wound(t, "left leg", "20")
+    assert t.step().who == "vethis"
+    t.fails(ACT(who="vethis", action="move 2"), "leg is crippled or lost")
+    t2 = started()
+    _wound(t2, "left leg", "20")
+    t2(ACT(who="vethis", action="move 2"))
+    assert t2.events(ev.CombatantMoved)[-1].distance == 2.0

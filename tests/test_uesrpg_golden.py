@@ -95,7 +95,7 @@ SCRIPT: list[tuple[cmd.Command, str]] = [
 def open_duel(store: EventStore, *, manual: bool = True, seed: bytes = b"uesrpg-golden") -> str:
     """The sample duel opened and joined (Hrolfdar, heroes; Vethis, sellswords)."""
     eid = execute(store, cmd.OpenEncounter(name="UESRPG golden duel", system="uesrpg", manual_dice=manual),
-                  seed=seed, actor="gm").encounter_id
+                  seed=seed, allow_short_seed=True, actor="gm").encounter_id
     system = base.get("uesrpg")
     for sheet, side, handle in (("hrolfdar.toml", "heroes", "hrolfdar"), ("vethis.toml", "sellswords", "vethis")):
         data = system.load_sheet(str(examples_dir() / "uesrpg" / sheet))

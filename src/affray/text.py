@@ -17,6 +17,8 @@ be written as UTF-8). On it stand:
   one line, a tab becomes a space, and every other unsafe character is shown
   as its Python escape (``\\x07``, ``\\u202e``), so a reader sees that
   something was there;
+- :func:`safe_lines`, the same for a block of lines (the CLI's printing):
+  each line made safe, the newlines between them kept;
 - :func:`one_line`, for error messages: every non-printable character
   (unsafe or not) shown as its Python escape, line breaks included;
 - :func:`escape_json`, for JSON text printed where a terminal may show it:
@@ -28,25 +30,27 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI", "escape_json", "is_unsafe", "one_line", "safe_line"]
+__all__ = ["BIDI", "escape_json", "is_unsafe", "one_line", "safe_line", "safe_lines"]
 
 #: Bidirectional formatting characters (Unicode UAX #9): embeddings and
 #: overrides U+202A–U+202E, isolates U+2066–U+2069, the marks LRM, RLM and ALM.
 BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 
 _UNSAFE_CLASS = "\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ud800-\udfff"
-_UNSAFE = re.compile(f"[{_UNSAFE_CLASS}]")
+# The patterns are compiled on first use (``re`` keeps them): most commands
+# print only text that :meth:`str.isprintable` already clears.
+_UNSAFE = f"[{_UNSAFE_CLASS}]"
 #: What :func:`escape_json` escapes: the unsafe characters JSON encoders
 #: leave raw (C0 inside strings is always escaped by them; outside strings it
 #: is layout, such as an indented document's newlines).
-_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ud800-\udfff]")
+_JSON_RAW = "[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ud800-\udfff]"
 
 #: ECMA-48 sequences, removed whole by :func:`safe_line`: CSI (``ESC [`` or
 #: U+009B, parameters, intermediates, a final byte); OSC, DCS, SOS, PM and APC
 #: strings (``ESC ]``, ``ESC P``, ``ESC X``, ``ESC ^``, ``ESC _`` or their C1
 #: forms) up to their terminator (BEL or ST) or the next control; and the
 #: two- and three-character ``ESC`` sequences (``ESC c``, ``ESC ( B``).
-_SEQUENCE = re.compile(
+_SEQUENCE = (
     r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
     r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
@@ -56,7 +60,7 @@ _SEQUENCE = re.compile(
 def is_unsafe(ch: str) -> bool:
     """Whether the character ``ch`` may not be printed as it is (see the
     module docstring for the list)."""
-    return _UNSAFE.match(ch) is not None
+    return re.match(_UNSAFE, ch) is not None
 
 
 def _escaped(m: re.Match[str]) -> str:
@@ -76,13 +80,24 @@ def safe_line(text: str) -> str:
     ``\\u202e``). Text that holds none of them comes back unchanged; the
     result holds none of them; ``safe_line(safe_line(t)) == safe_line(t)``.
     Shape: ``str -> str``; never raises. Source: issue 16, item 4."""
-    if _UNSAFE.search(text) is None:
+    if text.isprintable() or re.search(_UNSAFE, text) is None:  # every unsafe character is unprintable
         return text
-    text = _SEQUENCE.sub("", text)
+    text = re.sub(_SEQUENCE, "", text)
     parts = text.splitlines()
     if len(parts) > 1 or (parts and parts[0] != text):
         text = " / ".join(p.strip() for p in parts if p.strip())
-    return _UNSAFE.sub(_escaped, text)
+    return re.sub(_UNSAFE, _escaped, text)
+
+
+def safe_lines(text: str) -> str:
+    """``text`` of several lines made safe to print: each line (split at
+    ``\n`` only) passed through :func:`safe_line`, the ``\n`` kept, so a
+    block keeps its layout while every other line break, control or escape
+    sequence inside a line is neutralised. Shape: ``str -> str``; never
+    raises. The CLI prints everything through it (issue 16, item 4)."""
+    if re.search(_UNSAFE, text.replace("\n", "")) is None:
+        return text
+    return "\n".join(safe_line(line) for line in text.split("\n"))
 
 
 def one_line(text: str) -> str:
@@ -99,6 +114,6 @@ def escape_json(text: str) -> str:
     escape: it decodes to the same values, and prints safely. Only for text
     whose unsafe characters are all inside JSON strings (any encoder's
     output). Shape: ``str -> str``; never raises."""
-    if _JSON_RAW.search(text) is None:
+    if text.isprintable() or re.search(_JSON_RAW, text) is None:
         return text
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return re.sub(_JSON_RAW, lambda m: f"\\u{ord(m.group()):04x}", text)

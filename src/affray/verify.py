@@ -5,7 +5,8 @@ version order, with memory that does not grow with the log:
 
 * **the hash chain** (:class:`affray.store.verify.ChainCheck`): every hash
   recomputed, version density, reordering, the head row, data that does not
-  decode;
+  decode; the report names the chain's version (v2 starts from the seed
+  commitment, v1 from the empty string: :mod:`affray.store.chain`);
 * **a full replay**: the state is folded from the log itself as the pass goes
   (undo, redo and rewind applied as :func:`affray.projections.timeline.project`
   does) and compared with every snapshot at its version; a snapshot is never
@@ -22,7 +23,8 @@ version order, with memory that does not grow with the log:
   start past the rolls already drawn;
 * with ``against``, **an anchor**: a head hash someone kept (or the last
   line of a JSON Lines export) must be in the chain, at its version, so the
-  log still extends it (:func:`check_against`).
+  log still extends it; or a kept seed commitment must be the one the
+  encounter was opened with (:func:`check_against`).
 
 A branch's engine rolls are derived with its origin's encounter id
 (:func:`affray.commands.points.stream_of`). The other audit, re-deriving
@@ -51,7 +53,7 @@ from affray.projections.snapshots import load_bound, replay
 from affray.projections.state import State
 from affray.projections.timeline import fold
 from affray.store.errors import UnknownEncounter
-from affray.store.verify import ChainCheck
+from affray.store.verify import ChainCheck, decoded_row
 
 #: Exit code: the dice cannot be checked yet (the seed is not revealed).
 EXIT_DICE_PENDING = 4
@@ -60,6 +62,8 @@ _META = frozenset({ev.CommandRetracted, ev.CommandRestored, ev.EncounterRewound}
 _DICE_TYPES = frozenset({ev.DiceRolled, ev.CommandIssued, ev.EncounterOpened, ev.SaltAdded})
 _UNDO_DEPTH = 64  # states kept to step back over an undo without a replay
 _TICK = 4096  # rows between progress ticks
+_CHAIN_WORDS = {1: "(chain v1: an old log, its chain not bound to the seed commitment)",
+                2: "(chain v2, bound to the seed commitment)"}
 
 
 @dataclass
@@ -75,6 +79,7 @@ class EncounterReport:
     version: int = 0
     head_hash: str = ""
     chain_ok: bool = True
+    chain_version: int = 1
     snapshots: int = 0
     engine_rolls: int = 0
     salts: int = 0
@@ -89,8 +94,8 @@ class EncounterReport:
     def summary(self) -> str:
         if not self.chain_ok:
             return f"{self.encounter_id}: hash chain BROKEN"
-        line = (f"{self.encounter_id}: {self.events} events, hash chain intact, "
-                f"{self.snapshots} snapshots checked")
+        line = (f"{self.encounter_id}: {self.events} events, hash chain intact "
+                f"{_CHAIN_WORDS.get(self.chain_version, '')}, {self.snapshots} snapshots checked")
         if self.dice in ("checked", "manual"):
             line += f", {self.engine_rolls} engine rolls re-derived"
             if self.salts:
@@ -114,6 +119,7 @@ class EncounterReport:
             "version": self.version,
             "head": self.head_hash,
             "chain_intact": self.chain_ok,
+            "chain_version": self.chain_version,
             "snapshots_checked": self.snapshots,
             "dice": self.dice,
             "engine_rolls": self.engine_rolls,
@@ -147,27 +153,30 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     decode_fast, typed = codec.typed_decoders(), codec.typed_decoder
     current = codec.CURRENT_SCHEMA
     n = 0
-    feed_chain, fold_feed = chain.feed, fold_.feed
+    fold_feed = fold_.feed
     dice_feed = dice_check.feed if dice_check is not None else None
-    dice_command = ""
-    for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in store.read_raw(encounter_id):
+    dice_types = _DICE_TYPES if dice_feed is not None else ()
+    problems = chain.problems
+    for _seq, _eid, version, command_id, type_, schema, data, _at, _actor, hash_ in chain.checked(
+            store.read_raw(encounter_id)):
         n += 1
         if current.get(type_) == schema:
-            feed_chain(seq, version, command_id, type_, schema, data, recorded_at, actor, hash_, decode=False)
             try:
                 event = (decode_fast.get(type_) or typed(type_))(data)
-            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent) as exc:
-                chain.problems.append(f"encounter {encounter_id} version {version}: cannot decode its data: {exc}")
+            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent, TypeError) as exc:
+                problems.append(f"encounter {encounter_id} version {version}: cannot decode its data: {exc}")
                 continue
         else:
-            event = feed_chain(seq, version, command_id, type_, schema, data, recorded_at, actor, hash_)
+            event, found = decoded_row(type_, schema, data)
+            if found:
+                problems.extend(f"encounter {encounter_id} version {version}: {p}" for p in found)
             if event is None:
                 continue
         live = Live(version, command_id, event)
-        if version == 1 and isinstance(event, ev.EncounterOpened):
+        if version == 1 and event.__class__ is ev.EncounterOpened:
             report.seed_chosen = event.is_chosen
-        if dice_feed is not None and (command_id != dice_command or type(event) in _DICE_TYPES):
-            dice_command = command_id  # before the fold: the engine's next roll number as the command found it
+            report.chain_version = event.chain_version
+        if event.__class__ in dice_types:  # before the fold: the engine's next roll number as the command found it
             dice_feed(live, fold_)
         fold_feed(live)
         if next_snap is not None and next_snap <= version:
@@ -346,49 +355,51 @@ class _DiceCheck:
 
     def _flush(self) -> None:
         batch, self.batch = self.batch, []
-        rolls = [r for r in batch if isinstance(r.event, ev.DiceRolled)]
+        rolled = ev.DiceRolled
+        rolls = [r for r in batch if r.event.__class__ is rolled]
         if not rolls:
             return
-        issued = next((r.event for r in batch if isinstance(r.event, ev.CommandIssued)), None)
-        salt = issued.salt_text if issued is not None else ""
+        issued = next((r.event for r in batch if r.event.__class__ is ev.CommandIssued), None)
+        salt = ""
         if issued is not None:
-            self._typed(issued, rolls)
+            salt = issued.salt_text
+            if issued.dice or any(r.event.source != "engine" for r in rolls):
+                self._typed(issued, rolls)
+        expected = self.start  # None: the log does not replay here (reported already)
+        seed, stream, standing, problems = self.seed, self.stream, self.standing, self.problems
+        derive = dicelib.salted_faces
         for r in rolls:
             e = r.event
-            if e.source != "engine" or not e.faces:
+            faces = e.faces
+            if e.source != "engine" or not faces:
                 if e.source not in ("engine", "table"):
-                    self.problems.append(f"{self.encounter_id} version {r.version}: roll source {e.source!r} is neither engine nor table")
+                    problems.append(f"{self.encounter_id} version {r.version}: roll source {e.source!r} is neither engine nor table")
                 continue
             self.any_engine = True
             self.rolls += 1
-            where = f"{self.encounter_id} version {r.version}"
-            if e.index < 0:
-                self.problems.append(f"{where}: engine roll {e.expr} ({e.purpose}) has no roll number")
+            index = e.index
+            if index < 0:
+                problems.append(f"{self.encounter_id} version {r.version}: engine roll {e.expr} ({e.purpose}) has no roll number")
                 continue
-            self.high_water = max(self.high_water, e.index + len(e.faces))
-            if self.seed is None:
-                continue
-            try:
-                derived = dicelib.salted_faces(self.seed, self.stream, e.index, _sides(e.expr), self.standing, salt)
-            except (ValueError, dicelib.DiceError) as exc:
-                self.problems.append(f"{where}: engine roll #{e.index} {e.expr} cannot be re-derived ({exc})")
-                continue
-            if derived != tuple(e.faces):
-                self.problems.append(f"{where}: engine roll #{e.index} {e.expr} does not re-derive")
-        expected = self.start
-        if expected is None:
-            return  # the log does not replay here: reported already
-        for r in rolls:
-            e = r.event
-            if e.source != "engine" or not e.faces or e.index < 0:
-                continue
-            if e.index != expected:
-                kind = "repeats" if e.index < expected else "skips to"
-                self.problems.append(
-                    f"{self.encounter_id} version {r.version}: engine roll {kind} #{e.index} where the engine "
-                    f"was at #{expected} (engine roll numbers run 0, 1, 2, ... along the live log)"
-                )
-            expected = e.index + len(e.faces)
+            end = index + len(faces)
+            if end > self.high_water:
+                self.high_water = end
+            if seed is not None:
+                try:
+                    derived = derive(seed, stream, index, _sides(e.expr), standing, salt)
+                except (ValueError, dicelib.DiceError) as exc:
+                    problems.append(f"{self.encounter_id} version {r.version}: engine roll #{index} {e.expr} cannot be re-derived ({exc})")
+                    derived = None
+                if derived is not None and derived != tuple(faces):
+                    problems.append(f"{self.encounter_id} version {r.version}: engine roll #{index} {e.expr} does not re-derive")
+            if expected is not None:
+                if index != expected:
+                    kind = "repeats" if index < expected else "skips to"
+                    problems.append(
+                        f"{self.encounter_id} version {r.version}: engine roll {kind} #{index} where the engine "
+                        f"was at #{expected} (engine roll numbers run 0, 1, 2, ... along the live log)"
+                    )
+                expected = end
 
     def _typed(self, issued: ev.CommandIssued, rolls: list[Live]) -> None:
         """Table dice are what the command typed (``CommandIssued.dice``), in
@@ -441,8 +452,9 @@ def _sides(expr: str) -> tuple[int, ...]:
 
 
 def parse_anchor(spec: str, encounter_id: str) -> tuple[int | None, str]:
-    """``(version or None, hash)`` from ``--against``: a 64-hex head hash,
-    ``VERSION:HASH``, or a JSON Lines export (its last line of
+    """``(version or None, hash)`` from ``--against``: a 64-hex head hash
+    (or the encounter's seed commitment, as ``affray new`` and the exports
+    print it), ``VERSION:HASH``, or a JSON Lines export (its last line of
     ``encounter_id``, else its last line). Errors: ``UserError``."""
     text = spec.strip()
     version_text, sep, maybe_hash = text.partition(":")
@@ -503,6 +515,10 @@ def anchor_encounter(store, spec: str) -> str:
             for eid in ids:
                 if store.version_of_hash(eid, wanted) is not None:
                     return eid
+            for eid in ids:
+                opening = _opening(store, eid)
+                if opening is not None and opening.seed_sha256 == wanted:
+                    return eid
     return store.newest_open_encounter() or ids[-1]
 
 
@@ -515,7 +531,10 @@ def check_against(store, encounter_id: str, version: int | None, hash_: str) -> 
     still holds ``hash_`` (at ``version`` when given). With an intact chain
     that proves every event up to it is the one the anchor saw: a
     truncation before it, a rewrite before it (re-hashed or not), or a log
-    that forked from it all fail."""
+    that forked from it all fail. Without a version, ``hash_`` may also be
+    the seed commitment the encounter was opened with (``affray head``
+    prints it): a log re-hashed with another seed, or truncated and opened
+    again, fails."""
     short = hash_[:16]
     if version is not None:
         now = store.hash_at(encounter_id, version)
@@ -529,9 +548,25 @@ def check_against(store, encounter_id: str, version: int | None, hash_: str) -> 
         return [], f"extends the anchor {short}… at version {version}"
     found = store.version_of_hash(encounter_id, hash_)
     if found is None:
-        return ([f"{encounter_id}: no event has the anchor hash {short}… "
-                 "(the log was truncated before it, or rewritten at or before it)"], "")
+        opening = _opening(store, encounter_id)
+        if opening is not None and opening.seed_sha256 == hash_:
+            bound = ("every hash is bound to it" if opening.chain_version == 2
+                     else "chain v1: only the opening event holds it")
+            return [], f"opened with the kept seed commitment {short}… ({bound})"
+        return ([f"{encounter_id}: no event has the anchor hash {short}…, nor is it the seed commitment "
+                 "(the log was truncated before it, rewritten at or before it, or re-started with another seed)"], "")
     return [], f"extends the anchor {short}… at version {found}"
+
+
+def _opening(store, encounter_id: str):
+    """The encounter's opening event (version 1), or ``None``."""
+    for version, _c, schema, data in store.versions_of_type(encounter_id, "encounter-opened"):
+        if version == 1:
+            try:
+                return codec.decode("encounter-opened", schema, data)
+            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent):
+                return None
+    return None
 
 
 # --------------------------------------------------------------------------- #

@@ -25,6 +25,7 @@ from affray.cli.core import (  # noqa: F401  (re-exported for the verb modules)
     parse_mods,
     print_waiting,
     report,
+    styled,
 )
 from affray.errors import AffrayError  # noqa: F401  (re-exported)
 

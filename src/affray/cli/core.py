@@ -14,38 +14,41 @@ conflict exits 3 (DESIGN.md, "CLI conventions").
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from affray.errors import AffrayError, UserError
+from affray.cli.term import color
+from affray.text import escape_json, safe_line, safe_lines
 
 __all__ = [
-    "Options", "UserError", "default_actor", "echo", "echo_json", "error_of", "open_store", "parse_mods",
-    "print_waiting", "report", "run",
+    "Options", "UserError", "color", "default_actor", "echo", "echo_json", "error_of", "open_store", "parse_mods",
+    "print_waiting", "report", "run", "styled",
 ]
 
-#: The ANSI escape sequences click's ``echo`` strips from output that is not
-#: a terminal (``click._compat._ansi_re``): :func:`echo` strips the same, so
-#: both ways into a verb print the same bytes.
-_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 
 
 class Options:
     """Global options: database path, encounter id (None: the newest open
-    one), actor."""
+    one), actor, and ``no_color`` (``--no-color``: no colour or styling even
+    on a terminal; see :func:`color`)."""
 
-    __slots__ = ("db", "encounter", "actor")
+    __slots__ = ("db", "encounter", "actor", "no_color")
 
-    def __init__(self, db: str = "affray.db", encounter: str | None = None, actor: str = "") -> None:
-        self.db, self.encounter, self.actor = db, encounter, actor
+    def __init__(
+        self, db: str = "affray.db", encounter: str | None = None, actor: str = "", no_color: bool = False
+    ) -> None:
+        self.db, self.encounter, self.actor, self.no_color = db, encounter, actor, no_color
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Options) and (self.db, self.encounter, self.actor) == (
-            other.db, other.encounter, other.actor
+        return isinstance(other, Options) and (self.db, self.encounter, self.actor, self.no_color) == (
+            other.db, other.encounter, other.actor, other.no_color
         )
 
     def __repr__(self) -> str:
-        return f"Options(db={self.db!r}, encounter={self.encounter!r}, actor={self.actor!r})"
+        return (
+            f"Options(db={self.db!r}, encounter={self.encounter!r}, actor={self.actor!r}, "
+            f"no_color={self.no_color!r})"
+        )
 
 
 def default_actor() -> str:
@@ -58,29 +61,48 @@ def default_actor() -> str:
         return "gm"
 
 
-def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
-    """Print ``text`` as ``typer.echo`` does: a newline after it (unless
-    ``nl=False``), ANSI escape sequences stripped when the stream is not a
-    terminal, flushed at once."""
+def echo(text: str = "", *, err: bool = False, nl: bool = True, block: bool = False) -> None:
+    """Print the line ``text`` and a newline (unless ``nl=False``), flushed
+    at once.
+
+    ``text`` passes :func:`affray.text.safe_line` first: control characters,
+    escape sequences (ANSI, OSC), bidi overrides and line breaks that a name,
+    note, sheet or imported log carries are removed or shown escaped, and a
+    line break becomes `` / ``, so nothing printed can rewrite the terminal
+    or forge a line (issue 16, item 4). ``block=True`` prints a block of
+    lines the caller built line by line (each made safe the same way,
+    :func:`affray.text.safe_lines`). Styling goes through :func:`styled`."""
     stream = sys.stderr if err else sys.stdout
+    text = safe_lines(text) if block else safe_line(text)
     if nl:
         text += "\n"
     if text:
-        try:
-            tty = stream.isatty()
-        except Exception:
-            tty = False
-        if not tty and "\033" in text:
-            text = _ANSI.sub("", text)
         stream.write(text)
     stream.flush()
 
 
+def styled(opts: Options | None, text: str, style: str, *, err: bool = False) -> None:
+    """Print the line ``text`` in a rich ``style`` (``"bold red"``) where
+    :func:`color` allows it, else plain, as :func:`echo` does. Rich is
+    imported only for a terminal that takes colour."""
+    stream = sys.stderr if err else sys.stdout
+    if not color(opts, stream):
+        echo(text, err=err)
+        return
+    text = safe_line(text)
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(file=stream, highlight=False, soft_wrap=True).print(Text(text, style=style))
+
+
 def echo_json(data) -> None:
-    """Print ``data`` as JSON on stdout."""
+    """Print ``data`` as JSON on stdout, its C1 and bidi characters written
+    as ``\\uXXXX`` escapes (:func:`affray.text.escape_json`: the same
+    values, safe on a terminal)."""
     import msgspec
 
-    sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
+    sys.stdout.write(escape_json(msgspec.json.encode(data).decode()) + "\n")
 
 
 def error_of(exc: BaseException) -> tuple[str, int] | None:
@@ -109,20 +131,13 @@ def open_store(opts: Options, *, must_exist: bool = True, readonly: bool = False
 
 
 def parse_mods(values) -> tuple:
-    """``--mod "-20:unstable ground"`` values as modifiers with reasons."""
+    """``--mod "-20:unstable ground"`` values as modifiers with reasons
+    (:func:`affray.commands.core.parse_modifiers`)."""
     if not values:
         return ()
-    from affray.events.core import Modifier
-    from affray.rules.d100 import parse_modifier
+    from affray.commands.core import parse_modifiers
 
-    mods = []
-    for text in values:
-        try:
-            value, reason = parse_modifier(text)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        mods.append(Modifier(value, reason))
-    return tuple(mods)
+    return parse_modifiers(values)
 
 
 def run(opts: Options, command, *, dice: str = "", quiet: bool = False, reroll: str = "", salt: str = ""):
@@ -148,7 +163,7 @@ def report(outcome) -> None:
     for rec in outcome.records:
         if isinstance(rec.event, DiceRolled):
             continue
-        text = narrate(rec.event, names)
+        text = narrate(rec.event, names, outcome.state.system)
         if text:
             echo(text)
     print_waiting(outcome.state)

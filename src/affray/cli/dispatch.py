@@ -12,7 +12,9 @@ stderr and the exit code.
 
 :func:`answer` takes a command line it fully understands: global options
 (``--db``, ``--encounter``/``-e``, ``--as``, as ``--opt VALUE`` or
-``--opt=VALUE``), a verb of the table, its arguments and its options
+``--opt=VALUE``, and the flag ``--no-color``; before the verb, or after it:
+:func:`hoist` moves them, as the Typer app does), a verb of the table, its
+arguments and its options
 (``--opt VALUE``, ``--opt=VALUE``, a flag, a repeated option, options
 between the arguments, as click allows). Anything else (``--help``, ``--``,
 an unknown verb or option, a missing or extra argument, a value that does
@@ -33,7 +35,10 @@ import sys
 STR, INT, FLAG, MANY = "str", "int", "flag", "many"
 
 #: the global options of the Typer callback (:func:`affray.cli.app.main_options`)
+#: that take a value
 GLOBAL = {"--db": "db", "--encounter": "encounter", "-e": "encounter", "--as": "actor"}
+#: the global flags of the Typer callback
+GLOBAL_FLAGS = {"--no-color": "no_color"}
 
 
 class Verb:
@@ -134,7 +139,7 @@ VERBS: dict[str, Verb] = {
     "log": Verb(READ + "log", (), {**_JSON, "--dice": ("dice", FLAG), "--tail": ("tail", INT), "--round": ("round_no", INT)}),
     "why": Verb(READ + "why", ("combatant", "subject?"), _JSON),
     "replay": Verb(READ + "replay", (), {"--round": ("round_no", INT), **_JSON}, required=("round_no",)),
-    "rulings": Verb(READ + "rulings", (), {"--system": ("system", STR), "-s": ("system", STR)}),
+    "rulings": Verb(READ + "rulings", (), {"--system": ("system", STR), "-s": ("system", STR), **_JSON}),
     # the fight
     "new": Verb(FIGHT + "new", ("name",), {
         "--system": ("system", STR), "-s": ("system", STR), "--manual-dice": ("manual_dice", FLAG),
@@ -179,13 +184,81 @@ VERBS: dict[str, Verb] = {
 }
 
 
+def hoist(argv: list[str], takes_value) -> list[str]:
+    """``argv`` with the global options given after the verb (``affray
+    verify -e ford``, ``affray log --tail 3 --db x.db``) moved before it,
+    where click looks for them; otherwise unchanged.
+
+    ``takes_value(verb)`` gives the set of the verb's own option strings that
+    take a value (their values are skipped: ``--reason --db`` is a reason),
+    or None for a verb it does not know (nothing is moved). A global option
+    the verb defines itself stays the verb's; nothing after ``--`` moves.
+    Both ways into a verb use it: the fast dispatcher and the Typer app
+    (:class:`affray.cli.app.OneLineErrors`).
+    """
+    i, n = 0, len(argv)
+    while i < n and argv[i][:1] == "-" and argv[i] != "--":  # the globals before the verb
+        name = argv[i].partition("=")[0] if argv[i][:2] == "--" else argv[i]
+        i += 2 if name in GLOBAL and "=" not in argv[i] else 1
+    if i >= n or argv[i][:1] == "-":
+        return argv
+    own = takes_value(argv[i])
+    if own is None:
+        return argv
+    moved: list[str] = []
+    rest: list[str] = []
+    j = i + 1
+    while j < n:
+        token = argv[j]
+        if token == "--":
+            rest.extend(argv[j:])
+            break
+        name = token.partition("=")[0] if token[:2] == "--" else token
+        if name in own:
+            rest.append(token)
+            if "=" not in token and j + 1 < n:
+                rest.append(argv[j + 1])
+                j += 1
+        elif name in GLOBAL_FLAGS:
+            moved.append(token)
+        elif name in GLOBAL:
+            moved.append(token)
+            if "=" not in token and j + 1 < n:
+                moved.append(argv[j + 1])
+                j += 1
+        elif token[:2] == "-e" and len(token) > 2 and "-e" not in own:
+            moved.append(token)  # -eVALUE, as click takes it
+        else:
+            rest.append(token)
+        j += 1
+    if not moved:
+        return argv
+    return argv[:i] + moved + [argv[i]] + rest
+
+
+def _value_options(verb: str) -> set[str] | None:
+    spec = VERBS.get(verb)
+    if spec is None:
+        return None
+    return {name for name, (_, kind) in spec.options.items() if kind != FLAG}
+
+
 def parse(argv: list[str]) -> tuple[dict, Verb, dict] | None:
     """``argv`` (without the program name) as ``(global values, verb,
-    the verb's keyword arguments)``, or None for a form left to Typer."""
-    values = {"db": os.environ.get("AFFRAY_DB") or "affray.db", "encounter": os.environ.get("AFFRAY_ENCOUNTER") or "", "actor": ""}
+    the verb's keyword arguments)``, or None for a form left to Typer.
+    Global options may come after the verb too (:func:`hoist`)."""
+    argv = hoist(argv, _value_options)
+    values = {
+        "db": os.environ.get("AFFRAY_DB") or "affray.db", "encounter": os.environ.get("AFFRAY_ENCOUNTER") or "",
+        "actor": "", "no_color": False,
+    }
     i, n = 0, len(argv)
     while i < n and argv[i][:1] == "-":
         name, eq, value = argv[i].partition("=") if argv[i][:2] == "--" else (argv[i], "", "")
+        if name in GLOBAL_FLAGS and not eq:
+            values[GLOBAL_FLAGS[name]] = True
+            i += 1
+            continue
         key = GLOBAL.get(name)
         if key is None:
             return None
@@ -219,7 +292,10 @@ def answer(argv: list[str]) -> int | None:
     _without_typing_extensions()
     from affray.cli.core import Options, default_actor, echo, error_of
 
-    opts = Options(db=values["db"], encounter=values["encounter"] or None, actor=values["actor"] or default_actor())
+    opts = Options(
+        db=values["db"], encounter=values["encounter"] or None, actor=values["actor"] or default_actor(),
+        no_color=values["no_color"],
+    )
     try:
         return verb.body()(opts, **kwargs) or 0
     except BrokenPipeError:  # the reader went away (| head): not an error, and no traceback
@@ -249,8 +325,30 @@ def _without_typing_extensions() -> None:
     if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
         return
     sys.modules["typing_extensions"] = None  # type: ignore[assignment]
+    platform = _platform_for_uuid()
     try:
         import msgspec  # noqa: F401
     finally:
         if sys.modules.get("typing_extensions", 0) is None:
             del sys.modules["typing_extensions"]
+        if platform is not None and sys.modules.get("platform") is platform:
+            del sys.modules["platform"]
+
+
+def _platform_for_uuid():
+    """A stand-in for :mod:`platform` while msgspec imports :mod:`uuid`.
+
+    On Linux, ``uuid`` imports ``platform`` only to call
+    ``platform.system()`` once (is this AIX?), and ``platform`` compiles a
+    dozen regular expressions at import: 2–4 ms of every command. The
+    stand-in answers ``system()`` as ``platform`` does (``os.uname()``) and
+    leaves ``sys.modules`` again once msgspec is loaded, so a later
+    ``import platform`` gets the real module. None (nothing done) when
+    ``platform`` or ``uuid`` is loaded already, or without ``os.uname``.
+    """
+    if "platform" in sys.modules or "uuid" in sys.modules or not hasattr(os, "uname"):
+        return None
+    stand_in = type(sys)("platform")
+    stand_in.system = lambda: os.uname().sysname
+    sys.modules["platform"] = stand_in
+    return stand_in

@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from affray.cli import fight_verbs
-from affray.cli.common import forward, handles_errors, run
+from affray.cli.common import echo, forward, handles_errors, run
 
 REROLL_HELP = "Where an undone or rewound command stood: roll anew instead of repeating the dice it rolled, for this reason (logged)."
 DICE_HELP = "Table dice, in the order 'affray pending' lists them (e.g. '71,34'; 00 is 100 on a d100)."
@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
 
         out = run(ctx, AddSalt(value=value), quiet=True)
         e = out.records[0].event
-        typer.echo(f"Salt recorded at version {out.records[0].version}: engine rolls from #{e.from_index} on mix it in.")
+        echo(f"Salt recorded at version {out.records[0].version}: engine rolls from #{e.from_index} on mix it in.")
 
     @app.command()
     @handles_errors

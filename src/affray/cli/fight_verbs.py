@@ -19,7 +19,7 @@ def new(opts: Options, *, name: str, system: str = "mrq1", manual_dice: bool = F
         encounter_id: str = "", seed: str = "") -> None:
     """Open a new encounter."""
     from affray.commands.handler import execute
-    from affray.dice import MIN_CHOSEN_SEED
+    from affray.dice import short_seed_refusal
     from affray.events.commands import OpenEncounter
     from affray.rules import base
 
@@ -35,11 +35,9 @@ def new(opts: Options, *, name: str, system: str = "mrq1", manual_dice: bool = F
             seed_bytes = bytes.fromhex(seed)
         except ValueError:
             raise UserError(f"--seed takes hex digits, got {seed!r}") from None
-        if not manual_dice and len(seed_bytes) < MIN_CHOSEN_SEED:
-            raise UserError(
-                f"--seed must be at least {MIN_CHOSEN_SEED} bytes ({2 * MIN_CHOSEN_SEED} hex digits), "
-                f"got {len(seed_bytes)}: a shorter seed can be found from its commitment; pass a longer one, or none"
-            )
+        refusal = short_seed_refusal(seed_bytes, manual_dice=manual_dice)
+        if refusal:
+            raise UserError(refusal)
     base.get(system).rulings(rulings)  # refuse a bad system or ruling before creating a file
     with open_store(opts, must_exist=False) as store:
         out = execute(
@@ -168,7 +166,8 @@ def undo(opts: Options) -> None:
     from affray.events.commands import Undo
 
     out = run(opts, Undo(), quiet=True)
-    echo(f"Retracted command {out.records[0].event.command_id}; it stays in the log, struck through.")
+    cid = out.records[0].event.command_id
+    echo(f"Retracted command {cid}{command_text(opts, out, cid)}; it stays in the log, struck through.")
     print_waiting(out.state)
 
 
@@ -177,8 +176,45 @@ def redo(opts: Options) -> None:
     from affray.events.commands import Redo
 
     out = run(opts, Redo(), quiet=True)
-    echo(f"Restored command {out.records[0].event.command_id}.")
+    cid = out.records[0].event.command_id
+    echo(f"Restored command {cid}{command_text(opts, out, cid)}.")
     print_waiting(out.state)
+
+
+def command_text(opts: Options, out, command_id: str) -> str:
+    """`` (what it did)``: the first line the log narrates for the command
+    ``command_id`` of the outcome's encounter (``Vasana attacks Broo 1 with
+    Broadsword: d100=34 vs 65%: success``), made safe to print; else its
+    verb (``end-round``); ``""`` when the command cannot be found.
+
+    Reads the command's own events only: a command id ``cN`` names the
+    version of its first event (:func:`affray.commands.handler.execute`)."""
+    from affray.events.core import CommandIssued, DiceRolled
+    from affray.text import safe_line
+    from affray.views.narrate import narrate
+
+    if command_id[:1] != "c" or not command_id[1:].isdigit():
+        return ""
+    names = {h: c.name for h, c in out.state.combatants.items()}
+    verb = ""
+    with open_store(opts, readonly=True) as store:
+        records = store.read(out.encounter_id, from_version=int(command_id[1:]))
+        try:
+            for rec in records:
+                if rec.command_id != command_id:
+                    break
+                e = rec.event
+                if isinstance(e, CommandIssued):
+                    verb = str(e.command.get("command", ""))
+                    continue
+                if isinstance(e, DiceRolled):
+                    continue
+                text = narrate(e, names)
+                if text:
+                    return f" ({safe_line(text).rstrip('.')})"
+        finally:
+            records.close()
+    return f" ({safe_line(verb)})" if verb else ""
 
 
 def close(opts: Options, *, reason: str = "") -> None:
@@ -186,10 +222,8 @@ def close(opts: Options, *, reason: str = "") -> None:
     from affray.events.commands import CloseEncounter
 
     out = run(opts, CloseEncounter(reason=reason), quiet=True)
-    echo(
-        f"Encounter {out.encounter_id} closed. Dice seed: {out.state.seed}\n"
-        "Anyone can now re-derive every engine roll: affray verify --dice"
-    )
+    echo(f"Encounter {out.encounter_id} closed. Dice seed: {out.state.seed}")
+    echo("Anyone can now re-derive every engine roll: affray verify --dice")
 
 
 def grapple(opts: Options, *, who: str, manoeuvre: str, target: str = "", weapon: str = "", mod=None,

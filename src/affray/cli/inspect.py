@@ -12,7 +12,8 @@ from typing import Optional
 import typer
 
 from affray.cli import read_verbs
-from affray.cli.common import UserError, echo_json, forward, handles_errors, open_store, options
+from affray.cli.common import UserError, echo, echo_json, forward, handles_errors, open_store, options, styled
+from affray.text import safe_line
 from affray.cli.read_verbs import quiet_stdout
 
 
@@ -171,7 +172,7 @@ def register(app: typer.Typer) -> None:
                     quiet_stdout()  # the reader went away (| head): not an error
                     return
         if out:
-            typer.echo(f"Wrote {out} ({fmt}).")
+            echo(f"Wrote {out} ({fmt}).")
 
     @app.command()
     @handles_errors
@@ -207,15 +208,16 @@ def register(app: typer.Typer) -> None:
             echo_json(verdict.data())
             raise typer.Exit(verdict.code)
         for report in verdict.reports:
-            typer.echo(report.summary)
+            echo(safe_line(report.summary))
         for p in verdict.problems:
-            typer.echo(f"FAILED: {' '.join(p.split())}", err=True)  # one line each (quick_check's can hold several)
+            # one line each (quick_check's can hold several); an id or name in it cannot hide the line
+            styled(opts, f"FAILED: {safe_line(' '.join(p.split()))}", "bold red", err=True)
         if verdict.code == 1:
             raise typer.Exit(1)
         if verdict.code == 4:
-            typer.echo("OK so far: the log is intact, but the dice cannot be checked until the seed is revealed ('affray close').")
+            styled(opts, "OK so far: the log is intact, but the dice cannot be checked until the seed is revealed ('affray close').", "yellow")
             raise typer.Exit(4)
-        typer.echo("OK: the log is intact.")
+        styled(opts, "OK: the log is intact.", "green")
 
     @app.command()
     @handles_errors
@@ -241,15 +243,19 @@ def register(app: typer.Typer) -> None:
         if json:
             echo_json({"encounter": eid, "version": version, "head": hash_, "seed_sha256": commitment})
             return
-        typer.echo(f"{eid} version {version} head {hash_}")
-        typer.echo(f"seed commitment sha256 {commitment}")
+        echo(f"{eid} version {version} head {hash_}")
+        echo(f"seed commitment sha256 {commitment}")
 
     @app.command()
     @handles_errors
-    def rulings(ctx: typer.Context, system: str = typer.Option("mrq1", "--system", "-s")):
+    def rulings(
+        ctx: typer.Context,
+        system: str = typer.Option("mrq1", "--system", "-s"),
+        json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    ):
         """List a system's named rulings, their defaults and sources.
 
-        Example: affray rulings --system mrq1
+        Example: affray rulings --system mrq1 --json
         """
         forward(ctx, read_verbs.rulings, locals())
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from affray.cli.core import Options, UserError, echo, echo_json, open_store
+from affray.cli.core import Options, UserError, color, echo, echo_json, open_store
 
 
 def list_(opts: Options, *, json: bool = False) -> None:
@@ -31,14 +31,14 @@ def state(opts: Options, *, json: bool = False, at: str = "", version: int = 0) 
     """Show the fight (:func:`affray.cli.show.state_text`)."""
     from affray.cli.show import load_for_read, state_text
 
-    echo(state_text(load_for_read(opts.db, opts.encounter, at=at, version=version), json=json), nl=False)
+    echo(state_text(load_for_read(opts.db, opts.encounter, at=at, version=version), json=json), nl=False, block=True)
 
 
 def pending(opts: Options, *, json: bool = False) -> None:
     """Show what the table is waiting for (:func:`affray.cli.show.pending_text`)."""
     from affray.cli.show import load_for_read, pending_text
 
-    echo(pending_text(load_for_read(opts.db, opts.encounter), json=json), nl=False)
+    echo(pending_text(load_for_read(opts.db, opts.encounter), json=json), nl=False, block=True)
 
 
 def log(opts: Options, *, json: bool = False, dice: bool = False, tail: int = 0, round_no: int | None = None) -> None:
@@ -57,17 +57,11 @@ def log(opts: Options, *, json: bool = False, dice: bool = False, tail: int = 0,
             raise UserError(str(exc)) from None
         try:
             if json:
-                _json_list(
-                    {
-                        "version": e.version, "round": e.round, "command_id": e.command_id, "actor": e.actor,
-                        "status": e.status, "type": e.kind, "text": e.text,
-                    }
-                    for e in items
-                )
+                _json_list(_log_json(items, dice))
             else:
                 from affray.cli.tables import render_log
 
-                render_log(items)
+                render_log(items, color=color(opts))
             sys.stdout.flush()
         except BrokenPipeError:
             quiet_stdout()  # the reader went away (| head): not an error
@@ -77,16 +71,33 @@ def log(opts: Options, *, json: bool = False, dice: bool = False, tail: int = 0,
                 close()
 
 
+def _log_json(items, dice: bool):
+    """``log --json`` objects; with ``dice``, each with ``rolls``: the rolls
+    behind it as objects (the fields of ``why --json``'s rolls)."""
+    if dice:
+        from affray.views.log_index import roll_data
+    for e in items:
+        item = {
+            "version": e.version, "round": e.round, "command_id": e.command_id, "actor": e.actor,
+            "status": e.status, "type": e.kind, "text": e.text,
+        }
+        if dice:
+            item["rolls"] = [roll_data(r) for r in e.dice]
+        yield item
+
+
 def _json_list(items) -> None:
-    """Write ``items`` as one JSON array, as :func:`echo_json` would, one
-    item at a time."""
+    """Write ``items`` as one JSON array, as :func:`echo_json` would (C1 and
+    bidi characters escaped), one item at a time."""
     import msgspec
+
+    from affray.text import escape_json
 
     encode = msgspec.json.Encoder().encode
     write = sys.stdout.write
     sep = "["
     for item in items:
-        write(sep + encode(item).decode())
+        write(sep + escape_json(encode(item).decode()))
         sep = ","
     write("[]\n" if sep == "[" else "]\n")
 
@@ -103,13 +114,21 @@ def quiet_stdout() -> None:
         pass
 
 
-def rulings(opts: Options, *, system: str = "mrq1") -> None:
-    """List a system's named rulings, their defaults and sources."""
+def rulings(opts: Options, *, system: str = "mrq1", json: bool = False) -> None:
+    """List a system's named rulings, their defaults and sources; with
+    ``json``, a list of ``{"name", "default", "text", "source"}``."""
     from affray.rules import base
 
     sysobj = base.get(system)
+    if json:
+        echo_json([
+            {"name": name, "default": default, "text": text, "source": source}
+            for name, (default, text, source) in sysobj.rulings_doc.items()
+        ])
+        return
     for name, (default, text, source) in sysobj.rulings_doc.items():
-        echo(f"{name} = {default}\n    {text} [{source}]")
+        echo(f"{name} = {default}")
+        echo(f"    {text} [{source}]")
 
 
 def why(opts: Options, *, combatant: str, subject: str = "", json: bool = False) -> None:

@@ -10,6 +10,30 @@ from __future__ import annotations
 import msgspec
 
 from affray.errors import UserError
+from affray.text import escape_json, safe_line
+
+
+def regular_file(path: str, what: str, fix: str) -> None:
+    """Refuse, with one line (:class:`UserError`, exit 2), a ``path`` that
+    exists but is a directory, a FIFO, a socket or a device: opening a FIFO
+    would wait for a writer for ever. A missing path, or one that cannot be
+    looked at, is left to whoever opens it. ``what`` names the path in the
+    message (``--db``), ``fix`` says what to do."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(mode):
+        return
+    kind = (
+        "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    raise UserError(f"{what} {path!r} is {kind}, not a regular file; {fix}")
 
 
 def open_event_store(db: str, **options):
@@ -17,9 +41,12 @@ def open_event_store(db: str, **options):
     PostgreSQL database when ``db`` is a ``postgresql://`` URL. A file whose
     schema text is damaged into bytes that are not UTF-8 makes Python's
     sqlite3 fail to decode SQLite's own error message, and is reported as
-    the corrupt file it is."""
+    the corrupt file it is. A ``db`` that is a directory, FIFO, socket or
+    device is refused with one line (:func:`regular_file`), where SQLite
+    would fail or hang."""
     from affray.store import DatabaseCorrupt, open_store
 
+    regular_file(db, "--db", "name an affray log file (a new name creates one with 'affray new')")
     try:
         return open_store(db, **options)
     except UnicodeDecodeError:
@@ -54,14 +81,16 @@ def load_for_read(db: str, encounter: str | None, *, at: str = "", version: int 
 
 
 def state_text(state, *, json: bool = False) -> str:
-    """``state`` output: the documented JSON, or the plain-text view."""
+    """``state`` output: the documented JSON, or the plain-text view; either
+    safe to print (:func:`affray.text.escape_json`, each line through
+    :func:`affray.cli.tables.safe_indented`)."""
     if json:
         from affray.views.data import state_data
 
-        return msgspec.json.encode(state_data(state)).decode() + "\n"
-    from affray.cli.tables import state_lines
+        return escape_json(msgspec.json.encode(state_data(state)).decode()) + "\n"
+    from affray.cli.tables import safe_indented, state_lines
 
-    return "\n".join(state_lines(state)) + "\n"
+    return "\n".join(safe_indented(line) for line in state_lines(state)) + "\n"
 
 
 def pending_text(state, *, json: bool = False) -> str:
@@ -70,7 +99,9 @@ def pending_text(state, *, json: bool = False) -> str:
     if json:
         from affray.views.data import pending_data
 
-        return msgspec.json.encode(pending_data(state)).decode() + "\n"
+        return escape_json(msgspec.json.encode(pending_data(state)).decode()) + "\n"
+    from affray.cli.tables import safe_indented
+
     if not state.pending:
         return "Nothing is pending." + (" The fight is over." if state.phase == "over" else "") + "\n"
     lines = []
@@ -79,4 +110,4 @@ def pending_text(state, *, json: bool = False) -> str:
         lines.append(f"   verb: affray {step.verb}" + (f"   options: {' | '.join(step.options)}" if step.options else ""))
         for j, d in enumerate(step.dice, 1):
             lines.append(f"   die {j}: {d.expr}  {d.purpose}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(safe_indented(line) for line in lines) + "\n"

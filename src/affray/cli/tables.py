@@ -4,12 +4,17 @@
 more than the whole replay of a state (``affray state`` is meant to answer in
 well under 150 ms). ``log`` uses rich (strike-through, dim) when stdout is a
 terminal, and plain text with ``~~strike~~`` otherwise (pipes, files, tests).
+Every text a user, a sheet or an imported log supplied passes
+:func:`affray.text.safe_line` (``state`` line by line, :func:`safe_indented`).
 """
 
 from __future__ import annotations
 
 import sys
 from typing import Iterator
+
+from affray.cli.term import color as use_color
+from affray.text import safe_line
 
 
 def _columns(rows: list[tuple[str, ...]], indent: str = "", gap: str = "  ") -> list[str]:
@@ -38,6 +43,8 @@ def state_lines(state) -> list[str]:
     conditions (``since ROUND.STEP ← vN``, the version of
     the event that caused it).
     """
+    from affray.views.narrate import terms_for  # the system's own words for its columns
+
     names = {h: c.name for h, c in state.combatants.items()}
     head = f"{state.name} ({state.system}) — version {state.version}, "
     if state.phase == "setup":
@@ -60,13 +67,12 @@ def state_lines(state) -> list[str]:
         lines.append("No combatants yet: 'affray join SHEET --side SIDE' adds one.")
         return lines
 
-    summary = [("Combatant", "Side", "Status", "CA", "React")]
+    columns = terms_for(state.system).columns  # mythras: one AP column (seed 001 "Action Points")
+    summary = [("Combatant", "Side", "Status") + columns]
     for c in state.combatants.values():
         status = c.status + ("" if c.stance == "standing" else f", {c.stance}")
-        summary.append((
-            f"{c.name} ({c.handle})", c.side, status,
-            f"{c.combat_actions}/{c.max_combat_actions}", f"{c.reactions}/{c.max_reactions}",
-        ))
+        allowance = (f"{c.combat_actions}/{c.max_combat_actions}", f"{c.reactions}/{c.max_reactions}")
+        summary.append((f"{c.name} ({c.handle})", c.side, status) + allowance[:len(columns)])
     summary_lines = _columns(summary)
     # locations aligned across every combatant, so the blocks read as one table
     loc_rows = {
@@ -99,7 +105,14 @@ def state_lines(state) -> list[str]:
 
 def render_state(state) -> None:
     """Print the state (see :func:`state_lines`)."""
-    sys.stdout.write("\n".join(state_lines(state)) + "\n")
+    sys.stdout.write("\n".join(safe_indented(line) for line in state_lines(state)) + "\n")
+
+
+def safe_indented(line: str) -> str:
+    """``line`` through :func:`affray.text.safe_line`, its indentation
+    kept (a line break inside it becomes `` / ``, not a new line)."""
+    body = line.lstrip(" ")
+    return line[: len(line) - len(body)] + safe_line(body)
 
 
 def log_lines(items) -> list[str]:
@@ -115,18 +128,19 @@ def iter_log_lines(items) -> Iterator[str]:
         if e.round != current:
             current = e.round
             yield f"Round {current}" if current else "Setup"
-        text = e.text
+        text = safe_line(e.text)
         if e.status in ("retracted", "void"):
             text = f"~~{text}~~ ({e.status})"
-        yield f"  v{e.version:<4} {e.actor:<8} {text}"
+        yield f"  v{e.version:<4} {safe_line(e.actor):<8} {text}"
 
 
 def render_log(items, *, color: bool | None = None) -> None:
     """Print log entries (any iterable: they are written as they come);
     retracted and void ones struck through (with rich on a terminal,
-    ``~~text~~`` otherwise; ``color`` forces either)."""
+    ``~~text~~`` otherwise; ``color`` forces either; by default
+    :func:`affray.cli.core.color`: never under ``NO_COLOR``)."""
     if color is None:
-        color = sys.stdout.isatty()
+        color = use_color()
     if not color:
         write = sys.stdout.write
         for line in iter_log_lines(items):
@@ -141,7 +155,7 @@ def render_log(items, *, color: bool | None = None) -> None:
         if e.round != current:
             current = e.round
             console.print(f"[b]{'Round ' + str(current) if current else 'Setup'}[/b]")
-        text = escape(e.text)
+        text = escape(safe_line(e.text))
         if e.status in ("retracted", "void"):
             text = f"[strike]{text}[/strike] [dim]({e.status})[/dim]"
-        console.print(f"  [dim]v{e.version:<4} {e.actor:<8}[/dim] {text}")
+        console.print(f"  [dim]v{e.version:<4} {escape(safe_line(e.actor)):<8}[/dim] {text}")

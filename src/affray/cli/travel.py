@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from affray.cli import fight_verbs, read_verbs
-from affray.cli.common import echo_json, forward, handles_errors, open_store, options, parse_mods, print_waiting
+from affray.cli.common import echo, echo_json, forward, handles_errors, open_store, options, parse_mods, print_waiting
 
 VERBS = ("rewind", "branch", "amend", "why", "replay", "audit")
 
@@ -106,22 +106,22 @@ def register(app: typer.Typer) -> None:
         with open_store(opts) as store:
             result = run_amend(store, command, encounter_id=opts.encounter, actor=opts.actor)
         if result.branch:
-            typer.echo(f"Branch {result.branch} opened at the point before {result.original}; the original is untouched.")
+            echo(f"Branch {result.branch} opened at the point before {result.original}; the original is untouched.")
         else:
-            typer.echo(f"Rewound to version {result.rewound_to}: {result.original} and the commands after it are void, kept in the log.")
+            echo(f"Rewound to version {result.rewound_to}: {result.original} and the commands after it are void, kept in the log.")
         amended = next(o for o in result.outcomes if o.records[0].command_id == result.amended)
-        typer.echo(f"Amended {result.original} as {result.amended}: {result.changes}")
+        echo(f"Amended {result.original} as {result.amended}: {result.changes}")
         _narrate(amended)
         for old, new in result.replayed:
             out = next(o for o in result.outcomes if o.records[0].command_id == new)
-            typer.echo(f"Replayed {old} as {new} with its recorded dice:")
+            echo(f"Replayed {old} as {new} with its recorded dice:")
             _narrate(out, indent="  ")
         if result.stopped:
             rest = len(result.left) - 1
             more = f"; it and the {rest} command{'s' if rest != 1 else ''} after it stay void" if rest else "; it stays void"
-            typer.echo(f"{result.stopped[0].upper()}{result.stopped[1:]}{more}.")
+            echo(f"{result.stopped[0].upper()}{result.stopped[1:]}{more}.")
         elif result.left:
-            typer.echo(f"{len(result.left)} later command(s) stay void (use --replay to issue them again).")
+            echo(f"{len(result.left)} later command(s) stay void (use --replay to issue them again).")
         if result.state is not None:
             print_waiting(result.state)
 
@@ -183,7 +183,7 @@ def register(app: typer.Typer) -> None:
             echo_json(result.data())
         else:
             for line in report_lines(result):
-                typer.echo(line)
+                echo(line)
         if result.differences:
             raise typer.Exit(1)
 
@@ -198,6 +198,6 @@ def _narrate(outcome, indent: str = "") -> None:
             continue
         if isinstance(rec.event, NoteAdded) and rec.event.text.startswith("amend: "):
             continue
-        text = narrate(rec.event, names)
+        text = narrate(rec.event, names, outcome.state.system)
         if text:
-            typer.echo(indent + text)
+            echo(indent + text)

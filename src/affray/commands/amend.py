@@ -33,7 +33,8 @@ from affray.commands.points import (
     find_point,
     stream_of,
 )
-from affray.commands.travel import branch
+from affray.commands.travel import branch, new_encounter_id
+from affray.store import EventStore
 from affray.rules.base import RuleError, to_command
 
 # --------------------------------------------------------------------------- #
@@ -171,8 +172,62 @@ def _replay_dice(q: Point, state: State, again: cmd.Command, seed, stream: str, 
 def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, actor: str = "") -> AmendReport:
     """Amend a command (see the module docstring). Raises :class:`RuleError`
     (or a dice error) with nothing appended when the amended command itself
-    is refused; a replay that no longer fits is reported, not raised."""
+    is refused; a replay that no longer fits is reported, not raised.
+
+    The amend is worked out on a copy of the encounter in memory (its log,
+    snapshots and seed), without holding the write lock; then what it
+    appended there is appended to ``store`` in one short transaction, at
+    the version the copy was taken from: a command written meanwhile makes
+    it a :class:`~affray.store.errors.ConflictError` (exit 3) with nothing
+    appended. Others are locked out only for the copying of the new events."""
     eid = resolve_encounter(store, encounter_id)
+    head = store.version(eid)
+    branch_id = new_encounter_id(store, command.on_branch, False) if command.on_branch else ""
+    with scratch_copy(store, eid) as scratch:
+        report = _amend(scratch, command, eid, actor, branch_id)
+        with store.transaction():  # all or none, and the lock held only for this
+            if report.branch:
+                seed = scratch.get_seed(report.branch)
+                if seed is not None:
+                    store.put_seed(report.branch, seed)
+                copy_out(scratch, store, report.branch, 0)
+            else:
+                copy_out(scratch, store, eid, head)
+    return report
+
+
+def scratch_copy(store, eid: str) -> EventStore:
+    """A new in-memory store holding encounter ``eid`` of ``store``: its
+    log as stored (envelopes and hashes; the chain is checked again), its
+    snapshots and its dice seed. Close it after use (a context manager)."""
+    scratch = EventStore(":memory:")
+    try:
+        scratch.import_records(eid, (row[2:] for row in store.read_raw(eid)))
+        for version, data in store.snapshot_stream(eid):
+            scratch.save_snapshot(eid, version, data)
+        seed = store.get_seed(eid)
+        if seed is not None:
+            scratch.put_seed(eid, seed)
+    except BaseException:
+        scratch.close()
+        raise
+    return scratch
+
+
+def copy_out(scratch, store, eid: str, after: int) -> None:
+    """Append the events of ``eid`` after version ``after`` from ``scratch``
+    to ``store`` as they are stored there (the same command ids, actors,
+    times and hashes; :meth:`EventStore.append_rows` checks the chain), and
+    the snapshots taken after ``after``. A head in ``store`` other than
+    ``after`` is a :class:`ConflictError`."""
+    store.append_rows(eid, after, (row[2:] for row in scratch.read_raw(eid, from_version=after + 1)))
+    for version, data in scratch.snapshot_stream(eid):
+        if version > after:
+            store.save_snapshot(eid, version, data)
+
+
+def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: str) -> AmendReport:
+    """The amend of :func:`amend`, on ``store`` (the scratch copy)."""
     records = list(store.read(eid))
     if any(isinstance(r.event, ev.EncounterClosed) for r in records):
         raise RuleError(f"encounter {eid} is closed; amend it on a branch: affray branch NAME --version N")
@@ -228,7 +283,8 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
     report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
     with store.transaction():  # the rewind or branch, the amended command and the replays: all or none
         if command.on_branch:
-            out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut), origin=eid, actor=actor)
+            out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut, encounter_id=branch_id),
+                         origin=eid, actor=actor)
             work = report.branch = out.encounter_id
         else:
             out = execute(store, cmd.Rewind(to_version=cut), encounter_id=eid, actor=actor)
@@ -237,9 +293,10 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
             work = eid
         reroll = command.reroll
         note = f"amend: {p.command_id} (step {p.label}) issued again: {changes}" + (f" (re-roll: {reroll})" if reroll else "")
-        # amend checked --dice against the command's own dice above
+        # amend checked --dice against the command's own dice above; the re-roll guard holds every die
+        # against whatever the log rolled at its place (the rewound original, or a command undone before)
         out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note,
-                      salt=own_salt, guard=False)
+                      salt=own_salt)
         report.outcomes.append(out)
         report.amended = out.records[0].command_id
         state = out.state
@@ -258,7 +315,7 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
                         out = execute(
                             store, again, encounter_id=work, dice=",".join(dice), actor=actor, typed_by=typed_by,
                             note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
-                            salt=q.issued.salt_text, guard=False,
+                            salt=q.issued.salt_text,
                         )
                 except (RuleError, dicelib.DiceError) as exc:
                     report.stopped = _stop_line(q, exc)

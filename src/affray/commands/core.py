@@ -1,7 +1,7 @@
 """What every command module shares, at the bottom of ``commands/``.
 
 :class:`Outcome` (what a handled command did), :func:`slug` (an encounter
-id from a name) and :func:`with_issued` (the state the rules decide in).
+id from a name), :func:`check_encounter_id` (what an id may be) and :func:`with_issued` (the state the rules decide in).
 The handler (:mod:`affray.commands.handler`), time travel
 (:mod:`affray.commands.travel`) and the re-deciding of recorded commands
 (:mod:`affray.commands.points`) all import these from here, so imports
@@ -19,7 +19,10 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import State
-from affray.rules.base import Draft
+from affray.errors import UserError
+from affray.rules.base import Draft, RuleError
+from affray.rules.d100 import parse_modifier
+from affray.text import one_line
 
 
 class Outcome(msgspec.Struct):
@@ -31,6 +34,44 @@ class Outcome(msgspec.Struct):
     before: State
     state: State
     notes: list[str] = []
+
+
+#: What an encounter id may be: 1 to 64 ASCII letters, digits, ``-``,
+#: ``_`` and ``.``, starting with a letter or digit, so an id is safe in a
+#: shell, a file name, a URL and on a terminal (issue 16, item 4).
+ENCOUNTER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_encounter_id(eid: str, *, what: str = "encounter id", fix: str = "choose another with --id") -> str:
+    """``eid`` if it is a valid encounter id (:data:`ENCOUNTER_ID`), else
+    :class:`affray.rules.base.RuleError` (exit 2) naming it escaped and
+    ``fix``, what to do. Used at ``new``, ``branch`` and ``import``."""
+    if not ENCOUNTER_ID.fullmatch(eid):
+        shown = one_line(eid[:80]) + ("…" if len(eid) > 80 else "")
+        raise RuleError(
+            f"{what} {shown!r} must be letters, digits, '-', '_' or '.' (1 to 64, ASCII, starting with a letter "
+            f"or digit); {fix}"
+        )
+    return eid
+
+
+def parse_modifiers(values) -> tuple[ev.Modifier, ...]:
+    """``"-20:unstable ground"`` texts (percent, then the reason; or
+    :class:`affray.events.core.Modifier` values, kept) as modifiers. A text
+    that is not ``VALUE:REASON`` (ASCII digits, -999 to +999) raises
+    :class:`affray.errors.UserError` (one line). The CLI's ``--mod`` and
+    :mod:`affray.api` read modifiers through it."""
+    mods = []
+    for value in values or ():
+        if isinstance(value, ev.Modifier):
+            mods.append(value)
+            continue
+        try:
+            number, reason = parse_modifier(value)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        mods.append(ev.Modifier(number, reason))
+    return tuple(mods)
 
 
 def slug(name: str) -> str:

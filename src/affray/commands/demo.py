@@ -247,14 +247,18 @@ def scenario_system(scenario: str) -> str:
     return SCENARIOS[scenario][0][0].split("/", 1)[0]
 
 
-def setup(store, scenario: str = "duel", *, seed: bytes | None = None, manual: bool = False, actor: str = "demo") -> str:
-    """Open the scenario's encounter and join its combatants; return its id."""
+def setup(store, scenario: str = "duel", *, seed: bytes | None = None, manual: bool = False, actor: str = "demo",
+          allow_short_seed: bool = False) -> str:
+    """Open the scenario's encounter and join its combatants; return its id.
+    A chosen ``seed`` under 16 bytes is refused (``RuleError``) unless
+    ``allow_short_seed`` (a public seed: see ``handler.execute``)."""
     key = scenario_system(scenario)
     out = execute(
         store,
         cmd.OpenEncounter(name=f"Demo: {scenario}", system=key, manual_dice=manual),
         actor=actor,
         seed=seed,
+        allow_short_seed=allow_short_seed,
     )
     eid = out.encounter_id
     system = base.get(key)

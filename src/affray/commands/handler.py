@@ -22,9 +22,9 @@ from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
-from affray.commands.core import Outcome, slug, with_issued  # Outcome and slug are also imported from here
+from affray.commands.core import Outcome, check_encounter_id, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
+from affray.commands.points import newest_live_command, redo_stack
 from affray.commands.travel import branch, rewind_events
 from affray.rules import base
 from affray.store.errors import StoreError
@@ -66,6 +66,7 @@ def execute(
     salt: str = "",
     typed_by: str | None = None,
     guard: bool = True,
+    allow_short_seed: bool = False,
 ) -> Outcome:
     """Handle ``command`` and append its events; return the :class:`Outcome`.
 
@@ -81,8 +82,18 @@ def execute(
     replay keeps the original typist); ``guard=False`` skips the re-roll
     guard, for amend, which re-issues recorded faces and checks its own
     ``--dice`` (:func:`_guard_reroll`).
+
+    A chosen ``seed`` shorter than 16 bytes is refused (``RuleError``, a
+    ``ValueError``, with the words ``affray new --seed`` prints:
+    :func:`affray.dice.short_seed_refusal`), unless ``allow_short_seed``:
+    for a seed that is public anyway (the demo scenarios' built-in seeds,
+    test fixtures); it is recorded as chosen like any other.
     """
     if isinstance(command, cmd.OpenEncounter):
+        if not allow_short_seed:
+            refusal = dicelib.short_seed_refusal(seed, manual_dice=command.manual_dice)
+            if refusal:
+                raise base.RuleError(refusal)
         return _open(store, command, actor=actor, seed=seed)
     eid = resolve_encounter(store, encounter_id)
     if isinstance(command, cmd.BranchEncounter):
@@ -151,8 +162,8 @@ def _guard_reroll(store, eid: str, state: State, events: list[ev.Event], reroll:
     new = [(f, sides) for e in events if isinstance(e, ev.DiceRolled) for f, sides in _sided(e.expr, e.faces)]
     if not new:
         return events
-    slots, live_total = rolled_slots(store, eid, to_version=state.version)
-    old = [slots.get(live_total + i) for i in range(len(new))]
+    ahead = slots_ahead(store, eid, to_version=state.version)
+    old = [ahead.get(i) for i in range(len(new))]
     # a die of another size is another die (the command changed), not a re-roll
     changed = [(i, o[2]) for i, (o, n) in enumerate(zip(old, new)) if o is not None and o[1] == n[1] and o[0] != n[0]]
     if not changed:
@@ -193,8 +204,53 @@ def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[i
     metas = store.read_meta(eid, to_version=to_version)  # the log the command was decided on
     if not any(isinstance(m.event, (ev.CommandRetracted, ev.EncounterRewound)) for m in metas):
         return {}, 0
+    return _walk_slots(store, eid, metas, store.dice_per_command(eid, to_version), 1)
+
+
+def slots_ahead(store, eid: str, to_version: int | None = None) -> dict[int, tuple[int, int, str]]:
+    """:func:`rolled_slots` counted from the live total: ``{slot - live:
+    (face, sides, command_id)}`` (key 0 is the place of the next command's
+    first die). The same map, read from the first version an undo, redo or
+    rewind acted on (:func:`first_touched`) instead of the whole log: the
+    commands before it were placed once, in order, and stay live, so they
+    hold no place at or after the live total. A log whose undos are recent
+    reads a few rows; one undone in round 1 still reads the whole log."""
+    metas = store.read_meta(eid, to_version=to_version)
+    if not any(isinstance(m.event, (ev.CommandRetracted, ev.EncounterRewound)) for m in metas):
+        return {}
+    low = first_touched(store, eid, metas)
+    slots, total = _walk_slots(store, eid, metas, store.dice_per_command(eid, to_version, from_version=low), low)
+    return {slot - total: v for slot, v in slots.items()}
+
+
+def first_touched(store, eid: str, metas: list[Recorded]) -> int:
+    """The first version an undo, redo or rewind of ``metas`` acted on: the
+    first event of a retracted or restored command, one past a rewind's
+    ``to_version``. A command id that is not ``c<first version>`` or a
+    rewind that cut inside a command (a log from elsewhere, or edited)
+    gives 1: the whole log."""
+    low = None
+    for m in metas:
+        e = m.event
+        if isinstance(e, ev.EncounterRewound):
+            v = e.to_version + 1
+            if not (1 < v < m.version and store.starts_command(eid, v)):  # a cut inside a command: edited
+                return 1
+        else:
+            cid = e.command_id
+            v = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+            if not (1 <= v < m.version and store.starts_command(eid, v, cid)):
+                return 1
+        low = v if low is None else min(low, v)
+    return max(1, low or 1)
+
+
+def _walk_slots(store, eid: str, metas: list[Recorded], per_command, low: int):
+    """The walk of :func:`rolled_slots` over ``metas`` and the dice of
+    ``per_command`` (``dice_per_command`` from ``low``), as ``(slots, live total)``
+    counted from the first die at or after ``low``."""
     items: list[tuple[int, int, object]] = [(m.version, 1, m.event) for m in metas]
-    items += [(first, 0, (cid, n)) for cid, first, n in store.dice_per_command(eid, to_version)]
+    items += [(first, 0, (cid, n)) for cid, first, n in per_command]
     items.sort(key=lambda item: (item[0], item[1]))
     count: dict[str, int] = {}  # command id -> its number of dice
     first: dict[str, int] = {}  # command id -> version of its first die
@@ -225,7 +281,7 @@ def rolled_slots(store, eid: str, to_version: int | None = None) -> tuple[dict[i
             owners[start + i] = (cid, i)
     if not owners:
         return {}, total
-    rolls = store.dice_of(eid, {cid for cid, _ in owners.values()})
+    rolls = store.dice_of(eid, {cid for cid, _ in owners.values()}, from_version=low)
     dice = {cid: [d for expr, faces in found for d in _sided(expr, faces)] for cid, found in rolls.items()}
     slots = {}
     for slot, (cid, i) in owners.items():
@@ -274,7 +330,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
     name = command.name.strip()
     if not name:
         raise base.RuleError("an encounter needs a name: affray new \"Ambush at the ford\" --system mrq1")
-    eid = command.encounter_id or slug(name)
+    eid = check_encounter_id(command.encounter_id) if command.encounter_id else slug(name)
     taken = set(store.encounter_ids())
     if eid in taken:
         if command.encounter_id:
@@ -283,8 +339,6 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         while f"{eid}-{n}" in taken:
             n += 1
         eid = f"{eid}-{n}"
-    if any(c.isspace() for c in eid):
-        raise base.RuleError(f"encounter id {eid!r} holds a space; choose another with --id")
     chosen = seed is not None and not command.manual_dice  # a manual-dice seed decides no die
     seed = seed if seed is not None else dicelib.new_seed()
     opened = ev.EncounterOpened(
@@ -295,6 +349,7 @@ def _open(store, command: cmd.OpenEncounter, *, actor: str, seed: bytes | None) 
         manual_dice=command.manual_dice,
         rulings=rulings,
         seed_chosen=True if chosen else msgspec.UNSET,
+        chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
     outcome = _append(store, eid, State(), [opened], actor, seed=seed)
     return outcome
@@ -316,20 +371,22 @@ def _meta(store, eid: str, state: State, command: cmd.Command) -> list[ev.Event]
         return [ev.EncounterClosed(seed=seed.hex() if seed else "", reason=command.reason)]
     if isinstance(command, cmd.Rewind):
         return rewind_events(store, eid, state, command)
-    tl = Timeline(store.read(eid))
+    # from the meta events and the rows back from the head, not the whole log
+    metas = store.read_meta(eid, to_version=state.version)
     if isinstance(command, cmd.Undo):
-        live = [c for c in tl.live_commands() if c != tl.commands[0]]
-        if not live:
+        found = newest_live_command(store, eid, state.version, metas)
+        if found is None:
             raise base.RuleError("nothing to undo: only the opening of the encounter is on record")
-        newest = tl.first_version[live[-1]]
-        if any(isinstance(r.event, ev.SaltAdded) for r in store.read(eid, from_version=newest, to_version=newest)):
+        newest, first = found
+        if any(isinstance(r.event, ev.SaltAdded) for r in store.read(eid, from_version=first, to_version=first)):
             raise base.RuleError(
-                f"{live[-1]} is a salt, which cannot be undone: it counts for every roll from now on"
+                f"{newest} is a salt, which cannot be undone: it counts for every roll from now on"
             )
-        return [ev.CommandRetracted(command_id=live[-1])]
-    if not tl.redo_stack:
+        return [ev.CommandRetracted(command_id=newest)]
+    stack = redo_stack(store, eid, state.version, metas)
+    if not stack:
         raise base.RuleError("nothing to redo: no command was undone since the last new command")
-    return [ev.CommandRestored(command_id=tl.redo_stack[-1])]
+    return [ev.CommandRestored(command_id=stack[-1])]
 
 
 def _append(store, eid: str, state: State, events: list[ev.Event], actor: str, *, seed: bytes | None = None) -> Outcome:

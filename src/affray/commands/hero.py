@@ -4,6 +4,17 @@ Points", Second Chance) as two appends: an undo of the newest command
 ``SpendHeroPoint`` that decides that command again with the chosen roll
 re-rolled; the new roll's ``supersedes`` names the old one.
 
+Without ``--roll`` the roll re-rolled is the character's own failed roll
+of that command (seed 004 "Hero Points": Second Chance, "A character can
+re-roll any dice roll that affects his character. This can be a skill
+test, damage roll or anything else"; a player spends it on the roll he
+failed): the newest roll he made whose test failed or fumbled, else the
+newest roll he made, else the newest roll that names him. Only that roll is
+rolled anew: with table dice, the dice rolled after it in the command are
+typed again as they were (the attacker's fresh roll against a dodge keeps
+its value), after any values given with ``--dice``; with engine dice, the
+engine draws them.
+
 Both are checked before anything is appended, so a refusal (no Hero Point
 left, a roll that does not affect the character, missing table dice)
 appends nothing. The other uses (glancing-blow, luck) are plain commands.
@@ -34,9 +45,31 @@ def _affects(batch, who: str, rolled: ev.DiceRolled) -> bool:
     return any(getattr(r.event, f, None) == who for r in batch for f in ("target", "handle", "defender"))
 
 
+def _failed(batch, rolled_version: int, who: str) -> bool:
+    """Whether the roll at ``rolled_version`` is ``who``'s failed test: the
+    first ``SkillTested`` after it in ``batch`` is his, on that roll, and a
+    failure or fumble."""
+    after = [r.event for r in batch if r.version > rolled_version and isinstance(r.event, ev.SkillTested)]
+    return bool(after) and after[0].handle == who and after[0].result in ("failure", "fumble")
+
+
+def default_roll(batch, rolls, who: str):
+    """The roll a Second Chance re-rolls when none is named: ``who``'s own
+    failed roll (newest first), else his own newest roll, else the newest
+    roll affecting him; ``None`` when none affects him."""
+    own = [r for r in rolls if r.event.by == who]
+    failed = [r for r in own if _failed(batch, r.version, who)]
+    mine = [r for r in rolls if _affects(batch, who, r.event)]
+    for pick in (failed, own, mine):
+        if pick:
+            return pick[-1]
+    return None
+
+
 def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_id: str | None = None, actor: str = ""):
-    """Re-roll roll ``roll`` (a version; default: the newest roll affecting
-    ``who``) of the newest live fight command. Returns the spend's Outcome."""
+    """Re-roll roll ``roll`` (a version; default: :func:`default_roll`, the
+    character's own failed roll) of the newest live fight command. Returns
+    the spend's Outcome."""
     eid = resolve_encounter(store, encounter_id)
     records = list(store.read(eid))
     tl = Timeline(records)
@@ -53,7 +86,7 @@ def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_i
         if chosen is None or chosen not in mine:
             raise RuleError(f"version {roll} is not a roll of the newest command that affects {head.combatants[handle].name}")
     elif mine:
-        chosen = mine[-1]
+        chosen = default_roll(p.records, rolls, handle)
     else:
         raise RuleError(f"the newest command ({p.kind}) rolled nothing that affects {head.combatants[handle].name}")
     position = rolls.index(chosen)
@@ -62,10 +95,14 @@ def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_i
     typed = dicelib.parse_values(dice) if dice.strip() else []
     seed = store.get_seed(eid)
     manual = head.manual_dice or seed is None
+    kept: list[str] = []  # the dice after it, as typed then (table dice only)
     if "table" in sources or manual:
         if "engine" in sources:
             raise RuleError(f"{p.command_id} mixes engine and table dice before that roll; amend it instead")
         values = [str(f) for e in before for f in e.faces] + typed  # the dice before it, as typed then
+        later = [r.event for r in rolls[position + 1:] if r.event.faces]
+        if all(e.source == "table" for e in later):
+            kept = [str(f) for e in later for f in e.faces]
     else:
         values = typed  # the engine re-derives the dice before it
     spend = cmd.SpendHeroPoint(
@@ -74,7 +111,17 @@ def second_chance(store, who: str, *, roll: int = 0, dice: str = "", encounter_i
     # the state once the newest command is retracted: check the spend first
     base = fold(State(), (r for r in tl.live_records() if r.command_id != p.command_id))
     base = msgspec.structs.replace(base, version=head.version + 1)
-    decide_only(base, spend, values, seed=seed, stream=base.dice_stream or eid, manual=manual, actor=actor, reroll=REASON,
-                salts=tuple(store.salts(eid)))  # the engine as execute will roll: with the salts
+    def check(values: list[str]) -> None:  # the engine as execute will roll: with the salts
+        decide_only(base, spend, values, seed=seed, stream=base.dice_stream or eid, manual=manual, actor=actor,
+                    reroll=REASON, salts=tuple(store.salts(eid)))
+
+    try:
+        check(values + kept)
+        values = values + kept
+    except dicelib.TooManyDice as exc:
+        if not kept or len(exc.used) < len(values):
+            raise
+        values = values + kept[: len(exc.used) - len(values)]  # the re-decided command needs fewer of them
+        check(values)
     execute(store, cmd.Undo(), encounter_id=eid, actor=actor)
     return execute(store, spend, encounter_id=eid, dice=",".join(values), actor=actor, reroll=REASON)

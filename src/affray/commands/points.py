@@ -21,7 +21,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
+from affray.projections.timeline import Liveness, Timeline
 from affray.projections.travel import parse_point
 from affray.commands.core import with_issued
 from affray.rules import base
@@ -118,6 +118,85 @@ def find_point(points: list[Point], text: str) -> Point:
             f"the live timeline has no round {rnd} step {step}; 'affray replay --round {rnd}' lists its steps"
         )
     return hit
+
+
+# --------------------------------------------------------------------------- #
+# Undo and redo from the head (the meta events and a few rows, not the log)
+# --------------------------------------------------------------------------- #
+
+_META_TAGS = frozenset(c.__struct_config__.tag for c in (ev.CommandRetracted, ev.CommandRestored, ev.EncounterRewound))
+
+
+def _rows_back(store, encounter_id: str, head: int, stretch: int):
+    """``(version, command_id)`` of the non-meta events of the log, newest
+    first, read in growing stretches (the first ``stretch`` rows) back from
+    ``head`` (undecoded rows). Send a version to the generator to carry on
+    below it instead."""
+    hi, size = head, stretch
+    while hi >= 1:
+        lo = max(1, hi - size + 1)
+        rows = list(store.read_raw(encounter_id, from_version=lo, to_version=hi))
+        hi, size = lo - 1, min(size * 4, 16384)
+        for row in reversed(rows):
+            if row[4] in _META_TAGS:
+                continue
+            jump = yield row[2], row[3]
+            if jump is not None:
+                hi = jump - 1  # below the row just given: the rest of this stretch is read again
+                yield None  # the answer to send()
+                break
+
+
+def newest_live_command(
+    store, encounter_id: str, head: int, metas: list[Recorded], *, stretch: int = 64
+) -> tuple[str, int] | None:
+    """The command an undo retracts, as ``(command id, version of its first
+    event)``: the newest live command but the first (the opening), or None
+    when there is none. The command is the same as
+    ``Timeline(log).live_commands()[-1]`` (unless that is
+    ``Timeline(log).commands[0]``), from the meta events ``metas`` (every
+    undo, redo and rewind of the log, :meth:`EventStore.read_meta`) and the
+    rows back from ``head`` to that command (read ``stretch`` rows at first,
+    then more): a rewound span is skipped whole, so the cost follows the
+    undone commands, not the log."""
+    liveness = Liveness(metas)
+    rows = _rows_back(store, encounter_id, head, stretch)
+    current, dead, first = None, False, 0
+    for version, cid in rows:
+        if cid != current:
+            if current is not None and not dead:
+                return current, first  # all its events seen: live, and not the first command
+            current, dead = cid, cid in liveness.retracted
+        first = version
+        if liveness.voided(version):
+            dead = True
+            rows.send(liveness.span_start(version) + 1)  # every command inside the span is void
+    return None  # the oldest command reached: the opening, which cannot be undone
+
+
+def redo_stack(store, encounter_id: str, head: int, metas: list[Recorded], *, stretch: int = 64) -> list[str]:
+    """The commands a redo can restore, the next last: ``Timeline(log).redo_stack``,
+    from the meta events ``metas`` (as for :func:`newest_live_command`)
+    after the newest command that is not an undo, redo or rewind (which
+    empties the stack), found by reading back from ``head``."""
+    newest, start = None, 0
+    for version, cid in _rows_back(store, encounter_id, head, stretch):
+        if newest is not None and cid != newest:
+            break
+        newest, start = cid, version  # the first event of the newest command
+    stack: list[str] = []
+    for m in metas:
+        e = m.event
+        if m.version <= start:
+            continue
+        if isinstance(e, ev.CommandRetracted):
+            stack.append(e.command_id)
+        elif isinstance(e, ev.CommandRestored):
+            if e.command_id in stack:
+                stack.remove(e.command_id)
+        elif isinstance(e, ev.EncounterRewound):
+            stack = []
+    return stack
 
 
 def check_boundary(tl: Timeline, version: int) -> None:

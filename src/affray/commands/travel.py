@@ -36,7 +36,6 @@ and the re-deciding of recorded commands in :mod:`affray.commands.points`.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import msgspec
@@ -46,9 +45,10 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.snapshots import dump, load_state
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
-from affray.commands.core import Outcome, slug
-from affray.commands.points import check_boundary, command_points, find_point, stream_of
+from affray.projections.timeline import Liveness, Timeline
+from affray.projections.travel import LogWindow, parse_point
+from affray.commands.core import Outcome, check_encounter_id, slug
+from affray.commands.points import check_boundary, command_points, find_point, newest_live_command, stream_of
 from affray.rules.base import RuleError
 
 # --------------------------------------------------------------------------- #
@@ -87,7 +87,77 @@ def rewind_target(records: list[Recorded], tl: Timeline, command: cmd.Rewind) ->
 
 def rewind_events(store, encounter_id: str, state: State, command: cmd.Rewind) -> list[ev.Event]:
     """The events of a rewind (see the module docstring). Raises
-    :class:`RuleError` when the point cannot be reached."""
+    :class:`RuleError` when the point cannot be reached.
+
+    Most rewinds are decided from a stretch of the log
+    (:func:`rewind_from_stretch`); the rest, and every refusal, from the
+    whole log (:func:`rewind_from_log`)."""
+    events = rewind_from_stretch(store, encounter_id, command)
+    return events if events is not None else rewind_from_log(store, encounter_id, command)
+
+
+def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Event] | None:
+    """The events :func:`rewind_from_log` gives, read from the meta events,
+    the round the point is in (``--to R.S``: from its live ``RoundStarted``,
+    through the type index, to the command that starts the next round) or
+    two rows around the version (``--version N``), and the rows back from
+    the head to the newest live command. None (decide from the whole log)
+    for every case it does not cover: a refusal, the setup (round 0), a
+    later rewind over the point, a command id that is not ``c<first
+    version>``."""
+    window = LogWindow(store, encounter_id)
+    head = window.head
+    if command.to_point and command.to_version:
+        return None
+    if command.to_point:
+        try:
+            rnd, _ = parse_point(command.to_point)
+        except ValueError:
+            return None
+        span = window.round_span(rnd) if rnd else None
+        if span is None:
+            return None
+        first, last = span
+        lo = window.command_start(first)
+        hi = window.command_end(last + 1) if last < head else last
+        records = list(window.records(lo, hi))
+        try:
+            version = find_point(command_points(records, window.live(records)), command.to_point).last_version
+        except RuleError:
+            return None
+    else:
+        version = command.to_version
+        if not 1 <= version < head or not store.starts_command(encounter_id, version + 1):
+            return None
+    if version >= head:
+        return None
+    later = [m for m in window.metas if m.version > version]
+    if any(isinstance(m.event, ev.EncounterRewound) and m.event.to_version < version for m in later):
+        return None  # a later rewind voided commands at or before the point: the whole log says which
+    was = Liveness([m for m in window.metas if m.version <= version])
+    touched: dict[str, int] = {}
+    for m in later:
+        if isinstance(m.event, (ev.CommandRetracted, ev.CommandRestored)):
+            cid = m.event.command_id
+            first = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+            if not (1 <= first < m.version and store.starts_command(encounter_id, first, cid)):
+                return None
+            if first <= version:
+                touched[cid] = first
+    fixes: list[ev.Event] = []
+    for cid, first in sorted(touched.items(), key=lambda item: item[1]):
+        before, now = was.is_live(cid, first), window.liveness.is_live(cid, first)
+        if before != now:
+            fixes.append(ev.CommandRestored(command_id=cid) if before else ev.CommandRetracted(command_id=cid))
+    newest = newest_live_command(store, encounter_id, head, window.metas)
+    if not fixes and (newest is None or newest[1] <= version):
+        return None  # nothing to rewind: the whole log words the refusal
+    return fixes + [ev.EncounterRewound(to_version=version)]
+
+
+def rewind_from_log(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Event]:
+    """The events of a rewind, decided from the whole log (see the module
+    docstring). Raises :class:`RuleError` when the point cannot be reached."""
     records = list(store.read(encounter_id))
     tl = Timeline(records)
     version = rewind_target(records, tl, command)
@@ -114,10 +184,13 @@ def rewind_events(store, encounter_id: str, state: State, command: cmd.Rewind) -
 # --------------------------------------------------------------------------- #
 
 
-def _new_id(store, wanted: str, explicit: bool) -> str:
+def new_encounter_id(store, wanted: str, explicit: bool) -> str:
+    """The id of a new encounter named ``wanted``: ``wanted`` itself when
+    ``explicit`` (checked: letters, digits, ``-_.``, not taken), else its slug
+    made unique with ``-2``, ``-3``... Raises :class:`RuleError`."""
     eid = slug(wanted) if not explicit else wanted.strip()
-    if explicit and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", eid):
-        raise RuleError(f"encounter id {wanted!r} must be letters, digits, '-', '_' or '.'; choose another")
+    if explicit:
+        check_encounter_id(eid)
     taken = set(store.encounter_ids())
     if eid in taken:
         if explicit:
@@ -182,11 +255,13 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     seed = store.get_seed(origin)
     if seed is None and not opened.manual_dice:
         raise RuleError(f"the dice seed of {origin} is not in {store.path}; a branch needs it to roll engine dice")
-    new_id = _new_id(store, command.encounter_id or name, bool(command.encounter_id))
+    new_id = new_encounter_id(store, command.encounter_id or name, bool(command.encounter_id))
     stream = stream_of(records, origin)
     pts = command_points(records[:version], prefix)
     at = pts[-1].end if pts else (0, 0)
-    batches = [b for b in _batches(live) if not any(isinstance(r.event, ev.EncounterOpened) for r in b)]
+    batches = _copied(records[:version], live)
+    live_ids = {r.command_id for r in live}
+    salts = sum(1 for b in batches if b[0].command_id not in live_ids)
     issued = ev.CommandIssued(
         command=msgspec.to_builtins(
             msgspec.structs.replace(
@@ -196,7 +271,9 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     )
     note = ev.NoteAdded(
         text=f"Branch of {origin} at round {at[0]}, step {at[1]} (version {version}): "
-        f"{len(batches)} commands copied; engine dice follow {stream}'s seed"
+        f"{sum(1 for b in batches if b[0].command_id in live_ids)} commands copied"
+        + (f", {salts} salts of commands undone or rewound away" if salts else "")
+        + f"; engine dice follow {stream}'s seed"
     )
     opening = ev.EncounterOpened(
         encounter_id=new_id,
@@ -206,6 +283,7 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         manual_dice=opened.manual_dice,
         rulings=dict(opened.rulings),
         dice_stream=stream,
+        chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
     with store.transaction():  # the whole branch or none of it
         first, state = _write_branch(store, new_id, seed, [opening, issued, note], batches, actor)
@@ -216,6 +294,27 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         state=state,
         notes=[note.text],
     )
+
+
+def _copied(records, live) -> list[list]:
+    """The batches a branch copies, in log order: every live command's
+    (but the opening), and the salts of the commands that are not live
+    (undone or rewound away), each alone. A salt counts for the rolls from
+    its ``from_index`` on whether or not its command is live (:mod:`affray.dice`,
+    "Salts"), so the branch, which follows its origin's dice stream, must
+    hold the same salts in the same order to roll what the origin would."""
+    live_batches = {b[0].command_id: b for b in _batches(live)}
+    out: list[list] = []
+    for batch in _batches(records):
+        kept = live_batches.pop(batch[0].command_id, None)
+        if kept is not None:
+            if not any(isinstance(r.event, ev.EncounterOpened) for r in kept):
+                out.append(kept)
+            continue
+        salts = [r for r in batch if isinstance(r.event, ev.SaltAdded)]
+        if salts:
+            out.append(salts)
+    return out
 
 
 def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, actor: str):

@@ -156,6 +156,22 @@ from affray.dice.table import face_from_token, parse_values
 #: shorter one could be brute-forced from its commitment.
 MIN_CHOSEN_SEED = 16
 
+
+def short_seed_refusal(seed: bytes | None, *, manual_dice: bool = False) -> str:
+    """The one-line refusal of a chosen ``seed`` shorter than
+    :data:`MIN_CHOSEN_SEED` bytes, or ``""`` when it may be used (none
+    chosen, long enough, or a manual-dice encounter, whose seed decides no
+    die). A shorter seed can be found from its commitment by trying every
+    value (README, "Threat model"). ``affray new --seed``, ``affray demo
+    --seed`` and the Python API (``affray.commands.handler.execute``)
+    refuse with these same words."""
+    if seed is None or manual_dice or len(seed) >= MIN_CHOSEN_SEED:
+        return ""
+    return (
+        f"--seed must be at least {MIN_CHOSEN_SEED} bytes ({2 * MIN_CHOSEN_SEED} hex digits), "
+        f"got {len(seed)}: a shorter seed can be found from its commitment; pass a longer one, or none"
+    )
+
 __all__ = [
     "DiceError",
     "MissingDice",
@@ -179,6 +195,7 @@ __all__ = [
     "salts_for",
     "salted_faces",
     "MIN_CHOSEN_SEED",
+    "short_seed_refusal",
     "MAX_DICE",
     "MAX_SIDES",
 ]

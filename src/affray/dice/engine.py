@@ -45,23 +45,13 @@ def salt_digest(salts: Sequence[str]) -> str:
     return h.hexdigest()
 
 
-_KEYED: dict[bytes, "hmac.HMAC"] = {}  # seed -> HMAC-SHA256 keyed with it, copied per message
-
-
 def _digest(seed: bytes, encounter_id: str, index: int, k: int, salted: str = "") -> bytes:
     """HMAC-SHA256 block ``k`` for engine roll ``index`` (see module docstring)."""
     if salted:
         msg = f"{encounter_id}:{index}:{k}:{salted}"
     else:
         msg = f"{encounter_id}:{index}" if k == 0 else f"{encounter_id}:{index}:{k}"
-    keyed = _KEYED.get(seed)
-    if keyed is None:
-        if len(_KEYED) >= 64:
-            _KEYED.clear()
-        keyed = _KEYED[seed] = hmac.new(seed, digestmod=hashlib.sha256)
-    h = keyed.copy()
-    h.update(msg.encode("utf-8"))
-    return h.digest()
+    return hmac.digest(seed, msg.encode("utf-8"), "sha256")  # one-shot, in C (OpenSSL)
 
 
 def engine_face(seed: bytes, encounter_id: str, index: int, sides: int, salts: Sequence[str] = ()) -> int:
@@ -80,13 +70,16 @@ def engine_face(seed: bytes, encounter_id: str, index: int, sides: int, salts: S
         raise ValueError(f"an engine roll number is an int >= 0, not {index!r}")
     if isinstance(sides, bool) or not isinstance(sides, int) or not 1 <= sides <= _TWO_64:
         raise ValueError(f"a die has 1 to 2**64 sides, not {sides!r}")
+    return _face(bytes(seed), encounter_id, index, sides, salt_digest(salts))
+
+
+def _face(seed: bytes, encounter_id: str, index: int, sides: int, salted: str) -> int:
+    """:func:`engine_face` of checked arguments, ``salted`` the salt digest."""
     limit = _TWO_64 - _TWO_64 % sides
-    salted = salt_digest(salts)
     k = 0
     while True:
-        block = (_digest(bytes(seed), encounter_id, index, k, salted) if salted
-                 else _digest(bytes(seed), encounter_id, index, k))
-        for j in range(0, 32, 8):
+        block = _digest(seed, encounter_id, index, k, salted) if salted else _digest(seed, encounter_id, index, k)
+        for j in (0, 8, 16, 24):
             v = int.from_bytes(block[j:j + 8], "big")
             if v < limit:
                 return 1 + v % sides
@@ -116,7 +109,19 @@ def salted_faces(seed: bytes, encounter_id: str, first: int, dice: Sequence[int]
                  standing: Sequence[tuple[int, str]] = (), command_salt: str = "") -> tuple[int, ...]:
     """The faces of the engine dice ``dice`` (their sides) rolled from roll
     number ``first`` on, each die with the salts that apply to it
-    (:func:`salts_for`). With no salts, the unsalted faces."""
+    (:func:`salts_for`). With no salts, the unsalted faces. Errors: as
+    :func:`engine_face`."""
+    if not standing and not command_salt:  # no salt at all: every die unsalted (the common case)
+        if not isinstance(seed, (bytes, bytearray)) or not seed or isinstance(first, bool) \
+                or not isinstance(first, int) or first < 0:
+            return tuple(engine_face(seed, encounter_id, first + i, sides) for i, sides in enumerate(dice))
+        seed = bytes(seed)
+        out = []
+        for i, sides in enumerate(dice):
+            if isinstance(sides, bool) or not isinstance(sides, int) or not 1 <= sides <= _TWO_64:
+                raise ValueError(f"a die has 1 to 2**64 sides, not {sides!r}")
+            out.append(_face(seed, encounter_id, first + i, sides, ""))
+        return tuple(out)
     return tuple(
         engine_face(seed, encounter_id, first + i, sides, salts_for(first + i, standing, command_salt))
         for i, sides in enumerate(dice)

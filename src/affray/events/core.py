@@ -144,7 +144,10 @@ class EncounterOpened(Event, frozen=True, kw_only=True, tag="encounter-opened"):
     --seed``) instead of the engine drawing it; it is left out of the data
     when false, so logs written before it decode and hash as they did
     (``is_chosen`` reads it). A manual-dice encounter never records it: its
-    seed decides no die.
+    seed decides no die. ``chain`` is the hash chain's version
+    (:mod:`affray.store.chain`): ``2`` for an encounter opened since its
+    first link is bound to the seed commitment, left out (chain v1) in logs
+    written before (``chain_version`` reads it).
     """
 
     encounter_id: str
@@ -155,11 +158,17 @@ class EncounterOpened(Event, frozen=True, kw_only=True, tag="encounter-opened"):
     rulings: dict[str, str] = {}
     dice_stream: str = ""  # a branch derives engine dice with its origin's id
     seed_chosen: bool | msgspec.UnsetType = msgspec.UNSET
+    chain: int | msgspec.UnsetType = msgspec.UNSET
 
     @property
     def is_chosen(self) -> bool:
         """Whether the seed was chosen by the GM (``seed_chosen`` is true)."""
         return self.seed_chosen is True
+
+    @property
+    def chain_version(self) -> int:
+        """The hash chain's version: 2 when ``chain`` says so, else 1."""
+        return 2 if self.chain == 2 else 1
 
 
 class EncounterClosed(Event, frozen=True, kw_only=True, tag="encounter-closed"):
@@ -243,6 +252,18 @@ class RoundStarted(Event, frozen=True, kw_only=True, tag="round-started"):
     order: tuple[InitiativeEntry, ...]
     combat_actions: dict[str, int]
     reactions: dict[str, int]
+
+
+class OrderChanged(Event, frozen=True, kw_only=True, tag="order-changed"):
+    """The order of action changes within a round (a combatant joining a
+    fight under way is placed in it): the whole new ``order``; the
+    allowances of this round granted with it, by handle (the combatants
+    not named keep theirs); ``reason`` says why."""
+
+    order: tuple[InitiativeEntry, ...]
+    combat_actions: dict[str, int] = {}
+    reactions: dict[str, int] = {}
+    reason: str = ""
 
 
 class TurnBegan(Event, frozen=True, kw_only=True, tag="turn-began"):

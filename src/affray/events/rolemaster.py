@@ -22,7 +22,7 @@ class AttackLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-attack-lo
     its file's ``table_sha256``; the ``row`` it read (``row_low`` ..
     ``row_high``, ``read`` the total as read, capped at the table's top),
     the ``column`` (the target's armour type) and the ``cell`` as written;
-    ``hits``, ``severity`` (A-E or "") and ``crit_type`` (a letter or "").
+    ``hits``, ``severity`` (A-F or "") and ``crit_type`` (a letter or "").
     When ``fumble`` is set the attack ended at step 2 and nothing else is
     filled in."""
 
@@ -68,6 +68,48 @@ class CriticalLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-critica
     row_low: int
     row_high: int
     text: str
+    effects: dict[str, int] = {}
+
+
+class CriticalSplit(Event, frozen=True, kw_only=True, tag="rolemaster-critical-split"):
+    """An ``F`` critical on a critical ``table`` without an F column, read
+    as the ``parts`` severities in order (``("E", "C")``: an E critical
+    plus a C critical, rules-reference.md A11 after RMC; ruling
+    ``severity_f``); a :class:`CriticalLookedUp` follows for each part."""
+
+    exchange: int
+    target: str
+    table: str
+    severity: str = "F"
+    parts: tuple[str, ...] = ()
+
+
+class ChargeLanded(Event, frozen=True, kw_only=True, tag="rolemaster-charge-landed"):
+    """A charge's hit (RMH "Charging": at ``speed`` m/s relative to the
+    defender the hits are multiplied and the critical raised): the cell's
+    ``hits_from`` and ``severity_from`` became ``hits`` and ``severity``."""
+
+    exchange: int
+    attacker: str
+    speed: int = 0
+    hits_from: int
+    hits: int
+    severity_from: str = ""
+    severity: str = ""
+
+
+class TerrainLookedUp(Event, frozen=True, kw_only=True, tag="rolemaster-terrain-looked-up"):
+    """A knock-back landing in ``terrain`` (seed 000 "Knocked Back":
+    "depending on terrain, may suffer additional effects"), read on the
+    knockback ``table`` (its file's ``table_sha256``): its ``text`` and
+    ``effects`` as data, applied to ``handle``."""
+
+    exchange: int = 0
+    handle: str
+    table: str
+    table_sha256: str = ""
+    terrain: str
+    text: str = ""
     effects: dict[str, int] = {}
 
 

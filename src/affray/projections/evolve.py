@@ -166,6 +166,18 @@ def _round_started(state: State, e: ev.RoundStarted, rec: Recorded) -> State:
     )
 
 
+@_on(ev.OrderChanged)
+def _order_changed(state: State, e: ev.OrderChanged, rec: Recorded) -> State:
+    combatants = dict(state.combatants)
+    for h, n in e.combat_actions.items():
+        if h in combatants:
+            combatants[h] = replace(combatants[h], combat_actions=n)
+    for h, n in e.reactions.items():
+        if h in combatants:
+            combatants[h] = replace(combatants[h], reactions=n)
+    return replace(state, order=e.order, combatants=combatants)
+
+
 @_on(ev.TurnBegan)
 def _turn(state: State, e: ev.TurnBegan, rec: Recorded) -> State:
     return replace(state, turn=e.handles, action_no=e.action_no)

@@ -39,7 +39,6 @@ SNAPSHOT_EVERY = 1000
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(tuple[int, State, str])
-_decoder_unbound = msgspec.msgpack.Decoder(tuple[int, State])  # written before the head hash was recorded
 
 
 def dump(state: State, head_hash: str = "") -> bytes:
@@ -57,7 +56,7 @@ def load_bound(data: bytes) -> tuple[State, str] | None:
         schema, state, head_hash = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         try:
-            schema, state = _decoder_unbound.decode(data)
+            schema, state = msgspec.msgpack.decode(data, type=tuple[int, State])  # written before the head hash was recorded
         except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # damaged: a cache, so replay
             return None
         head_hash = ""
@@ -107,6 +106,8 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
+            if tail.rewound_to is not None:  # every snapshot after the rewind's point has it in its tail
+                at_most = min(at_most, tail.rewound_to)
             continue
         state = fold(base, tail.live_records())
         if tail.records and tail.records[-1].version != state.version:

@@ -152,6 +152,12 @@ class Liveness:
         i = bisect_right(self._lows, version - 1) - 1  # the last span with low < version
         return i >= 0 and version < self._highs[i]
 
+    def span_start(self, version: int) -> int | None:
+        """The ``to_version`` of the rewound span ``version`` lies in (the
+        span is open: its events are after it), or None (see :meth:`voided`)."""
+        i = bisect_right(self._lows, version - 1) - 1
+        return self._lows[i] if i >= 0 and version < self._highs[i] else None
+
     def status(self, command_id: str, versions: Iterable[int]) -> str:
         """``live``, ``retracted``, ``void`` or ``meta``, as
         :meth:`Timeline.status` says for the whole log, for the command

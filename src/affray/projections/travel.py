@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import re
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from affray.events import codec
 from affray.events.core import CommandRestored, CommandRetracted, EncounterRewound, RoundEnded, RoundStarted
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import State
-from affray.projections.timeline import Timeline
+from affray.projections.timeline import Liveness, Timeline, is_meta
 
 
 #: ROUND or ROUND.STEP: ASCII digits only, at most 9 of each (issue 16: a
@@ -185,3 +185,164 @@ def _touched_after(store, encounter_id: str, metas: list[Recorded], version: int
         if m.version > version and isinstance(m.event, (CommandRetracted, CommandRestored))
     }
     return bool(targets) and store.any_command_up_to(encounter_id, targets, version)
+
+
+# --------------------------------------------------------------------------- #
+# reading a stretch of the log: a round, a command
+# --------------------------------------------------------------------------- #
+
+#: rows read per step when looking for a command's first or last event
+COMMAND_STEP = 64
+#: rows read per step when looking for a round's start
+ROUND_SCAN = 256
+STARTED_TAG = "round-started"
+
+
+class LogWindow:
+    """One encounter of ``store``, ready to be read stretch by stretch:
+    ``liveness`` (from the meta events) and ``head`` (the head version).
+    Where a round starts is found by reading the log on from a version, or
+    back from it, as far as the nearest live ``RoundStarted``; a command's
+    first and last events by reading around a version. Shared by ``affray
+    log``/``replay --round`` (:class:`affray.views.log_view.LogReader`) and
+    rewind (:mod:`affray.commands.travel`)."""
+
+    def __init__(self, store, encounter_id: str) -> None:
+        self.store, self.encounter_id = store, encounter_id
+        self.head = store.version(encounter_id)
+        self.metas = store.read_meta(encounter_id)
+        self.liveness = Liveness(self.metas)
+        self._starts: list[tuple[int, int]] | None = None
+
+    @property
+    def starts(self) -> list[tuple[int, int]]:
+        """``(version, round)`` of every live ``RoundStarted``, in version
+        order, through the type index (only the error of a round that is not
+        there lists them all)."""
+        if self._starts is None:
+            live = self.liveness.is_live
+            self._starts = []
+            for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, STARTED_TAG):
+                e = codec.decode(STARTED_TAG, schema, data)
+                if codec.tag_of(e) == STARTED_TAG and live(command_id, version):
+                    self._starts.append((version, e.round))
+        return self._starts
+
+    def rounds(self) -> list[int]:
+        """Every round of the live timeline, 0 (the setup) first."""
+        return sorted({0} | {r for _, r in self.starts})
+
+    def _round_of(self, row) -> int | None:
+        """The round a stored row starts, when it is a live ``RoundStarted``."""
+        if row[4] != STARTED_TAG or not self.liveness.is_live(row[3], row[2]):
+            return None
+        e = codec.decode(STARTED_TAG, row[5], row[6])
+        return e.round if codec.tag_of(e) == STARTED_TAG else None
+
+    def round_at(self, version: int) -> int:
+        """The round in progress just before ``version``: that of the newest
+        live ``RoundStarted`` before it (0 before round 1), found by reading
+        the log backwards from there (undecoded rows, a chunk at a time)."""
+        hi = version - 1
+        while hi >= 1:
+            lo = max(1, hi - ROUND_SCAN + 1)
+            for row in reversed(list(self.store.read_raw(self.encounter_id, from_version=lo, to_version=hi))):
+                found = self._round_of(row)
+                if found is not None:
+                    return found
+            hi = lo - 1
+        return 0
+
+    def next_start(self, version: int) -> int | None:
+        """The version of the first live ``RoundStarted`` after ``version``
+        (None: there is none), reading the log forwards from there."""
+        lo = version + 1
+        while lo <= self.head:
+            hi = min(self.head, lo + ROUND_SCAN - 1)
+            for row in self.store.read_raw(self.encounter_id, from_version=lo, to_version=hi):
+                if self._round_of(row) is not None:
+                    return row[2]
+            lo = hi + 1
+        return None
+
+    def find_start(self, round_no: int) -> int | None:
+        """The version of the live ``RoundStarted`` of round ``round_no``
+        (the type index, narrowed by a JSON match on the round)."""
+        live = self.liveness.is_live
+        match = ("$.round", round_no, codec.CURRENT_SCHEMA[STARTED_TAG])
+        for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, STARTED_TAG, match=match):
+            if not live(command_id, version):
+                continue
+            e = codec.decode(STARTED_TAG, schema, data)
+            if codec.tag_of(e) == STARTED_TAG and e.round == round_no:
+                return version
+        return None
+
+    def round_span(self, round_no: int) -> tuple[int, int] | None:
+        """``(first, last)`` versions of round ``round_no``: from its live
+        ``RoundStarted`` (version 1 for round 0) to just before the next live
+        one (or the head); None when the live timeline has no such round."""
+        if not self.head:
+            return None
+        if round_no == 0:
+            first = 1
+            nxt = self.next_start(0)
+        else:
+            found = self.find_start(round_no)
+            if found is None:
+                return None
+            first, nxt = found, self.next_start(found)
+        return first, (nxt - 1 if nxt is not None else self.head)
+
+    def command_start(self, version: int) -> int:
+        """The first version of the command holding ``version``."""
+        command = self._command_at(version)
+        lo = version
+        while lo > 1:
+            rows = list(self.store.read_raw(self.encounter_id, from_version=max(1, lo - COMMAND_STEP), to_version=lo - 1))
+            for row in reversed(rows):
+                if row[3] != command:
+                    return lo
+                lo = row[2]
+            if not rows:
+                break
+        return max(1, lo)
+
+    def command_end(self, version: int) -> int:
+        """The last version of the command holding ``version``."""
+        command = self._command_at(version)
+        hi = version
+        while hi < self.head:
+            rows = list(self.store.read_raw(self.encounter_id, from_version=hi + 1, to_version=hi + COMMAND_STEP))
+            for row in rows:
+                if row[3] != command:
+                    return hi
+                hi = row[2]
+            if not rows:
+                break
+        return hi
+
+    def _command_at(self, version: int) -> str | None:
+        row = next(iter(self.store.read_raw(self.encounter_id, from_version=version, to_version=version)), None)
+        return row[3] if row else None
+
+    def records(self, first: int = 1, last: int | None = None) -> Iterator[Recorded]:
+        """The records from ``first`` to ``last`` (inclusive), streamed."""
+        return self.store.read(self.encounter_id, from_version=first, to_version=last)
+
+    def live(self, records: list[Recorded]) -> LiveRecords:
+        """``records`` (a stretch of whole commands) as a timeline whose
+        live records are those the whole log's :class:`Timeline` keeps."""
+        return LiveRecords(records, self.liveness)
+
+
+class LiveRecords:
+    """The live records of a stretch of the log, as ``Timeline.live_records``
+    gives them for the whole log (each command's status from ``liveness``)."""
+
+    def __init__(self, records: list[Recorded], liveness: Liveness) -> None:
+        self._records, self._liveness = records, liveness
+
+    def live_records(self) -> Iterator[Recorded]:
+        live = self._liveness.is_live
+        return (r for r in self._records if not is_meta(r.event) and live(r.command_id, r.version))

@@ -13,6 +13,7 @@ same command see earlier ones.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 import typing
@@ -28,6 +29,7 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import Combatant, State
+from affray.text import one_line
 
 
 class RuleError(AffrayError, ValueError):
@@ -440,15 +442,160 @@ def fight_over(draft: Draft) -> bool:
 
 
 def decode_sheet(data: Any, struct: type, label: str = "sheet"):
-    """Plain sheet data as ``struct`` (a msgspec Struct); ``ValueError``
-    with one line naming the file (``label``) and the field when it does not
-    fit. The system validates the result further."""
+    """Plain sheet data as ``struct`` (a msgspec Struct, every level with
+    ``forbid_unknown_fields``); ``ValueError`` with one line naming the file
+    (``label``), the key's path and what to do when it does not fit
+    (:func:`sheet_problem`). The system validates the result further.
+    Shared by every system's ``parse_sheet``."""
     if not isinstance(data, dict):
-        raise ValueError(f"{label}: expected a table of sheet fields; fix the sheet and try again")
+        raise ValueError(f"{label}: expected a table of sheet fields, got {_kind_of(data)}; fix the sheet and try again")
     try:
         return msgspec.convert(data, struct)
     except msgspec.ValidationError as exc:
-        raise ValueError(f"{label}: {' '.join(str(exc).split())}; fix the sheet and try again") from None
+        raise ValueError(sheet_problem(label, exc, data, struct)) from None
+
+
+_AT = re.compile(r"^(?P<msg>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?$", re.S)
+_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
+_TICKED = re.compile(r"`([^`]*)`")
+#: msgspec's names for a table and a list, in sheet words (int, str, float, bool and null keep theirs).
+_KINDS = {"object": "a table", "array": "a list"}
+
+
+def _kind_of(value: Any) -> str:
+    """A value's kind in sheet words (``a table``, ``a list``, ``int``, ``str``...)."""
+    names = {bool: "bool", int: "int", float: "float", str: "str", list: "array", dict: "object", type(None): "null"}
+    return _KINDS.get(names.get(type(value), ""), type(value).__name__)
+
+
+def _inner(tp: Any) -> Any:
+    """``tp`` without ``| None``."""
+    args = typing.get_args(tp)
+    if type(tp).__name__ in ("UnionType", "_UnionGenericAlias") or typing.get_origin(tp) is typing.Union:
+        rest = [a for a in args if a is not type(None)]
+        return rest[0] if len(rest) == 1 else tp
+    return tp
+
+
+def _fits(value: Any, tp: Any) -> bool:
+    try:
+        msgspec.convert(value, tp)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+def _follow(path: str, data: Any, struct: type) -> tuple[str, Any]:
+    """The readable path (``weapons[1]``, ``skills.Dodge``) that msgspec's
+    error path (``$.weapons[1]``, ``$.skills[...]``) points at, and the
+    type found there. A dict key msgspec writes as ``[...]`` is found by
+    trying each value of the table against the value type."""
+    tp: Any = struct
+    out = ""
+    for m in _STEP.finditer(path):
+        tp = _inner(tp)
+        field, index = m.groups()
+        if field is not None:
+            infos = msgspec.structs.fields(tp) if isinstance(tp, type) and issubclass(tp, msgspec.Struct) else ()
+            info = next((f for f in infos if f.encode_name == field), None)
+            tp = info.type if info is not None else Any
+            data = data.get(field) if isinstance(data, dict) else None
+            out += f".{field}" if out else field
+        elif index == "...":
+            args = typing.get_args(tp)
+            tp = args[1] if len(args) == 2 else Any
+            key = "..."
+            if isinstance(data, dict):  # the value that does not fit, else a key that is not text
+                key = next((k for k, v in data.items() if not _fits(v, tp)),
+                           next((k for k in data if not isinstance(k, str)), "..."))
+            data = data.get(key) if isinstance(data, dict) else None
+            out += f".{key}" if out else str(key)
+        else:
+            i = int(index)
+            args = [a for a in typing.get_args(tp) if a is not Ellipsis]
+            tp = args[min(i, len(args) - 1)] if len(args) > 1 and typing.get_origin(tp) is tuple else (args[0] if args else Any)
+            data = data[i] if isinstance(data, list) and i < len(data) else None
+            out += f"[{i}]"
+    return out, _inner(tp)
+
+
+def keys_of(struct: Any) -> tuple[str, ...]:
+    """The keys a sheet may give at a level decoded as ``struct`` (its
+    fields' names), or ``()`` when that level is not a struct."""
+    if isinstance(struct, type) and issubclass(struct, msgspec.Struct):
+        return tuple(f.encode_name for f in msgspec.structs.fields(struct))
+    return ()
+
+
+def did_you_mean(word: str, choices: typing.Iterable[str], cutoff: float = 0.6) -> str:
+    """``"did you mean 'X'?"`` for the choice nearest ``word`` (difflib,
+    case-insensitive, at least ``cutoff`` alike), or ``""``."""
+    by_lower = {c.lower(): c for c in choices}
+    hits = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
+    return f"did you mean {by_lower[hits[0]]!r}?" if hits else ""
+
+
+def suggestion(word: str, choices: typing.Iterable[str]) -> str:
+    """``"; did you mean 'X'?"`` for the choice nearest ``word``
+    (:func:`did_you_mean`), or ``""``: the tail of a sheet error that
+    names something the sheet lists elsewhere (a weapon in ``ready``)."""
+    hint = did_you_mean(word, choices)
+    return f"; {hint}" if hint else ""
+
+
+def sheet_problem(label: str, exc: msgspec.ValidationError, data: Any, struct: type) -> str:
+    """One line for a sheet msgspec refused: the file, the key's path and
+    what to do. Shapes::
+
+        x.toml: weapons[1].dammage: unknown key; did you mean 'damage'? (keys here: name, damage, ...)
+        x.toml: missing 'characteristics.STR'; add it to the sheet and try again
+        x.toml: characteristics.DEX: expected a whole number, got text; fix the sheet and try again
+    """
+    text = " ".join(str(exc).split()) or "invalid sheet"
+    m = _AT.match(text)
+    msg, raw_path = (m.group("msg"), m.group("path") or "") if m else (text, "")
+    path, tp = _follow(raw_path, data, struct)
+    if m and m.group("key"):  # a key of a table that is not text (YAML: 1: 5)
+        return one_line(f"{label}: {path}: every name in this table must be text; fix the sheet and try again")
+    named = _TICKED.search(msg)
+    if msg.startswith("Object contains unknown field") and named:
+        key, keys = named.group(1), keys_of(tp)
+        where = f"{path}.{key}" if path else key
+        hint = did_you_mean(key, keys)
+        listed = f" (keys here: {', '.join(keys)})" if keys else ""
+        return one_line(f"{label}: {where}: unknown key{'; ' + hint if hint else ''}{listed}; fix the sheet and try again")
+    if msg.startswith("Object missing required field") and named:
+        where = f"{path}.{named.group(1)}" if path else named.group(1)
+        return one_line(f"{label}: missing {where!r}; add it to the sheet and try again")
+    expected = re.match(r"Expected `([^`]*)`, got `([^`]*)`", msg)
+    if expected:
+        want = " or ".join(_KINDS.get(k.strip(), k.strip()) for k in expected.group(1).split("|"))
+        got = _KINDS.get(expected.group(2), expected.group(2))
+        msg = f"expected {want}, got {got}"
+    else:
+        msg = msg.replace("`", "")
+        msg = msg[:1].lower() + msg[1:]
+    return one_line(f"{label}: {path + ': ' if path else ''}{msg}; fix the sheet and try again")
+
+
+def check_names(label: str, path: str, names: typing.Iterable[str], known: typing.Iterable[str], *,
+                what: str = "skill", exact_case: bool = False) -> None:
+    """Refuse a name in a free-form table (``skills``) that is a near miss
+    of a name the rules read: ``Resiliance`` when the rules read
+    ``Resilience`` (difflib, at least 0.8 alike), or ``dodge`` when the
+    rules read ``Dodge`` exactly (``exact_case``). Other names are kept as
+    written (a sheet may list skills the engine never tests). Raises
+    ``ValueError`` (one line, naming the key and the suggestion)."""
+    known = tuple(known)
+    for name in names:
+        if name in known or (not exact_case and name.lower() in (k.lower() for k in known)):
+            continue
+        same_case = [k for k in known if k.lower() == name.lower()]
+        hint = f"did you mean {same_case[0]!r}?" if same_case else did_you_mean(name, known, cutoff=0.8)
+        if hint:
+            raise ValueError(one_line(
+                f"{label}: {path}.{name}: not a {what} the rules know; {hint} "
+                f"(the rules read {', '.join(known)}); fix the sheet and try again"))
 
 
 def require_turn(state: State, handle: str, *, turn: str = "turn") -> Combatant:

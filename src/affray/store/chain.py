@@ -1,21 +1,85 @@
 """The hash chain: one definition of the canonical bytes, used by append and verify.
 
 ``hash = sha256(prev_hash + canonical).hexdigest()`` where ``prev_hash`` is the
-hex hash of the previous event of the same encounter (``""`` for version 1)
-and ``canonical`` is the envelope and raw ``data`` JSON in a fixed layout
-(DESIGN.md invariant 6).
+hex hash of the previous event of the same encounter and ``canonical`` is the
+envelope and raw ``data`` JSON in a fixed layout (DESIGN.md invariant 6).
+
+Where the chain starts (the ``prev_hash`` of version 1) is its version,
+marked in the opening event's data (``EncounterOpened.chain``):
+
+* **chain v1** (logs written before the mark; no ``chain`` field): the
+  empty string.
+* **chain v2** (``"chain":2``): :func:`genesis`, ``sha256("affray chain
+  v2\\n" + encounter id + "\\n" + seed commitment)`` as hex, so every hash
+  of the encounter is bound to its seed commitment from the first link on.
+
+A caller passes ``""`` as the ``prev_hash`` of version 1 whatever the
+version: :func:`chain_hash` reads the mark from the opening event's
+canonical text and starts the chain where its version says. So every
+backend (SQLite, PostgreSQL), the import and the export checks hash the same
+way through these functions, and a v1 log still verifies as it always did.
 """
 
 from __future__ import annotations
 
 from hashlib import sha256
 
+import msgspec
 from msgspec.json import encode as _json
+
+#: The chain version new encounters are opened with.
+CURRENT_CHAIN = 2
 
 _LAYOUT = (
     '{"encounter_id":%s,"version":%d,"command_id":%s,"type":%s,'
     '"schema":%d,"recorded_at":%s,"actor":%s,"data":%s}'
 )
+
+
+class _OpeningData(msgspec.Struct):
+    seed_sha256: str = ""
+    chain: int = 1
+
+
+class _Opening(msgspec.Struct):
+    encounter_id: str
+    version: int
+    type: str
+    data: msgspec.Raw
+
+
+_OPENING = msgspec.json.Decoder(_Opening)
+_OPENING_DATA = msgspec.json.Decoder(_OpeningData)
+
+
+def genesis(encounter_id: str, commitment: str) -> str:
+    """The ``prev_hash`` of version 1 in a chain v2: ``sha256("affray chain
+    v2\\n" + encounter_id + "\\n" + commitment)`` as lowercase hex
+    (``commitment`` is the ``seed_sha256`` of the opening event)."""
+    return sha256(f"affray chain v2\n{encounter_id}\n{commitment}".encode()).hexdigest()
+
+
+def chain_version(data: str | bytes) -> int:
+    """The chain version an opening event's raw ``data`` JSON marks: 2 with
+    ``"chain":2``, else 1 (also when it does not decode)."""
+    try:
+        return 2 if _OPENING_DATA.decode(data).chain == 2 else 1
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return 1
+
+
+def start_of(canonical_text: str) -> str:
+    """Where a chain starts whose first canonical text is ``canonical_text``:
+    ``""`` (chain v1, or a text that is not a version-1 opening event) or
+    :func:`genesis` (chain v2)."""
+    try:
+        head = _OPENING.decode(canonical_text)
+        if head.version != 1 or head.type != "encounter-opened":
+            return ""
+        data = _OPENING_DATA.decode(head.data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return ""
+    return genesis(head.encounter_id, data.seed_sha256) if data.chain == 2 else ""
 
 
 def canonical(
@@ -42,7 +106,11 @@ def canonical(
 
 
 def chain_hash(prev_hash: str, canonical_text: str) -> str:
-    """``sha256(prev_hash + canonical_text)`` as lowercase hex."""
+    """``sha256(prev_hash + canonical_text)`` as lowercase hex. A ``prev_hash``
+    of ``""`` is the start of the chain: the opening event's own text says
+    where its version starts (:func:`start_of`)."""
+    if not prev_hash:
+        prev_hash = start_of(canonical_text)
     return sha256((prev_hash + canonical_text).encode()).hexdigest()
 
 
@@ -55,6 +123,18 @@ class Canonicals:
     def __init__(self, encounter_id: str) -> None:
         self._head = '{"encounter_id":' + _json(encounter_id).decode() + ',"version":'
         self._text: dict[str, str] = {}
+
+    @property
+    def head(self) -> str:
+        """The text before the version: ``{"encounter_id":<id>,"version":``."""
+        return self._head
+
+    def quote(self, value: str) -> str:
+        """``value`` as a JSON string, exactly as :func:`canonical` writes a
+        text field. Errors: ``TypeError`` when ``value`` is not a ``str``."""
+        if not isinstance(value, str):
+            raise TypeError(f"a text field holds {type(value).__name__}")
+        return _json(value).decode()
 
     def _q(self, value: str) -> str:
         if not isinstance(value, str):

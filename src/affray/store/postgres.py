@@ -357,6 +357,51 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise _translate(exc, self.path) from exc
 
+    def append_rows(self, encounter_id: str, expected_version: int, rows: Iterable[tuple]) -> int:
+        """Append rows already hash-chained onto the head ``expected_version``
+        of ``encounter_id`` (0: a new encounter), as they are: ``(version,
+        command_id, type, schema, data, recorded_at, actor, hash)``, the
+        contract of :meth:`affray.store.sqlite.EventStore.append_rows`
+        (versions and chain checked, one insert, all or nothing). Returns
+        how many. Errors: :class:`ConflictError`, :class:`StoreError`."""
+        self._refuse_write("nothing was recorded")
+        conn = self._conn
+        try:
+            with conn.transaction():
+                if expected_version == 0:
+                    conn.execute(
+                        "INSERT INTO heads (encounter_id, version, hash) VALUES (%s, 0, '') "
+                        "ON CONFLICT (encounter_id) DO NOTHING",
+                        (encounter_id,),
+                    )
+                head = conn.execute(
+                    "SELECT version, encode(hash, 'hex') FROM heads WHERE encounter_id = %s FOR UPDATE",
+                    (encounter_id,),
+                ).fetchone()
+                version, prev = (int(head[0]), head[1]) if head else (0, "")
+                if version != expected_version:
+                    raise ConflictError(encounter_id, expected_version, version)
+                batch = []
+                for v, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
+                    if v != version + 1 or chain_hash(
+                        prev, canonical(encounter_id, v, command_id, type_, schema, recorded_at, actor, data)
+                    ) != hash_:
+                        raise StoreError(
+                            f"row {v} of {encounter_id} does not follow version {version} of the chain; "
+                            "nothing was recorded"
+                        )
+                    batch.append((encounter_id, v, command_id, type_, schema, data, recorded_at, actor,
+                                  bytes.fromhex(hash_)))
+                    version, prev = v, hash_
+                if batch:
+                    columns = [list(c) for c in zip(*batch)]
+                    conn.execute(_INSERT_AND_HEAD, [*columns, version, bytes.fromhex(prev), encounter_id]).fetchall()
+            return len(batch)
+        except (pgerr.UniqueViolation, pgerr.SerializationFailure, pgerr.DeadlockDetected):
+            raise ConflictError(encounter_id, expected_version, self.version(encounter_id)) from None
+        except psycopg.Error as exc:
+            raise _translate(exc, self.path) from exc
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[PostgresStore]:
         """Group several appends (and seed and snapshot writes) into one
@@ -708,27 +753,44 @@ class PostgresStore:
         return [(int(first), str(value)) for _, first, value in rows]
 
     @_guarded
-    def dice_per_command(self, encounter_id: str, to_version: int | None = None) -> list[tuple[str, int, int]]:
-        """``(command_id, version of its first roll, number of dice)`` per command that rolled."""
+    def dice_per_command(
+        self, encounter_id: str, to_version: int | None = None, *, from_version: int = 1
+    ) -> list[tuple[str, int, int]]:
+        """``(command_id, version of its first roll, number of dice)`` per
+        command that rolled from ``from_version`` on, in version order."""
         rows = self._conn.execute(
             "SELECT command_id, min(version), sum(json_array_length(data->'faces')) FROM events "
-            "WHERE type = 'dice-rolled' AND encounter_id = %s AND version <= %s GROUP BY command_id "
+            "WHERE type = 'dice-rolled' AND encounter_id = %s AND version BETWEEN %s AND %s GROUP BY command_id "
             "ORDER BY min(version)",
-            (encounter_id, _MAX_VERSION if to_version is None else to_version),
+            (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
         ).fetchall()
         return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
 
     @_guarded
-    def dice_of(self, encounter_id: str, command_ids) -> dict[str, list[tuple[str, list[int]]]]:
-        """The rolls of the given commands as ``{command_id: [(expr, faces), ...]}`` in version order."""
+    def dice_of(self, encounter_id: str, command_ids, *, from_version: int = 1) -> dict[str, list[tuple[str, list[int]]]]:
+        """The rolls of the given commands as ``{command_id: [(expr, faces),
+        ...]}`` in version order, of the rolls from ``from_version`` on."""
         out: dict[str, list[tuple[str, list[int]]]] = {}
         for cid, expr, faces in self._conn.execute(
             "SELECT command_id, data->>'expr', (data->'faces')::text FROM events "
-            "WHERE type = 'dice-rolled' AND encounter_id = %s AND command_id = ANY(%s) ORDER BY version",
-            (encounter_id, sorted(set(command_ids))),
+            "WHERE type = 'dice-rolled' AND encounter_id = %s AND version >= %s AND command_id = ANY(%s) "
+            "ORDER BY version",
+            (encounter_id, from_version, sorted(set(command_ids))),
         ).fetchall():
             out.setdefault(cid, []).append((expr or "", msgspec.json.decode(faces or "[]")))
         return out
+
+    @_guarded
+    def starts_command(self, encounter_id: str, version: int, command_id: str | None = None) -> bool:
+        """Whether the event at ``version`` is the first of its command (and
+        that command is ``command_id``, when given): one index lookup of two
+        rows."""
+        rows = dict(self._conn.execute(
+            "SELECT version, command_id FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s",
+            (encounter_id, version - 1, version),
+        ).fetchall())
+        here = rows.get(version)
+        return here is not None and rows.get(version - 1) != here and command_id in (None, here)
 
     @_guarded
     def engine_high_water(self, encounter_id: str) -> int:

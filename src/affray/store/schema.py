@@ -14,7 +14,7 @@ import sqlite3
 from affray.store.errors import DatabaseCorrupt
 
 #: Number of migrations in :func:`_migrations`; bump it with each new one.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: The oldest schema a read-only store opens as it is: migration 3 only moves
 #: the dice seeds out of the file (readers fall back to ``dice_seeds``), so a
@@ -34,11 +34,56 @@ _EVENT_COLUMNS = {
     "hash": str,
 }
 
-# Views so the log reads well in sqlite3 or Datasette without affray.
-VIEWS = {
+# --------------------------------------------------------------------------- #
+# The reader views (migration 4, issue 16 item 6): plain SQL, in one place
+# --------------------------------------------------------------------------- #
+
+#: Event types that are undo, redo and rewind (their status is ``meta``).
+_META = "('command-retracted', 'command-restored', 'encounter-rewound')"
+
+#: The views for readers of the file (sqlite3, Datasette), created in this
+#: order by migration 4 (a view may use those before it) and described in
+#: ``examples/datasette/metadata.json``. Plain SQLite SQL; the JSON of each
+#: event is read with ``json_extract``/``json_each``. Another backend ports
+#: this dict (the same names and columns) rather than anything else here.
+#:
+#: ``event_log_all`` holds the meaning of undo, redo and rewind
+#: (:class:`affray.projections.timeline.Liveness`) in SQL: an event is
+#: ``meta`` (an undo, redo or rewind), ``void`` (inside a rewound span: after
+#: a rewind's ``to_version`` and before the rewind), ``retracted`` (its
+#: command's newest undo/redo is an undo) or ``live`` (``event_status``
+#: shows just that). The plain views show
+#: the live timeline, each with a ``status`` column; each ``*_all`` view has
+#: every row with its status. ``combatants`` folds the live events into each
+#: combatant's current HP per location, wounds, status and conditions, as
+#: :mod:`affray.projections.evolve` does.
+READER_VIEWS: dict[str, str] = {
+    "event_log_all": f"""
+WITH rewinds AS MATERIALIZED (
+    SELECT encounter_id, json_extract(data, '$.to_version') AS low, version AS high
+    FROM events WHERE type = 'encounter-rewound'
+), retracted AS MATERIALIZED (
+    SELECT encounter_id, command_id FROM (
+        SELECT encounter_id, type, json_extract(data, '$.command_id') AS command_id,
+               row_number() OVER (PARTITION BY encounter_id, json_extract(data, '$.command_id')
+                                  ORDER BY version DESC) AS newest
+        FROM events WHERE type IN ('command-retracted', 'command-restored')
+    ) WHERE newest = 1 AND type = 'command-retracted'
+)
+SELECT e.seq, e.encounter_id, e.version, e.type, e.actor, e.recorded_at, e.command_id, e.data,
+       CASE
+         WHEN e.type IN {_META} THEN 'meta'
+         WHEN EXISTS (SELECT 1 FROM rewinds r
+                      WHERE r.encounter_id = e.encounter_id AND e.version > r.low AND e.version < r.high) THEN 'void'
+         WHEN x.command_id IS NOT NULL THEN 'retracted'
+         ELSE 'live'
+       END AS status
+FROM events e LEFT JOIN retracted x ON x.encounter_id = e.encounter_id AND x.command_id = e.command_id
+ORDER BY e.seq""",
+    "event_status": """
+SELECT seq, encounter_id, version, command_id, type, status FROM event_log_all""",
     "event_log": """
-SELECT seq, encounter_id, version, type, actor, recorded_at, command_id, data
-FROM events ORDER BY seq""",
+SELECT * FROM event_log_all WHERE status = 'live'""",
     "encounters": """
 SELECT o.encounter_id AS id,
        json_extract(o.data, '$.name') AS name,
@@ -48,7 +93,7 @@ SELECT o.encounter_id AS id,
        EXISTS (SELECT 1 FROM events c
                WHERE c.type = 'encounter-closed' AND c.encounter_id = o.encounter_id) AS closed
 FROM events o WHERE o.type = 'encounter-opened' ORDER BY o.seq""",
-    "dice_rolls": """
+    "dice_rolls_all": """
 SELECT seq, encounter_id, version, recorded_at, actor,
        json_extract(data, '$.purpose') AS purpose,
        json_extract(data, '$.expr') AS expr,
@@ -57,9 +102,12 @@ SELECT seq, encounter_id, version, recorded_at, actor,
        json_extract(data, '$.source') AS source,
        json_extract(data, '$.index') AS "index",
        json_extract(data, '$.typed_by') AS typed_by,
-       json_extract(data, '$.by') AS "by"
-FROM events WHERE type = 'dice-rolled' ORDER BY seq""",
-    "damage": """
+       json_extract(data, '$.by') AS "by",
+       status
+FROM event_log_all WHERE type = 'dice-rolled'""",
+    "dice_rolls": """
+SELECT * FROM dice_rolls_all WHERE status = 'live'""",
+    "damage_all": """
 SELECT seq, encounter_id, version, recorded_at,
        json_extract(data, '$.exchange') AS exchange,
        json_extract(data, '$.target') AS target,
@@ -68,8 +116,103 @@ SELECT seq, encounter_id, version, recorded_at,
        json_extract(data, '$.reduced') AS reduced,
        json_extract(data, '$.armour') AS armour,
        json_extract(data, '$.final') AS final,
-       json_extract(data, '$.critical') AS critical
-FROM events WHERE type = 'damage-dealt' ORDER BY seq""",
+       json_extract(data, '$.critical') AS critical,
+       status
+FROM event_log_all WHERE type = 'damage-dealt'""",
+    "damage": """
+SELECT * FROM damage_all WHERE status = 'live'""",
+    "combatants": """
+WITH RECURSIVE live AS MATERIALIZED (
+    SELECT encounter_id, version, type, data FROM event_log_all
+    WHERE status = 'live' AND type IN (
+        'combatant-joined', 'damage-dealt', 'hit-points-restored', 'hit-points-set', 'wound-inflicted',
+        'wound-eased', 'status-changed', 'combatant-out', 'condition-applied', 'condition-expired')
+), joined AS (
+    SELECT encounter_id, version, json_extract(data, '$.handle') AS handle,
+           json_extract(data, '$.name') AS name, json_extract(data, '$.side') AS side, data
+    FROM live WHERE type = 'combatant-joined'
+), locs AS (
+    SELECT j.encounter_id, j.handle, CAST(l.key AS INTEGER) AS idx,
+           json_extract(l.value, '$.name') AS location, json_extract(l.value, '$.hp') AS max_hp
+    FROM joined j, json_each(j.data, '$.locations') l
+), changes AS (
+    SELECT encounter_id, version, type,
+           CASE WHEN type IN ('damage-dealt', 'wound-inflicted', 'wound-eased')
+                THEN json_extract(data, '$.target') ELSE json_extract(data, '$.handle') END AS handle,
+           json_extract(data, '$.location') AS location,
+           CASE type WHEN 'damage-dealt' THEN json_extract(data, '$.final')
+                     WHEN 'hit-points-restored' THEN json_extract(data, '$.amount')
+                     WHEN 'hit-points-set' THEN json_extract(data, '$.hp') END AS amount,
+           json_extract(data, '$.severity') AS severity
+    FROM live
+    WHERE type IN ('damage-dealt', 'hit-points-restored', 'hit-points-set', 'wound-inflicted', 'wound-eased')
+), numbered AS (
+    SELECT c.*, row_number() OVER (PARTITION BY encounter_id, handle, location ORDER BY version) AS n
+    FROM changes c
+), fold(encounter_id, handle, idx, location, max_hp, n, hp, wound) AS (
+    SELECT encounter_id, handle, idx, location, max_hp, 0, max_hp, '' FROM locs
+    UNION ALL
+    SELECT f.encounter_id, f.handle, f.idx, f.location, f.max_hp, f.n + 1,
+           CASE c.type WHEN 'damage-dealt' THEN f.hp - c.amount
+                       WHEN 'hit-points-restored' THEN min(f.max_hp, f.hp + c.amount)
+                       WHEN 'hit-points-set' THEN c.amount
+                       ELSE f.hp END,
+           CASE c.type WHEN 'wound-eased' THEN c.severity
+                       WHEN 'wound-inflicted' THEN
+                         CASE WHEN (CASE c.severity WHEN 'minor' THEN 1 WHEN 'wound' THEN 1 WHEN 'serious' THEN 2
+                                                   WHEN 'major' THEN 3 ELSE 0 END)
+                                 > (CASE f.wound WHEN 'minor' THEN 1 WHEN 'wound' THEN 1 WHEN 'serious' THEN 2
+                                                 WHEN 'major' THEN 3 ELSE 0 END)
+                              THEN c.severity ELSE f.wound END
+                       ELSE f.wound END
+    FROM fold f JOIN numbered c
+      ON c.encounter_id = f.encounter_id AND c.handle = f.handle AND c.location = f.location AND c.n = f.n + 1
+), now AS (
+    SELECT * FROM (
+        SELECT f.*, row_number() OVER (PARTITION BY encounter_id, handle, location ORDER BY n DESC) AS newest
+        FROM fold f
+    ) WHERE newest = 1
+), statuses AS (
+    SELECT encounter_id, handle, status FROM (
+        SELECT encounter_id, json_extract(data, '$.handle') AS handle,
+               CASE type WHEN 'status-changed' THEN json_extract(data, '$.status')
+                         ELSE CASE json_extract(data, '$.how') WHEN 'dead' THEN 'dead' ELSE 'out' END END AS status,
+               row_number() OVER (PARTITION BY encounter_id, json_extract(data, '$.handle') ORDER BY version DESC)
+                 AS newest
+        FROM live WHERE type IN ('status-changed', 'combatant-out')
+    ) WHERE newest = 1
+), applied AS (
+    SELECT encounter_id, version, json_extract(data, '$.handle') AS handle,
+           json_extract(data, '$.condition.id') AS condition_id,
+           json_extract(data, '$.condition.name') AS name,
+           json_extract(data, '$.condition.location') AS location,
+           row_number() OVER (PARTITION BY encounter_id, json_extract(data, '$.handle'),
+                              json_extract(data, '$.condition.id') ORDER BY version DESC) AS newest
+    FROM live WHERE type = 'condition-applied'
+), conditions AS (
+    SELECT a.encounter_id, a.handle, a.version, a.name, a.location FROM applied a
+    WHERE a.newest = 1 AND NOT EXISTS (
+        SELECT 1 FROM live x
+        WHERE x.type = 'condition-expired' AND x.encounter_id = a.encounter_id AND x.version > a.version
+          AND json_extract(x.data, '$.handle') = a.handle
+          AND json_extract(x.data, '$.condition_id') = a.condition_id)
+)
+SELECT j.encounter_id, j.handle, j.name, j.side,
+       coalesce(st.status, 'active') AS status,
+       (SELECT sum(n.hp) FROM now n WHERE n.encounter_id = j.encounter_id AND n.handle = j.handle) AS hp,
+       (SELECT sum(n.max_hp) FROM now n WHERE n.encounter_id = j.encounter_id AND n.handle = j.handle) AS max_hp,
+       (SELECT json_group_array(json_object('name', o.location, 'hp', o.hp, 'max_hp', o.max_hp, 'wound', o.wound))
+        FROM (SELECT * FROM now n WHERE n.encounter_id = j.encounter_id AND n.handle = j.handle ORDER BY n.idx) o
+       ) AS locations,
+       (SELECT group_concat(c.label, ', ')
+        FROM (SELECT c.name || CASE WHEN c.location <> '' THEN ' (' || c.location || ')' ELSE '' END AS label
+              FROM conditions c WHERE c.encounter_id = j.encounter_id AND c.handle = j.handle
+              ORDER BY c.version) c
+       ) AS conditions,
+       j.version AS joined_version
+FROM joined j
+LEFT JOIN statuses st ON st.encounter_id = j.encounter_id AND st.handle = j.handle
+ORDER BY j.encounter_id, j.version""",
 }
 
 
@@ -100,8 +243,7 @@ def _migrations(sqlite_utils, keys=None):  # noqa: ANN001 - the lazily imported 
                 f"CREATE TRIGGER events_no_{op.lower()} BEFORE {op} ON events "
                 "BEGIN SELECT RAISE(ABORT, 'the affray log is append-only'); END"
             )
-        for name, sql in VIEWS.items():
-            db.create_view(name, sql.strip())
+        # (the views for readers come with migration 4: READER_VIEWS)
 
     @migrations(name="0002_dice_seeds")
     def dice_seeds(db) -> None:  # noqa: ANN001
@@ -128,6 +270,16 @@ def _migrations(sqlite_utils, keys=None):  # noqa: ANN001 - the lazily imported 
                 keys.add(encounter_id, bytes(seed))
         db.execute("PRAGMA secure_delete = ON")
         db.execute("DELETE FROM dice_seeds")
+
+    @migrations(name="0004_reader_views")
+    def reader_views(db) -> None:  # noqa: ANN001
+        # The live timeline by default, status columns, *_all views with
+        # every row, and combatants (issue 16, item 6): READER_VIEWS.
+        for name in ("event_log", "dice_rolls", "damage", *reversed(READER_VIEWS)):
+            if name in db.view_names():
+                db.view(name).drop()
+        for name, sql in READER_VIEWS.items():
+            db.create_view(name, sql.strip())
 
     return migrations
 

@@ -55,6 +55,14 @@ _SELECT_TYPE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
     "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
 )
+#: dice rolled per command in a stretch (parameters: encounter id, from, to),
+#: by whether the stretch is short (:meth:`EventStore._short_stretch`)
+_DICE_PER_COMMAND = {
+    True: "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' GROUP BY command_id",
+    False: "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+    "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? GROUP BY command_id",
+}
 _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -284,13 +292,7 @@ class EventStore:
             prepared.append((event, tag, type(event).schema, codec.encode(event).decode()))
         if recorded_at is None:
             recorded_at = utc_now()
-        conn = self._conn
-        nested = self._batch and conn.in_transaction
-        if nested:
-            conn.execute("SAVEPOINT affray_append")
-        else:
-            conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._writing() as conn:
             head = conn.execute(
                 "SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)
             ).fetchone()
@@ -320,6 +322,21 @@ class EventStore:
                 conn.execute(_SET_HEAD, (encounter_id, version, prev))
             if check is not None:
                 check(out)
+        return out
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write of :meth:`append` or :meth:`append_rows`: a savepoint
+        inside :meth:`transaction`, else its own ``BEGIN IMMEDIATE`` ...
+        ``COMMIT``; undone on any error, which propagates."""
+        conn = self._conn
+        nested = self._batch and conn.in_transaction
+        if nested:
+            conn.execute("SAVEPOINT affray_append")
+        else:
+            conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
             if nested:
                 conn.execute("RELEASE affray_append")
             else:
@@ -331,7 +348,47 @@ class EventStore:
             elif conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        return out
+
+    @_guarded
+    def append_rows(
+        self, encounter_id: str, expected_version: int, rows: Iterable[tuple[int, str, str, int, str, str, str, str]]
+    ) -> int:
+        """Append rows already hash-chained onto the head ``expected_version``
+        of ``encounter_id`` (0: a new encounter), as they are: ``(version,
+        command_id, type, schema, data, recorded_at, actor, hash)`` in
+        version order, ``data`` the stored JSON text (what :meth:`read_raw`
+        gives from its third column on). The versions must run on from the
+        head and each hash must chain from the one before, checked here; then
+        the rows go in with one ``executemany``. Returns how many. Amend uses
+        it to copy what it worked out in a scratch store. One transaction (a
+        savepoint inside :meth:`transaction`); all or nothing.
+
+        Errors (nothing written): :class:`ConflictError` when the head is
+        not ``expected_version``; :class:`StoreError` when a version or a
+        hash does not follow, or on a read-only store; :class:`DatabaseLocked`.
+        """
+        if self.readonly:
+            raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
+        canonical, chain_hash = _chain()
+        with self._writing() as conn:
+            head = conn.execute("SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)).fetchone()
+            version, prev = head if head else (0, "")
+            if version != expected_version:
+                raise ConflictError(encounter_id, expected_version, version)
+            batch = []
+            for v, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
+                if v != version + 1 or chain_hash(
+                    prev, canonical(encounter_id, v, command_id, type_, schema, recorded_at, actor, data)
+                ) != hash_:
+                    raise StoreError(
+                        f"row {v} of {encounter_id} does not follow version {version} of the chain; nothing was recorded"
+                    )
+                batch.append((encounter_id, v, command_id, type_, schema, data, recorded_at, actor, hash_))
+                version, prev = v, hash_
+            if batch:
+                conn.executemany(_INSERT, batch)
+                conn.execute(_SET_HEAD, (encounter_id, version, prev))
+        return len(batch)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[EventStore]:
@@ -687,35 +744,69 @@ class EventStore:
         return [(int(first), str(value)) for _, first, value in rows]
 
     @_guarded
-    def dice_per_command(self, encounter_id: str, to_version: int | None = None) -> list[tuple[str, int, int]]:
+    def dice_per_command(
+        self, encounter_id: str, to_version: int | None = None, *, from_version: int = 1
+    ) -> list[tuple[str, int, int]]:
         """``(command_id, version of its first roll, number of dice)`` for
-        every command of ``encounter_id`` that rolled dice (live or not), in
-        version order, counted in SQL through the type index (nothing is
-        decoded in Python): the re-roll guard's map of the dice."""
-        rows = self._conn.execute(
-            "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
-            "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version <= ? GROUP BY command_id",
-            (encounter_id, _MAX_VERSION if to_version is None else to_version),
-        ).fetchall()
+        every command of ``encounter_id`` that rolled dice (live or not) from
+        ``from_version`` on, in version order, counted in SQL (nothing is
+        decoded in Python): the re-roll guard's map of the dice. A short
+        stretch is read through the version index, a long one through the
+        type index."""
+        hi = _MAX_VERSION if to_version is None else to_version
+        sql = _DICE_PER_COMMAND[self._short_stretch(encounter_id, from_version, hi)]
+        rows = self._conn.execute(sql, (encounter_id, from_version, hi)).fetchall()
         rows.sort(key=lambda r: r[1])
         return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
 
+    def _short_stretch(self, encounter_id: str, from_version: int, to_version: int) -> bool:
+        """Whether the ``dice-rolled`` rows of a stretch are best read through
+        the version index (a short stretch: the rows near the head) rather
+        than the type index (every roll of the encounter)."""
+        return min(self.version(encounter_id), to_version) - from_version < 20_000
+
     @_guarded
-    def dice_of(self, encounter_id: str, command_ids) -> dict[str, list[tuple[str, list[int]]]]:
+    def dice_of(self, encounter_id: str, command_ids, *, from_version: int = 1) -> dict[str, list[tuple[str, list[int]]]]:
         """The rolls of the given commands as ``{command_id: [(expr, faces),
-        ...]}`` in version order (a few commands: the re-roll guard)."""
+        ...]}`` in version order (a few commands: the re-roll guard), of the
+        rolls from ``from_version`` on."""
         ids = sorted(set(command_ids))
         out: dict[str, list[tuple[int, str, list[int]]]] = {}
+        short = self._short_stretch(encounter_id, from_version, _MAX_VERSION)
         for i in range(0, len(ids), _CHUNK):
             chunk = ids[i:i + _CHUNK]
-            for version, cid, expr, faces in self._conn.execute(
-                "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
-                "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? "
-                f"AND command_id IN ({', '.join('?' * len(chunk))})",
-                [encounter_id, *chunk],
-            ):
+            args = [encounter_id, from_version, _MAX_VERSION, *chunk]
+            if short:
+                rows = self._conn.execute(
+                    "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                    "FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' "
+                    f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                    args,
+                )
+            else:
+                rows = self._conn.execute(
+                    "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                    "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? "
+                    f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                    args,
+                )
+            for version, cid, expr, faces in rows:
                 out.setdefault(cid, []).append((version, expr or "", msgspec.json.decode(faces or "[]")))
         return {cid: [(expr, faces) for _, expr, faces in sorted(rolls)] for cid, rolls in out.items()}
+
+    @_guarded
+    def starts_command(self, encounter_id: str, version: int, command_id: str | None = None) -> bool:
+        """Whether the event at ``version`` is the first of its command (and
+        that command is ``command_id``, when given): one index lookup of two
+        rows. affray numbers a command ``c<its first version>``, so this
+        checks that guess; it also tells whether a version is a command
+        boundary."""
+        rows = dict(self._conn.execute(
+            "SELECT version, command_id FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ?",
+            (encounter_id, version - 1, version),
+        ).fetchall())
+        here = rows.get(version)
+        return here is not None and rows.get(version - 1) != here and command_id in (None, here)
 
     @_guarded
     def engine_high_water(self, encounter_id: str) -> int:

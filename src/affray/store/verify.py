@@ -11,6 +11,8 @@ import sqlite3
 import msgspec
 
 from affray.events import codec
+from hashlib import sha256
+
 from affray.store.chain import Canonicals, chain_hash
 
 
@@ -38,7 +40,7 @@ class ChainCheck:
         self.seen = True
         expected = self.expected
         if version != expected or seq < self.prev_seq:
-            self._order(seq, version, expected)
+            self._order(seq, version, expected, self.prev_seq)
         try:
             ok = chain_hash(
                 self.prev_hash, self._canonical(version, command_id, type_, schema, recorded_at, actor, data)
@@ -49,17 +51,59 @@ class ChainCheck:
             self.problems.append(f"{self.where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
         event = None
         if self._decode if decode is None else decode:
-            event, found = _decoded(type_, schema, data)
+            event, found = decoded_row(type_, schema, data)
             self.problems.extend(f"{self.where} version {version}: {p}" for p in found)
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = version + 1, hash_, seq, hash_
         return event
 
-    def _order(self, seq, version, expected) -> None:
+    def checked(self, rows):
+        """:meth:`feed` for a stream of ``read_raw`` rows ``(seq,
+        encounter_id, version, command_id, type, schema, data, recorded_at,
+        actor, hash)``, without decoding: yields every row as it came, in
+        order, once it is checked (the problems go to ``problems`` as with :meth:`feed`).
+        The same checks and the same text hashed (:func:`canonical`), in
+        one loop: the verify hot path."""
+        problems, where = self.problems, self.where
+        expected, prev, prev_seq = self.expected, self.prev_hash, self.prev_seq
+        head = self._canonical.head
+        quote = self._canonical.quote
+        sha = sha256
+        types: dict = {}
+        cid = rat = act = None
+        cq = tail = ""
+        try:
+            for row in rows:
+                seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ = row
+                self.seen = True
+                if version != expected or seq < prev_seq:
+                    self._order(seq, version, expected, prev_seq)
+                try:
+                    if command_id != cid or recorded_at != rat or actor != act:
+                        cid, rat, act = command_id, recorded_at, actor
+                        cq = quote(command_id)
+                        tail = f',"recorded_at":{quote(recorded_at)},"actor":{quote(actor)},"data":'
+                    tq = types.get(type_) or types.setdefault(type_, quote(type_))
+                    text = f'{head}{version:d},"command_id":{cq},"type":{tq},"schema":{schema:d}{tail}{data}}}'
+                    if prev:
+                        ok = sha((prev + text).encode()).hexdigest() == hash_
+                    else:
+                        ok = chain_hash(prev, text) == hash_
+                except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
+                    ok = False
+                    cid = None
+                if not ok or data.__class__ is not str:
+                    problems.append(f"{where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
+                expected, prev, prev_seq = version + 1, hash_, seq
+                yield row
+        finally:
+            self.expected, self.prev_hash, self.prev_seq, self.last_hash = expected, prev, prev_seq, prev
+
+    def _order(self, seq, version, expected, prev_seq) -> None:
         where, problems = self.where, self.problems
         if version > expected:
             missing = str(expected) if version == expected + 1 else f"{expected}-{version - 1}"
             problems.append(f"{where} version {missing}: missing (events were deleted)")
-        if seq < self.prev_seq:
+        if seq < prev_seq:
             problems.append(f"{where} version {version}: stored before version {expected - 1} (events were reordered)")
 
     def finish(self, head) -> list[str] | None:
@@ -98,8 +142,9 @@ def verify_encounter(conn: sqlite3.Connection, encounter_id: str) -> list[str] |
     return check.finish(head)
 
 
-def _decoded(type_: object, schema: object, data: object):
-    """``(event or None, problems)`` for one stored row."""
+def decoded_row(type_: object, schema: object, data: object):
+    """``(event or None, problems)`` for one stored row: the event decoded
+    (upcast to the current schema), or the reasons it does not decode."""
     try:
         event = codec.decode(type_, schema, data)  # type: ignore[arg-type]
     except codec.UnknownEvent as exc:

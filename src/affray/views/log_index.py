@@ -14,7 +14,7 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.events import codec
 from affray.projections.timeline import Liveness, Timeline, is_meta
-from affray.views.narrate import command_batches, names_of, narrate
+from affray.views.narrate import command_batches, names_of, narrate, system_of
 
 #: Events that are bookkeeping, never a link of a chain.
 _QUIET = (
@@ -93,6 +93,7 @@ class LogIndex:
 
     def __init__(self, records: list[Recorded] | None = None):
         self.names: dict[str, str] = {}
+        self.system = ""  # the rule system key, for its words in the lines
         self.live: list[Recorded] = []
         self.by_version: dict[int, Recorded] = {}
         self.where: dict[int, tuple[int, int]] = {}
@@ -109,6 +110,7 @@ class LogIndex:
             return
         self.timeline = Timeline(records)
         self.names = names_of(records)
+        self.system = system_of(records)
         for rec in self.timeline.live_records():
             self._walk(rec)
 
@@ -161,7 +163,7 @@ class LogIndex:
             self._pending = []
 
     def text(self, rec: Recorded) -> str:
-        return narrate(rec.event, self.names)
+        return narrate(rec.event, self.names, self.system)
 
     def link(self, rec: Recorded) -> Link:
         rnd, step = self.where.get(rec.version, (0, 0))

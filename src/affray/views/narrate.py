@@ -1,7 +1,8 @@
 """Narration: each event as a line a player can read.
 
-``narrate(event, names)`` gives the plain text of one event (or ``""`` for
-bookkeeping events nobody needs to read); :func:`entries` walks a log and
+``narrate(event, names, system)`` gives the plain text of one event (or
+``""`` for bookkeeping events nobody needs to read), in the words of the
+encounter's rule system (:data:`TERMS`); :func:`entries` walks a log and
 pairs every line with its version, round, exchange, command, actor, status
 (live, retracted or void) and the dice behind it, which the CLI log and every
 export format build on. :func:`iter_entries` does the same as a stream, one
@@ -49,6 +50,9 @@ class Entry(msgspec.Struct):
     exchange: int = 0
     #: the same rolls as ``source``, one :func:`describe_roll` text each
     rolls: tuple[str, ...] = ()
+    #: the ``DiceRolled`` records behind ``rolls``, in the same order (for
+    #: structured rolls: ``affray log --json --dice``)
+    dice: tuple[Recorded, ...] = ()
 
 
 def _mods(mods: Iterable[ev.Modifier]) -> str:
@@ -70,10 +74,45 @@ QUIET_CONDITIONS = frozenset({"acting", "moving", "attacked"})  # uesrpg "moving
 QUIET_CONDITIONS = QUIET_CONDITIONS | {"declared", "intent", "moved", "defended"}
 
 
-def narrate(e: ev.Event, names: dict[str, str]) -> str:
-    """The readable text of ``e``; ``names`` maps handles to display names."""
+class Terms(msgspec.Struct, frozen=True):
+    """The words a rule system uses for its order of action and its action
+    economy, as the log prints them: ``order`` heads a round's order
+    (``Round 1 begins. Strike ranks: ...``), ``actions``/``action`` count
+    a combatant's allowance (``joins side heroes (3 combat actions)``);
+    ``columns`` head the allowance columns of ``affray state`` (combat
+    actions and reactions, or Action Points alone)."""
+
+    order: str
+    actions: str
+    action: str
+    columns: tuple[str, ...] = ("CA", "React")
+
+
+#: The terms every system uses unless it has its own (mrq1's: seed 004
+#: "Strike Ranks", "Combat Actions").
+DEFAULT_TERMS = Terms(order="Strike ranks", actions="combat actions", action="combat action")
+
+#: A system's own terms, by system key. mythras: seed 001 "Initiative"
+#: ("The Games Master counts down through Initiative values") and "Actions
+#: in Combat" ("All beginning characters get 2 Action Points per Round").
+TERMS = {
+    "mythras": Terms(order="Initiative", actions="Action Points", action="Action Point", columns=("AP",)),
+}
+
+
+def terms_for(system: str) -> Terms:
+    """The :class:`Terms` of ``system`` (a system key; ``""`` or an unknown
+    key: :data:`DEFAULT_TERMS`)."""
+    return TERMS.get(system, DEFAULT_TERMS)
+
+
+def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
+    """The readable text of ``e``; ``names`` maps handles to display names,
+    ``system`` is the encounter's rule system key, whose words (:data:`TERMS`)
+    the order of action and the action economy are told in."""
     if type(e) in SILENT:
         return ""
+    terms = terms_for(system)
 
     def n(handle: str) -> str:
         return names.get(handle, handle)
@@ -84,10 +123,13 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
                 " (a seed chosen by the GM)" if e.is_chosen else "")
             return f"Encounter \"{e.name}\" ({e.system}) opened; {dice}"
         case ev.CombatantJoined():
-            return f"{e.name} joins side {e.side} ({e.combat_actions} combat actions)" + (" — surprised" if e.surprised else "")
+            return f"{e.name} joins side {e.side} ({e.combat_actions} {terms.action if e.combat_actions == 1 else terms.actions})" + (" — surprised" if e.surprised else "")
         case ev.RoundStarted():
             order = ", ".join(f"{n(o.handle)} {o.rank}" + (f" ({o.detail.rsplit(' = ', 1)[0]})" if o.detail else "") for o in e.order)
-            return f"Round {e.round} begins. Strike ranks: {order}"
+            return f"Round {e.round} begins. {terms.order}: {order}"
+        case ev.OrderChanged():
+            order = ", ".join(f"{n(o.handle)} {o.rank}" for o in e.order)
+            return f"{terms.order} now: {order}" + (f" ({e.reason})" if e.reason else "")
         case ev.SkillTested():
             return f"{n(e.handle)}: {e.skill} {e.roll:02d} vs {e.target}%{_mods(e.modifiers)} — {e.result} ({e.purpose})"
         case ev.AttackDeclared():
@@ -105,7 +147,12 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             extra = f" (precise: {opts['precise']})" if opts.get("precise") else ""
             if opts.get("cover"):
                 extra += f" (cover: {opts['cover']})"
-            return f"{n(e.attacker)} {what} {n(e.target)} with {e.weapon}{extra}"
+            if not e.weapon:  # a mythras Leaping Attack: the leaper's body, on Athletics (seed 001 "Leaping Attacks")
+                return f"{n(e.attacker)} {'leaps at' if base == 'leap' else what} {n(e.target)}{extra}"
+            if opts.get("of"):  # uesrpg: a later defender of one attack against several
+                return f"{n(e.attacker)}'s {e.weapon} attack of exchange {opts['of']} now resolves against {n(e.target)}"
+            targets = " and ".join(n(h) for h in (e.target, *filter(None, opts.get("group", "").split("+"))))
+            return f"{n(e.attacker)} {what} {targets} with {e.weapon}{extra}"
         case ev.ReactionChosen() if e.reaction in ("block", "counter"):  # uesrpg: declared before the attack roll
             # (an Evade reads plainly: mythras evades too, and an event names no system)
             return f"{n(e.handle)} {_UES_DEFENCES[e.reaction]}" + (f" with {e.with_item}" if e.with_item else "") + " (declared before the roll)"
@@ -115,7 +162,8 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             if e.reaction.startswith("grapple-"):
                 used = e.with_item or e.reaction[8:].capitalize()
                 return f"{n(e.handle)} resists the grapple with {used}"
-            verb = {"parry": "parries", "dodge": "dodges", "evade": "evades"}.get(e.reaction, e.reaction)
+            verb = {"parry": "parries", "dodge": "dodges", "evade": "evades",
+                    "withstand": "tries to withstand the leap"}.get(e.reaction, e.reaction)
             return f"{n(e.handle)} {verb}" + (f" with {e.with_item}" if e.with_item else "")
         case ev.ReactionResolved():
             table, _, cell = e.cell.partition(":")
@@ -169,7 +217,7 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return f"{n(e.handle)} is {e.status.upper()}" + (f" ({e.reason})" if e.reason else "")
         case ev.ActionSpent():
             if e.reason.startswith("lost"):
-                return f"{n(e.handle)} loses a combat action ({e.reason[5:].strip('()')})"
+                return f"{n(e.handle)} loses {'an' if terms.action[0] in 'AEIOU' else 'a'} {terms.action} ({e.reason[5:].strip('()')})"
             return ""
         case ev.FightEnded():
             return f"The fight is over: side {e.winner} wins ({e.reason})" if e.winner else f"The fight is over ({e.reason})"
@@ -245,6 +293,13 @@ def narrate(e: ev.Event, names: dict[str, str]) -> str:
             return _rm_attack(e, n)
         case ev_rm.CriticalLookedUp():
             return f"{e.severity} critical ({e.table}, d100={e.roll:02d}, row {e.row_low}-{e.row_high}) on {n(e.target)}: {e.text}"
+        case ev_rm.TerrainLookedUp():
+            return f"{n(e.handle)} is knocked back into {e.terrain} ({e.table}): {e.text}"
+        case ev_rm.ChargeLanded():
+            crit = f", {e.severity_from or 'no'} critical → {e.severity}" if e.severity != e.severity_from else ""
+            return f"{n(e.attacker)}'s charge at {e.speed} m/s: {e.hits_from} hits → {e.hits}{crit}"
+        case ev_rm.CriticalSplit():
+            return f"{e.severity} critical on {n(e.target)}: {e.table} has no {e.severity} column, so it is rolled as {' + '.join(e.parts)}"
         case ev_rm.FumbleLookedUp():
             return f"{n(e.handle)} fumbles ({e.table}, d100={e.roll:02d}): {e.text}"
         case ev_rm.ManeuverResolved():
@@ -400,9 +455,10 @@ def rounds_by_version(records: list[Recorded], timeline: Timeline | None = None)
     return out
 
 
-def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = False) -> list[Entry]:
+def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = False, system: str = "") -> list[Entry]:
     """Readable entries for ``records`` (a whole encounter log), each with
-    its status after undo and rewind. ``dice`` adds a line per roll.
+    its status after undo and rewind. ``dice`` adds a line per roll;
+    ``system`` as for :func:`iter_entries`.
 
     Every entry also carries the rolls that led to it (``source``/``rolls``):
     the ``DiceRolled`` events of its command since the previous entry (rolls
@@ -414,7 +470,7 @@ def entries(records: list[Recorded], names: dict[str, str], *, dice: bool = Fals
     The list form of :func:`iter_entries`.
     """
     records = list(records)
-    return list(iter_entries(records, names, Liveness(r for r in records if is_meta(r.event)), dice=dice))
+    return list(iter_entries(records, names, Liveness(r for r in records if is_meta(r.event)), dice=dice, system=system))
 
 
 def command_batches(records: Iterable[Recorded], liveness: Liveness) -> Iterator[tuple[str, list[Recorded]]]:
@@ -438,7 +494,8 @@ def _status(batch: list[Recorded], liveness: Liveness) -> str:
 
 
 def iter_entries(
-    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False, round_no: int = 0
+    records: Iterable[Recorded], names: dict[str, str], liveness: Liveness, *, dice: bool = False, round_no: int = 0,
+    system: str = "",
 ) -> Iterator[Entry]:
     """:func:`entries` as a stream: ``records`` is walked once, in version
     order, and at most one command's entries are held at a time.
@@ -446,15 +503,21 @@ def iter_entries(
     ``names`` from its ``CombatantJoined`` events. Each entry's round is that
     of the newest live ``RoundStarted`` at or before it, as the stream goes;
     ``round_no`` is the round in progress where ``records`` start (for a
-    stream that starts mid-log, at a command's first event)."""
+    stream that starts mid-log, at a command's first event). ``system`` is
+    the encounter's rule system key, whose words the lines use
+    (:func:`narrate`); ``""`` takes it from the ``EncounterOpened`` of the
+    stream, when it starts there."""
     current_round = round_no
     exchange = 0
     for status, batch in command_batches(records, liveness):
         live = status == "live"
         out: list[Entry] = []
         held: list[str] = []  # rolls of this command not yet shown with an entry
+        held_recs: list[Recorded] = []  # their records
         for rec in batch:
             e = rec.event
+            if isinstance(e, ev.EncounterOpened) and not system:
+                system = e.system
             if isinstance(e, ev.RoundStarted) and live:
                 current_round = e.round
                 exchange = 0
@@ -464,20 +527,25 @@ def iter_entries(
             if isinstance(e, ev.ExchangeEnded) and live:
                 exchange = 0
             rolls: tuple[str, ...] = ()
+            recs: tuple[Recorded, ...] = ()
             if isinstance(e, ev.DiceRolled):
                 described = describe_roll(e)
                 if not dice:
                     held.append(described)
+                    held_recs.append(rec)
                     continue
                 text = "roll: " + described
                 rolls = (described,)
+                recs = (rec,)
             else:
-                text = narrate(e, names)
+                text = narrate(e, names, system)
             if not text:
                 continue
             if held:
                 rolls = tuple(held) + rolls
+                recs = tuple(held_recs) + recs
                 held.clear()
+                held_recs.clear()
             out.append(
                 Entry(
                     version=rec.version,
@@ -491,13 +559,21 @@ def iter_entries(
                     source="; ".join(rolls),
                     exchange=exchange,
                     rolls=rolls,
+                    dice=recs,
                 )
             )
         if held and out:
             last = out[-1]
             last.rolls += tuple(held)
+            last.dice += tuple(held_recs)
             last.source = "; ".join(last.rolls)
         yield from out
+
+
+def system_of(records: Iterable[Recorded]) -> str:
+    """The rule system key of the ``EncounterOpened`` in ``records`` (``""``
+    when there is none)."""
+    return next((r.event.system for r in records if isinstance(r.event, ev.EncounterOpened)), "")
 
 
 def names_of(records: Iterable[Recorded]) -> dict[str, str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from affray.events import core as ev
 from affray.events.envelope import Recorded
-from affray.projections.timeline import is_meta
 from affray.views.log_index import LogIndex, roll_data
 from affray.views.narrate import narrate
 
@@ -49,21 +48,9 @@ def replay_store(store, encounter_id: str, round_no: int) -> dict:
     hi = reader.command_end(last + 1) if last < reader.head else last
     records = list(reader.records(lo, hi))
     names = reader.names
-    points = command_points(records, _Live(records, reader.liveness))
+    points = command_points(records, reader.live(records))
     # the walk starts in round 0: only the round's own commands are looked at
-    return _steps(points, round_no, reader.rounds(), lambda r: narrate(r.event, names))
-
-
-class _Live:
-    """The live records of a stretch of the log, as ``Timeline.live_records``
-    gives them for the whole log (each command's status from ``liveness``)."""
-
-    def __init__(self, records: list[Recorded], liveness) -> None:
-        self._records, self._liveness = records, liveness
-
-    def live_records(self):
-        live = self._liveness.is_live
-        return (r for r in self._records if not is_meta(r.event) and live(r.command_id, r.version))
+    return _steps(points, round_no, reader.rounds(), lambda r: narrate(r.event, names, reader.system))
 
 
 def _steps(points, round_no: int, rounds: list[int], text) -> dict:

@@ -433,13 +433,15 @@ def why_lines(data: dict, state: State | None = None) -> list[str]:
 
 def _with_lookup(link: Link) -> dict:
     """``link.data()``, with ``"lookup"`` added for a rolemaster table
-    lookup (attack, critical, fumble, maneuver): every figure the result
-    was read from. JSON shape: ``{"kind": "attack|critical|fumble|maneuver",
+    lookup (attack, critical, fumble, maneuver, and a knock-back's terrain,
+    a charge, an F critical's split): every figure the result was read
+    from. JSON shape: ``{"kind": "attack|critical|fumble|maneuver|terrain|charge|split",
     ...the event's fields...}``."""
     data = link.data()
     e = link.rec.event
     kinds = {ev_rm.AttackLookedUp: "attack", ev_rm.CriticalLookedUp: "critical",
-             ev_rm.FumbleLookedUp: "fumble", ev_rm.ManeuverResolved: "maneuver"}
+             ev_rm.FumbleLookedUp: "fumble", ev_rm.ManeuverResolved: "maneuver",
+             ev_rm.TerrainLookedUp: "terrain", ev_rm.ChargeLanded: "charge", ev_rm.CriticalSplit: "split"}
     kind = kinds.get(type(e))
     if kind is not None:
         data["lookup"] = {"kind": kind, **msgspec.to_builtins(e)}
@@ -477,6 +479,16 @@ def lookup_lines(lookup: dict | None) -> list[str]:
         return [f"critical roll {lookup['roll']:02d} (closed) on {lookup['table']} ({lookup['crit_type']}), "
                 f"column {lookup['severity']}, row {lookup['row_low']}..{lookup['row_high']}",
                 f"text: {lookup['text']}", f"effects: {effects}"]
+    if k == "terrain":
+        sha = f" sha256 {lookup['table_sha256'][:12]}" if lookup.get("table_sha256") else ""
+        return [f"knock-back into {lookup['terrain']}: table {lookup['table']}{sha}", f"text: {lookup['text']}",
+                f"effects: {effects}"]
+    if k == "charge":
+        return [f"charge at {lookup['speed']} m/s: {lookup['hits_from']} hits -> {lookup['hits']}, "
+                f"critical {lookup['severity_from'] or 'none'} -> {lookup['severity'] or 'none'}"]
+    if k == "split":
+        return [f"{lookup['severity']} critical: {lookup['table']} has no {lookup['severity']} column, "
+                f"read as {' + '.join(lookup['parts'])} (ruling severity_f)"]
     if k == "fumble":
         return [f"fumble roll {lookup['roll']:02d} (closed) on {lookup['table']}, row {lookup['row_low']}..{lookup['row_high']}",
                 f"text: {lookup['text']}", f"effects: {effects}"]

@@ -38,6 +38,8 @@ from affray.rules.mrq1.core import (
     find_weapon,
     has_attack_options,
     improvised_parry,
+    IMPROVISED,
+    parry_item,
     kind_parts,
     limb_check,
     lose_actions,
@@ -216,14 +218,14 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         if chosen == "parry":
             check_parry(state, defender, with_item)
             if with_item:
-                item = find_weapon(c, with_item)
+                item = parry_item(state, c, with_item)
             elif any(w.name in c.ready and w.kind != "ranged" for w in sheet_of(c).weapons):
                 item = default_parry(c)
             else:
                 item = next((w for w in sheet_of(c).weapons if w.kind in ("unarmed", "natural")), None)
             if item is not None:
                 check_weapon(c, item)
-                with_item = item.name
+                with_item = item.name if item.kind != IMPROVISED else with_item  # NAME:AP[:SKILL] kept
         tall, situations = split_as_tall(situations)
         extra = skill_modifiers(state, defender, x.attacker, item, attacking=False, as_tall=tall)
         modifiers = tuple(modifiers) + tuple(extra)
@@ -233,6 +235,8 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
         raise RuleError(f"{c.name} has no reaction to make now (waiting for: {waiting})")
     reaction = reaction.lower()
+    if reaction == "parry" and step.kind == "react" and with_item:
+        parry_item(state, c, with_item)  # an item that is not there is refused with how to name one
     improvised = reaction == "parry" and step.kind == "react" and improvised_parry(state, c, with_item) is not None
     if reaction not in step.options and not (improvised and state.exchange is not None
                                              and kind_parts(state.exchange.kind)[0] != "ranged"):
@@ -264,7 +268,7 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
     rulings = rulings_of(state)
     extra = str(step.data.get("extra-parry", ""))
     if reaction == "parry":
-        item = find_weapon(c, with_item) if with_item else (find_weapon(c, extra) if extra else default_parry(c))
+        item = parry_item(state, c, with_item) if with_item else (find_weapon(c, extra) if extra else default_parry(c))
         if extra and item.name != extra:
             raise RuleError(f"{c.name} has no reaction left; only the off-hand {extra} may parry (Two Weapon Use)")
         base = item.skill
@@ -272,6 +276,8 @@ def resolve_reaction(draft: Draft, step: ev.PendingStep, reaction: str, with_ite
         if item.kind == "ranged":  # seed 004 "Parry", Improvisation: "such as crossbows ... the Shield Skill"
             name, base = shield_skill(c)
             skill_name = f"{name} (improvised parry with {item.name})"
+        elif item.kind == IMPROVISED:  # "or fallen logs": an item not on the sheet, on the skill it names
+            skill_name = f"{item.group} (improvised parry with {item.name})"
     else:
         item = None
         base = skill(c, "Dodge")

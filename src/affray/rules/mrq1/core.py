@@ -410,16 +410,72 @@ def shield_skill(c: Combatant) -> tuple[str, int]:
 
 
 def improvised_parry(state: State, c: Combatant, with_item: str) -> Weapon | None:
-    """The ready missile weapon ``with_item`` names, to parry with as an
-    improvised item (seed 004 "Parry", Improvisation: "such as crossbows");
-    None when it names something else."""
+    """The item ``with_item`` names, to parry with as an improvised item
+    (seed 004 "Parry", Improvisation: "Parrying with improvised items, such
+    as crossbows or fallen logs, is usually done using the Shield Skill,
+    though the Games Master may decide a particular Weapon skill is more
+    appropriate in other cases (such as the Club Skill for tree
+    branches)"): a ready missile weapon of the sheet, or an item not on
+    the sheet, :func:`improvised_item`. None when it names something else
+    (a close combat weapon or shield of the sheet, or nothing)."""
     if not with_item:
         return None
+    if ":" in with_item:
+        return improvised_item(c, with_item)
     try:
         w = find_weapon(c, with_item)
     except RuleError:
         return None
     return w if w.kind == "ranged" else None
+
+
+#: The kind of an improvised item that is not on the sheet (a chair, a torch).
+IMPROVISED = "improvised"
+
+
+def improvised_item(c: Combatant, text: str) -> Weapon:
+    """An item not on ``c``'s sheet, parried with as an improvised item:
+    ``NAME:AP`` (a chair of 2 AP: ``chair:2``) on the Shield skill
+    (:func:`shield_skill`), or ``NAME:AP:SKILL`` on the skill the GM
+    decides (``branch:3:Club``: a weapon of the sheet of that name, or a
+    skill of the sheet). The seed gives no Armour Points for improvised
+    items, so the GM states them (0 to 20); the AP is what the Parry table
+    deducts. Kind :data:`IMPROVISED`, the skill's name in ``group``.
+    Raises :class:`RuleError` for a malformed text, an item that is on the
+    sheet, or a skill the sheet lacks."""
+    name, _, rest = text.partition(":")
+    name, (ap_text, _, skill_name) = name.strip(), rest.partition(":")
+    ap_text, skill_name = ap_text.strip(), skill_name.strip()
+    if not name or not (ap_text.isascii() and ap_text.isdigit()) or not 0 <= int(ap_text) <= 20:
+        raise RuleError(f"an improvised item is NAME:AP or NAME:AP:SKILL with AP 0-20 (chair:2, branch:3:Club), "
+                        f"not {text!r}")
+    listed = next((w for w in sheet_of(c).weapons if w.name.lower() == name.lower()), None)
+    if listed is not None:
+        raise RuleError(f"{listed.name} is on {c.name}'s sheet; name it without ':AP' (--with {listed.name!r})")
+    if not skill_name:
+        skill_name, base = shield_skill(c)
+    else:
+        weapon = next((w for w in sheet_of(c).weapons if w.name.lower() == skill_name.lower()), None)
+        base = weapon.skill if weapon is not None else skill(c, skill_name)
+        if weapon is None and not any(k.lower() == skill_name.lower() for k in c.sheet.get("skills", {})):
+            raise RuleError(f"{c.name} has no skill {skill_name!r} for the improvised {name}; name a weapon or skill "
+                            "of the sheet, or leave it out for the Shield skill")
+    return Weapon(name=name, skill=base, damage="0", ap=int(ap_text), hp=0, kind=IMPROVISED, group=skill_name)
+
+
+def parry_item(state: State, c: Combatant, with_item: str) -> Weapon:
+    """The item ``c`` parries with when he names ``with_item``: an
+    improvised item (:func:`improvised_parry`) or a weapon of the sheet he
+    holds (:func:`find_weapon`). Raises :class:`RuleError` for an item that
+    is neither, saying how to name an improvised one."""
+    item = improvised_parry(state, c, with_item)
+    if item is not None:
+        return item
+    try:
+        return find_weapon(c, with_item)
+    except RuleError as exc:
+        raise RuleError(f"{exc}; an improvised item not on the sheet is named with its Armour Points: "
+                        f"--with '{with_item.strip()}:AP' (Shield skill) or '{with_item.strip()}:AP:SKILL'") from None
 
 
 def usable(state: State, c: Combatant, weapon: Weapon) -> bool:
@@ -1191,7 +1247,7 @@ def check_parry(state, defender: str, with_item: str) -> None:
     if x is None or not with_item:
         return
     d = state.combatants[defender]
-    item = find_weapon(d, with_item)
+    item = parry_item(state, d, with_item)
     used = find_weapon(state.combatants[x.attacker], x.weapon, ready_only=False) if x.weapon != "Unarmed" else None
     if item.kind == "natural" and used is not None and used.kind not in ("natural", "unarmed"):
         raise RuleError(f"{item.name} is a natural weapon and may not parry the crafted {used.name} (seed 004 Natural Weapons); parry with a crafted weapon or dodge")

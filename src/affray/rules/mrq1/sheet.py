@@ -19,12 +19,12 @@ as named on each function.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from affray.rules.base import check_names, decode_sheet, suggestion
 from affray.text import one_line
 from affray.events.core import LocationInit
 from affray import dice
@@ -52,6 +52,10 @@ CHARACTERISTICS: tuple[str, ...] = ("STR", "CON", "SIZ", "INT", "POW", "DEX", "C
 #: ``natural`` (claws, teeth, horns: seed 004 "Natural Weapons"), ``ranged``.
 WEAPON_KINDS: tuple[str, ...] = ("melee", "shield", "unarmed", "natural", "ranged")
 _HELD_KINDS = ("melee", "shield", "ranged")
+#: The skills the rules test by name (seed 004); a near miss of one in
+#: ``skills`` (``Resiliance``) is refused (:func:`affray.rules.base.check_names`).
+RULE_SKILLS: tuple[str, ...] = ("Acrobatics", "Athletics", "Dodge", "Martial Arts", "Persistence", "Resilience",
+                                "Riding", "Shield", "Unarmed")
 _DO = "fix the sheet and try again"
 
 
@@ -201,62 +205,11 @@ class Derived(msgspec.Struct, frozen=True, kw_only=True):
 # --------------------------------------------------------------------------- #
 
 _FORMATS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".json": "JSON"}
-_DICT_FIELDS = ("skills", "armour", "natural_armour", "location_hp")
-_AT_RE = re.compile(r"^(.*?)(?: - at `\$(.*)`)?$", re.S)
-_FIELD_RE = re.compile(r"`([^`]*)`")
 
 
 def _fail(label: str, path: str, what: str, todo: str = _DO) -> SheetError:
     where = f"{label}: {path}: " if path else f"{label}: "
     return SheetError(one_line(f"{where}{what}; {todo}"))
-
-
-def _type_name(v: Any) -> str:
-    return {
-        bool: "bool", int: "int", float: "float", str: "str",
-        list: "array", dict: "object", type(None): "null",
-    }.get(type(v), type(v).__name__)
-
-
-def _fields_of(path: str) -> tuple[str, ...]:
-    if path.startswith("characteristics"):
-        return CHARACTERISTICS
-    if path.startswith("weapons["):
-        return tuple(f.name for f in msgspec.structs.fields(Weapon))
-    return tuple(f.name for f in msgspec.structs.fields(Sheet))
-
-
-def _from_validation(label: str, err: msgspec.ValidationError) -> SheetError:
-    text = str(err).splitlines()[0] if str(err) else "invalid sheet"
-    m = _AT_RE.match(text)
-    msg, path = (m.group(1), (m.group(2) or "").lstrip(".")) if m else (text, "")
-    field = _FIELD_RE.search(msg)
-    if msg.startswith("Object missing required field") and field:
-        full = f"{path}.{field.group(1)}" if path else field.group(1)
-        return _fail(label, full, "required field is missing", "add it to the sheet and try again")
-    if msg.startswith("Object contains unknown field") and field:
-        full = f"{path}.{field.group(1)}" if path else field.group(1)
-        valid = ", ".join(_fields_of(path))
-        return _fail(label, full, f"unknown field (valid fields: {valid})", _DO)
-    msg = msg.replace("`", "").replace(" | null", " or null")
-    msg = msg[:1].lower() + msg[1:]
-    return _fail(label, path, msg)
-
-
-def _precheck(label: str, raw: dict) -> None:
-    """Check dict-valued fields by key, so errors name the key (msgspec
-    reports dict values as ``[...]``)."""
-    for fname in _DICT_FIELDS:
-        value = raw.get(fname)
-        if value is None:
-            continue
-        if not isinstance(value, dict):
-            raise _fail(label, fname, f"expected a table of name = number, got {_type_name(value)}")
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise _fail(label, f"{fname}.{k}", "names must be text")
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise _fail(label, f"{fname}.{k}", f"expected int, got {_type_name(v)}")
 
 
 def _is_dice(expr: str) -> bool:
@@ -324,6 +277,10 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         if not k.strip():
             raise _fail(label, "skills", "a skill name is empty")
         _check_range(label, f"skills.{k}", v, 0, 300)
+    try:
+        check_names(label, "skills", sheet.skills, RULE_SKILLS)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
 
     seen: dict[str, int] = {}
     weapons: list[Weapon] = []
@@ -381,7 +338,8 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
             w = by_name.get(r.strip().lower())
             if w is None:
                 names = ", ".join(w.name for w in weapons) or "none"
-                raise _fail(label, f"ready[{j}]", f"{r!r} is not a weapon on the sheet (weapons: {names})")
+                raise _fail(label, f"ready[{j}]", f"{r!r} is not a weapon on the sheet (weapons: {names})"
+                            + suggestion(r, [w.name for w in weapons]))
             if w.name in ready:
                 raise _fail(label, f"ready[{j}]", f"{w.name!r} is listed twice")
             ready.append(w.name)
@@ -409,13 +367,10 @@ def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
 
     Raises :class:`SheetError` with one line naming ``label`` and the field.
     """
-    if not isinstance(data, dict):
-        raise _fail(label, "", f"expected a table of sheet fields, got {_type_name(data)}")
-    _precheck(label, data)
     try:
-        sheet = msgspec.convert(data, Sheet)
-    except msgspec.ValidationError as err:
-        raise _from_validation(label, err) from None
+        sheet = decode_sheet(data, Sheet, label)  # one line naming the key (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     return validate_sheet(sheet, label)
 
 

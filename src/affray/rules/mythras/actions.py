@@ -6,8 +6,8 @@ Blocking"; the Impale and Entangle follow-ups; magic).
 
 Proactive Actions cost 1 Action Point on the actor's own Turn:
 ``brace``, ``move[:TARGET]``, ``hustle[:run|sprint]``,
-``change-range:TARGET``, ``outmaneuver``, ``ready:WEAPON`` (draw, sheathe,
-pick up), ``reload``, ``aim``, ``take-cover:AP[:LOCATIONS]``, ``mount``,
+``change-range:TARGET``, ``outmaneuver``, ``ready:WEAPON`` (draw, pick
+up; one already in hand is refused), ``sheathe:WEAPON``, ``reload``, ``aim``, ``take-cover:AP[:LOCATIONS]``, ``mount``,
 ``dismount``, ``struggle``, ``yank``, ``trip:TARGET`` (an entangling
 wielder), ``leap:TARGET``, ``sweep:T1,T2,...``, ``cast:SPELL``,
 ``hold``; and ``pass``/``delay``/``stand`` (:func:`.turns.delay`).
@@ -60,7 +60,7 @@ from affray.rules.mythras.core import (
 
 
 FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt", "terrain")
-TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "reload", "aim", "take-cover",
+TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "sheathe", "reload", "aim", "take-cover",
         "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold",
         "climb", "crawl", "jump", "swim")  # the last four: movement_modes.py
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
@@ -117,8 +117,10 @@ def act(draft: Draft, who: str, action: str) -> None:
 
 
 def ready(draft: Draft, who: str, arg: str) -> None:
-    """Ready: draw or sheathe a weapon (1 Action); picking up a dropped one
-    takes 2 (seed 001 "Ready"); a broken weapon cannot be readied."""
+    """Ready: draw a weapon (1 Action); picking up a dropped one takes 2
+    (seed 001 "Ready"); a broken weapon cannot be readied, and one already
+    in hand is refused (issue 16: it used to be sheathed, which the user
+    did not ask for; :func:`sheathe` puts it away)."""
     state = draft.state
     c = state.combatants[who]
     if not arg:
@@ -128,10 +130,8 @@ def ready(draft: Draft, who: str, arg: str) -> None:
         raise RuleError(f"{w.name} is broken")
     dropped = next((k for k in c.conditions if k.name == "dropped" and k.id == f"dropped:{w.name.lower()}"), None)
     if w.name in c.ready:
-        spend(draft, who, f"sheathe {w.name}")
-        draft.emit(ev.WeaponDropped(handle=who, weapon=w.name, reason="sheathed"))
-        done(draft)
-        return
+        raise RuleError(f"{c.name} already holds {w.name} ready; to put it away: "
+                        f"'affray act {who} sheathe:{w.name}' (1 Action Point)")
     hands = sum(x.hands for x in sheet_of(c).weapons if x.name in c.ready and x.kind != "unarmed")
     if hands + w.hands > 2:
         raise RuleError(f"{c.name}'s hands are full ({', '.join(c.ready)}); sheathe or drop something first")
@@ -145,6 +145,20 @@ def ready(draft: Draft, who: str, arg: str) -> None:
     if dropped is not None:
         draft.emit(ev.ConditionExpired(handle=who, condition_id=dropped.id, reason="picked up"))
     draft.emit(ev.WeaponReadied(handle=who, weapon=w.name))
+    done(draft)
+
+
+def sheathe(draft: Draft, who: str, arg: str) -> None:
+    """Sheathe: put a weapon in hand away (1 Action; seed 001 "Ready": "draw,
+    sheath, withdraw"). Refused for a weapon not in hand."""
+    c = draft.state.combatants[who]
+    if not arg:
+        raise RuleError(f"sheathe needs a weapon in hand: 'affray act {who} sheathe:WEAPON' (in hand: {', '.join(c.ready) or 'nothing'})")
+    w = find_weapon(c, arg, ready_only=False)
+    if w.name not in c.ready:
+        raise RuleError(f"{c.name} does not hold {w.name} (in hand: {', '.join(c.ready) or 'nothing'}); nothing to sheathe")
+    spend(draft, who, f"sheathe {w.name}")
+    draft.emit(ev.WeaponDropped(handle=who, weapon=w.name, reason="sheathed"))
     done(draft)
 
 
@@ -211,6 +225,6 @@ def roll_assess(draft: Draft, step: ev.PendingStep, rest) -> None:
 
 #: The actions this module decides (``"act:" + name``); the router
 #: (:mod:`affray.rules.mythras.system`) lists the others.
-ACTIONS = {"ready": ready, "drop": drop, "speak": speak, "signal": signal, "assess": assess}
+ACTIONS = {"ready": ready, "sheathe": sheathe, "drop": drop, "speak": speak, "signal": signal, "assess": assess}
 
 __all__ = ["ACTIONS", "BASIC", "FREE", "TURN", "act", "act_command", "roll_assess"]

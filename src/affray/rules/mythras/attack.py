@@ -282,21 +282,44 @@ def attacker_level(x, penalty: int = 0) -> str:
     return CRITICAL if x.critical else (SUCCESS if x.hit else FAILURE)
 
 
+#: The reason of the further over-100 penalty a defender's skill brings to the attack roll (B8).
+FURTHER_OVER_100 = "the defender's skill further over 100 (B8)"
+
+
+def regraded_attack(state: State, x, penalty: int, level: str, reaction: str) -> ev.SkillTested:
+    """The attack line again, as the Differential Roll reads it once a
+    defender further over 100 than the attacker has rolled: the same roll
+    against the attack's target less ``penalty`` (rules-reference.md B8,
+    seed 001 "Differential Rolls": "Everyone involved ... subtracts that
+    skill's excess over 100"), graded ``level``; so the log's attack line
+    shows the grade the exchange uses (issue 15, mythras item 11)."""
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    weapon = find_weapon(a, x.weapon, ready_only=False) if x.weapon else None
+    skill_name = combat_skill(state, a, weapon)[0] if weapon is not None else "attack"
+    base = x.skill - sum(m.value for m in x.modifiers)
+    return ev.SkillTested(
+        handle=a.handle, skill=skill_name, base=base, target=max(0, x.skill + penalty), roll=x.roll, result=level,
+        purpose=f"attack on {t.name}" + (f" with {x.weapon}" if x.weapon else "") + f", against {t.name}'s {reaction}",
+        modifiers=tuple(x.modifiers) + (ev.Modifier(penalty, FURTHER_OVER_100),),
+    )
+
+
 def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared_penalty: int = 0,
-            d_target: int = 0) -> None:
+            d_target: int = 0, d_skill: str = "") -> None:
     """Compare the two rolls on the Differential Roll Results table (B7;
     seed 001 step 3-4), settle whether damage follows (step 5; for Evade the
     opposed winner, seed 001 "Evading") and how much a parry deflects
     (step 6, B11; a Ranged weapon's Force against a shield), then offer the
     winner's Special Effects. A blow on a bystander (Select Target, a
-    crowd) wins no Special Effects."""
+    crowd) wins no Special Effects. ``d_skill`` names the defender's roll
+    in the outcome's text where the reaction does not (a leap's Brawn or
+    Evade)."""
     state = draft.state
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     a_level = attacker_level(x, shared_penalty)
     if shared_penalty:
-        draft.emit(ev.NoteAdded(text=f"{a.name}'s attack roll {x.roll} counts against {max(0, x.skill + shared_penalty)}% "
-                                     f"in the Differential Roll (skills over 100, B8): {a_level}"))
+        draft.emit(regraded_attack(state, x, shared_penalty, a_level, reaction))
     cell = tables.differential(a_level, d_level)
     flags = kinds(x)
     if flags & {"bystander", "crowd"}:
@@ -318,7 +341,7 @@ def resolve(draft: Draft, reaction: str, item, d_level: str, d_roll: int, shared
     effects = {"hit": int(hit), "critical": int(a_level == CRITICAL), "block": BLOCK[block], "parried": parried,
                "special_effects": cell.effects, "winner": WINNER[cell.winner],
                "d_roll": d_roll, "d_target": d_target, "shared": shared_penalty}
-    text = f"{a.name} {a_level} against {t.name}'s {reaction if reaction != 'none' else 'no defence'} {d_level}"
+    text = f"{a.name} {a_level} against {t.name}'s {d_skill or (reaction if reaction != 'none' else 'no defence')} {d_level}"
     if cell.effects:
         text += f": {cell.winner} wins {cell.effects} Special Effect{'s' if cell.effects > 1 else ''}"
     if reaction == "parry" and is_success(d_level):

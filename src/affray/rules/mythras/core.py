@@ -241,9 +241,17 @@ def spend_luck(draft: Draft, c: Combatant, why: str) -> None:
         note=f"{spent + 1} of {sheet_of(c).luck_points} Luck Points spent ({why})", **at(draft))))
 
 
+#: How the Luck Point prompt names a lost roll of a step kind (the rest:
+#: "roll against KIND", as Trip, Disarm, Blind).
+LUCK_ROLLS = {"footing": "Regain Footing roll", "struggle": "Struggle", "yank": "yank",
+              "outmaneuver": "Outmaneuvering roll", "knockback": "roll to stay on their feet (Knockback)",
+              "bash": "roll to stay on their feet (Bash)"}
+
+
 def offer_luck(draft: Draft, c: Combatant, step: ev.PendingStep, rest, failed: bool) -> bool:
     """After ``c`` lost an opposed roll against a Special Effect (Trip,
-    Disarm, Blind) with a Luck Point left: ask whether to re-roll it (seed
+    Disarm, Blind), a Struggle, a Regain Footing, a yank or Outmaneuvering
+    with a Luck Point left: ask whether to re-roll it (seed
     001 "Use Luck Point": "to re-roll a particular result"), as step
     ``choose:luck-reroll``, and return True; the roll's outcome waits. The
     roll step comes back with ``forced`` on ``accept`` (the loss stands,
@@ -252,10 +260,40 @@ def offer_luck(draft: Draft, c: Combatant, step: ev.PendingStep, rest, failed: b
         return False
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
         who=c.handle, verb="choose", kind="luck-reroll",
-        prompt=f"{c.name}: the roll against {step.kind} failed; spend a Luck Point to re-roll it? luck | accept",
+        prompt=f"{c.name}: the {LUCK_ROLLS.get(step.kind, 'roll against ' + step.kind)} failed; "
+               "spend a Luck Point to re-roll it? luck | accept",
         options=("luck", "accept"), exchange=step.exchange,
         data={"kind": step.kind, "data": json.dumps(dict(step.data), sort_keys=True)}),) + tuple(rest)))
     return True
+
+
+#: The purpose suffix of a roll made again with a Luck Point.
+LUCK_REROLL = " (Luck Point re-roll)"
+
+
+def kept_roll(step: ev.PendingStep, handle: str) -> tuple[str, int] | None:
+    """``(result, roll)`` of ``handle``'s opposing roll, kept in the step's
+    data when the step runs again after a Luck Point re-roll (the other
+    side does not roll again: one result is re-rolled, seed 001 "Use Luck
+    Point"); None on the first run."""
+    kept = step.data.get(f"kept:{handle}")
+    if kept is None:
+        return None
+    result, _, roll = str(kept).partition(":")
+    return result, int(roll)
+
+
+def keeping(step: ev.PendingStep, rolls: dict[str, tuple[str, int]]) -> ev.PendingStep:
+    """``step`` with the opposing ``rolls`` (handle -> ``(result, roll)``)
+    kept for a Luck Point re-roll (:func:`kept_roll`), and the re-roll's
+    purpose suffix (:data:`LUCK_REROLL`) for the roller's own roll."""
+    data = dict(step.data) | {f"kept:{h}": f"{result}:{roll}" for h, (result, roll) in rolls.items()}
+    return msgspec.structs.replace(step, data=data | {"luck": 1})
+
+
+def luck_suffix(step: ev.PendingStep) -> str:
+    """:data:`LUCK_REROLL` when ``step`` runs again after a Luck Point, else ``""``."""
+    return LUCK_REROLL if step.data.get("luck") and not step.data.get("forced") else ""
 
 
 def stuck_weapons(state: State, handle: str) -> set[str]:

@@ -31,6 +31,8 @@ or the turn moves on).
 
 from __future__ import annotations
 
+import json
+
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.projections.state import State
@@ -40,15 +42,21 @@ from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
+    LUCK_REROLL,
     attack_size,
     effective_siz,
     find_weapon,
     go_on,
     grade_modifiers,
+    keeping,
     kinds,
+    luck_left,
+    luck_suffix,
     mount_of,
+    offer_luck,
     rulings_of,
     sheet_of,
+    spend_luck,
     sundered_ap,
     test,
     weapon_struck,
@@ -157,9 +165,15 @@ def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     """After Knockback: an Easy Acrobatics or Standard Athletics roll, or
     fall prone (seed 001 "Knockback"). After a Bash into an obstacle: an
     Acrobatics roll, or Athletics at Hard ("Bash"). The better chance is
-    taken."""
+    taken. A failed roll, with a Luck Point left, may be re-rolled (seed 001
+    "Use Luck Point": "to re-roll a particular result";
+    :func:`~.core.offer_luck`); accepted, the fall stands."""
     state = draft.state
     c = state.combatants[step.who]
+    if step.data.get("forced"):
+        fall(draft, c, step.kind == "knockback")
+        go_on(draft, rest, f"{c.name} falls")
+        return
     s = sheet_of(c)
     easy_acro = step.kind == "knockback"
     acro = tables.graded(s.skill("Acrobatics"), "easy" if easy_acro else "standard", rulings_of(state).grade_style)
@@ -169,11 +183,19 @@ def roll_fall(draft: Draft, step: ev.PendingStep, rest) -> None:
     else:
         name, skill, grade = "Athletics", s.skill("Athletics"), "standard" if easy_acro else "hard"
     extra = [(grade, "Knockback" if easy_acro else "Bash into an obstacle")] if grade != "standard" else []
-    tested = test(draft, c, name, skill, "stay on their feet (" + ("Knockback" if easy_acro else "Bash") + ")",
-                  grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
-    if not is_success(tested.result) and c.stance != "prone":
-        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if easy_acro else "Bash") + ")"))
+    tested = test(draft, c, name, skill, "stay on their feet (" + ("Knockback" if easy_acro else "Bash") + ")"
+                  + luck_suffix(step), grade_modifiers(state, c, skill, (), "both", combat=False, extra=extra))
+    if not is_success(tested.result):
+        if offer_luck(draft, c, keeping(step, {}), rest, True):
+            return
+        fall(draft, c, easy_acro)
     go_on(draft, rest, f"{c.name} {'falls' if not is_success(tested.result) else 'keeps their feet'}")
+
+
+def fall(draft: Draft, c, knockback: bool) -> None:
+    """``c`` falls prone after Knockback (``knockback``) or a Bash."""
+    if c.stance != "prone":
+        draft.emit(ev.StanceChanged(handle=c.handle, stance="prone", reason="knocked down (" + ("Knockback" if knockback else "Bash") + ")"))
 
 
 def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
@@ -189,10 +211,11 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     weapon, rolled, fixed, dm = _plan(state, chosen)
     weapon_part = fixed
     note = []
+    luck = LUCK_REROLL if step.data.get("luck") else ""
     if rolled:
-        first = draft.roll(rolled, f"{weapon.name} damage", by=a.handle).total
+        first = draft.roll(rolled, f"{weapon.name} damage{luck}", by=a.handle).total
         if "impale" in chosen:
-            second = draft.roll(rolled, f"{weapon.name} damage (impale 2)", by=a.handle).total
+            second = draft.roll(rolled, f"{weapon.name} damage (impale 2){luck}", by=a.handle).total
             note.append(f"impale {first}/{second}")
             first = max(first, second)  # ruling impale_pick = higher
         weapon_part += first
@@ -202,6 +225,8 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
         d20 = draft.roll("1D20", "hit location", by=a.handle).total
         location = tables.hit_location(d20)
         note.append(f"d20={d20}")
+    elif step.data.get("kept"):
+        note.append(str(step.data["kept"]) + ", kept")
     else:
         note.append("location chosen")
     total = max(0, weapon_part + mod)
@@ -213,6 +238,63 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest) -> None:
     data = {"chosen": ",".join(chosen), "location": location, "total": total, "side": str(step.data.get("side", "")),
             "bypass": str(step.data.get("bypass", "")),
             "shown": f"{weapon_part}{mod:+d}", "note": "; ".join(note)}
+    if offer_damage_luck(draft, step, data, rest):
+        return
+    after_roll(draft, data, rest)
+
+
+def offer_damage_luck(draft: Draft, step: ev.PendingStep, data: dict, rest) -> bool:
+    """After the damage roll, before it is applied: the one ruling
+    ``luck_damage_roll`` names (the attacker, or the target) with a Luck
+    Point left is asked whether to spend it to re-roll the damage (seed 001
+    "Use Luck Point": "to re-roll a particular result"), as step
+    ``choose:luck-damage`` (:func:`luck_damage`); the hit location stays as
+    rolled. True when asked."""
+    state = draft.state
+    x = state.exchange
+    side = rulings_of(state).luck_damage_roll
+    if side == "off":
+        return False
+    who = state.combatants[x.attacker if side == "attacker" else x.target]
+    if luck_left(who) <= 0 or who.status == "dead":
+        return False
+    target = state.combatants[x.target]
+    again = {**{k: v for k, v in step.data.items() if k not in ("luck", "kept")}, "location": data["location"],
+             "kept": next((p for p in str(data["note"]).split("; ") if p.startswith("d20=")), "location chosen")}
+    draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+        who=who.handle, verb="choose", kind="luck-damage",
+        prompt=f"{who.name}: {data['total']} damage ({data['shown']}) to {target.name}'s {data['location']}; "
+               "spend a Luck Point to re-roll the damage? luck | accept",
+        options=("luck", "accept"), exchange=x.id,
+        data={"apply": json.dumps(data, sort_keys=True), "again": json.dumps(again, sort_keys=True)}),) + tuple(rest)))
+    return True
+
+
+def luck_damage(draft: Draft, step: ev.PendingStep, option: str) -> None:
+    """Step ``choose:luck-damage``: ``luck`` spends a Luck Point and rolls
+    the damage again, the hit location kept (step ``roll:damage`` once
+    more); ``accept`` applies the damage as rolled (seed 001 "Use Luck
+    Point")."""
+    rest = tuple(s for s in draft.state.pending if s is not step)
+    if option == "accept":
+        after_roll(draft, json.loads(str(step.data["apply"])), rest)
+        return
+    c = draft.state.combatants[step.who]
+    spend_luck(draft, c, "re-roll the damage")
+    x = draft.state.exchange
+    data = json.loads(str(step.data["again"])) | {"luck": 1}
+    again = ev.PendingStep(who=x.attacker, verb="roll", kind="damage", prompt="", exchange=step.exchange, data=data)
+    draft.then("roll:damage", step=again, rest=rest)
+
+
+def after_roll(draft: Draft, data: dict, rest) -> None:
+    """The rolled blow goes on: Sharpshooter may move the location, else
+    :func:`apply_damage`."""
+    state = draft.state
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    chosen = [k for k in str(data.get("chosen", "")).split(",") if k]
+    location = str(data["location"])
     if "sharpshooter" in chosen:
         options = tables.ADJACENT.get(location, ()) + ("keep",)
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(

@@ -11,7 +11,9 @@ from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import best_skill, done, grade_modifiers, rulings_of, sheet_of, spend, test
+from affray.rules.mythras.core import (
+    best_skill, done, grade_modifiers, kept_roll, keeping, luck_suffix, offer_luck, rulings_of, sheet_of, spend, test,
+)
 
 
 def struggle(draft: Draft, who: str, arg: str) -> None:
@@ -32,16 +34,29 @@ def struggle(draft: Draft, who: str, arg: str) -> None:
 
 def roll_struggle(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The opposed rolls of a Struggle: won, the hold is broken (seed 001
-    "Struggle", "Entangle", "Grip")."""
+    "Struggle", "Entangle", "Grip"). Lost with a Luck Point left, the
+    struggler may re-roll his own roll, the holder's kept ("Use Luck
+    Point": "to re-roll a particular result"; :func:`~.core.offer_luck`)."""
     state = draft.state
     c, holder = state.combatants[step.who], state.combatants[str(step.data["holder"])]
     hold = next((k for k in c.conditions if k.id == step.data["hold"]), None)
+    if step.data.get("forced"):
+        done(draft)
+        return
     gripped = hold is not None and hold.name == "gripped"
     name, skill = best_skill(c, "Brawn", "Unarmed") if gripped else ("Brawn", sheet_of(c).skill("Brawn"))
-    mine = test(draft, c, name, skill, "break free", grade_modifiers(state, c, skill, (), "both", combat=False))
-    h_name, h_skill = best_skill(holder, "Brawn", "Unarmed") if gripped else ("Brawn", sheet_of(holder).skill("Brawn"))
-    theirs = test(draft, holder, h_name, h_skill, "hold on", grade_modifiers(state, holder, h_skill, (), "both", combat=False))
-    if hold is not None and tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a":
+    mine = test(draft, c, name, skill, "break free" + luck_suffix(step),
+                grade_modifiers(state, c, skill, (), "both", combat=False))
+    theirs = kept_roll(step, holder.handle)
+    if theirs is None:
+        h_name, h_skill = best_skill(holder, "Brawn", "Unarmed") if gripped else ("Brawn", sheet_of(holder).skill("Brawn"))
+        tested = test(draft, holder, h_name, h_skill, "hold on",
+                      grade_modifiers(state, holder, h_skill, (), "both", combat=False))
+        theirs = (tested.result, tested.roll)
+    won = tables.opposed_winner(mine.result, mine.roll, *theirs) == "a"
+    if hold is not None and not won and offer_luck(draft, c, keeping(step, {holder.handle: theirs}), rest, True):
+        return
+    if hold is not None and won:
         draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=hold.id, reason="struggled free"))
     done(draft)
 
@@ -76,19 +91,31 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The Brawn roll (opposed when resisted) and the damage of a yank: a
     weapon that comes free deals its damage, halved unless barbed, with no
     Damage Modifier and armour ignored (seed 001 "Impale"); the damage is
-    step ``wounds:hurt``, then ``holds:yanked``."""
+    step ``wounds:hurt``, then ``holds:yanked``. A yank that fails, with a
+    Luck Point left, may be re-rolled (the victim's roll kept; the damage
+    die is rolled again with it): seed 001 "Use Luck Point", "to re-roll a
+    particular result" (:func:`~.core.offer_luck`)."""
     state = draft.state
     c, v = state.combatants[step.who], state.combatants[str(step.data["victim"])]
     cond = next(k for k in v.conditions if k.id == step.data["cond"])
     w = sheet_of(c).weapons[cond.effects.get("weapon", 0)]
-    brawn = sheet_of(c).skill("Brawn")
-    mine = test(draft, c, "Brawn", brawn, f"yank {w.name} free", grade_modifiers(state, c, brawn, (), "both", combat=False))
-    free = is_success(mine.result)
-    if step.data.get("opposed"):
-        vb = sheet_of(v).skill("Brawn")
-        theirs = test(draft, v, "Brawn", vb, "resist the yank", grade_modifiers(state, v, vb, (), "both", combat=False))
-        free = tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a"
-    rolled = draft.roll(w.damage, f"{w.name} damage (yank)", by=c.handle).total
+    free = False
+    if not step.data.get("forced"):
+        brawn = sheet_of(c).skill("Brawn")
+        mine = test(draft, c, "Brawn", brawn, f"yank {w.name} free" + luck_suffix(step),
+                    grade_modifiers(state, c, brawn, (), "both", combat=False))
+        free = is_success(mine.result)
+        theirs = kept_roll(step, v.handle)
+        if step.data.get("opposed"):
+            if theirs is None:
+                vb = sheet_of(v).skill("Brawn")
+                tested = test(draft, v, "Brawn", vb, "resist the yank", grade_modifiers(state, v, vb, (), "both", combat=False))
+                theirs = (tested.result, tested.roll)
+            free = tables.opposed_winner(mine.result, mine.roll, *theirs) == "a"
+        rolled = draft.roll(w.damage, f"{w.name} damage (yank)", by=c.handle).total
+        kept = {v.handle: theirs} if theirs is not None else {}
+        if not free and offer_luck(draft, c, keeping(step, kept), rest, True):
+            return
     if free:
         damage = rolled if "barbed" in w.traits else rolled // 2
         draft.emit(ev.ConditionExpired(handle=v.handle, condition_id=cond.id, reason=f"{c.name} yanks {w.name} free"))

@@ -1,7 +1,11 @@
 """Luck Points in mythras: ``luck`` re-rolls one's own roll of the open
 exchange (seed 001 "Use Luck Point"). Queued as ``act:ACTION`` steps by
 :func:`affray.rules.mythras.actions.act`. A failed opposed Endurance roll
-offers its own Luck Point re-roll (:func:`.wounds.luck_endurance`).
+offers its own Luck Point re-roll (:func:`.wounds.luck_endurance`); a lost
+roll against Trip, Disarm or Blind, a lost Struggle, Regain Footing, yank
+or Outmaneuvering, and a failed roll against Knockback or Bash offer
+:func:`luck_reroll` (through :func:`~.core.offer_luck`); a damage roll
+offers :func:`.damage.luck_damage` (ruling ``luck_damage_roll``).
 """
 
 from __future__ import annotations
@@ -76,8 +80,9 @@ def _re_resolve(draft: Draft, d_roll: int, d_target: int) -> None:
 
 
 def luck_reroll(draft: Draft, step: ev.PendingStep, option: str) -> None:
-    """A lost roll against a Special Effect (step ``choose:luck-reroll``,
-    from :func:`~.core.offer_luck`): ``luck`` spends a Luck Point and the
+    """A lost roll against a Special Effect, or a lost Struggle, Regain
+    Footing, yank or Outmaneuvering (step ``choose:luck-reroll``, from
+    :func:`~.core.offer_luck`): ``luck`` spends a Luck Point and the
     roll step runs again; ``accept`` runs it ``forced``, the loss standing
     without a new roll (seed 001 "Use Luck Point")."""
     rest = tuple(s for s in draft.state.pending if s is not step)

@@ -7,12 +7,17 @@ checked in :mod:`.attack`.
 
 from __future__ import annotations
 
+from msgspec.structs import replace
+
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, done, engaged_foes, grade_modifiers, grippers, names_terrain, sheet_of, spend, test
+from affray.rules.mythras.core import (
+    at, done, engaged_foes, grade_modifiers, grippers, kept_roll, keeping, luck_suffix, names_terrain, offer_luck, sheet_of,
+    spend, test,
+)
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
@@ -110,20 +115,35 @@ def outmaneuver(draft: Draft, who: str, arg: str) -> None:
 def roll_outmaneuver(draft: Draft, step: ev.PendingStep, rest) -> None:
     """The Evade rolls of Outmaneuvering: each foe the actor beats cannot
     attack it this round; beating them all lets it withdraw or engage one
-    alone (seed 001 "Outmaneuvering")."""
+    alone (seed 001 "Outmaneuvering"). When a foe is not beaten, the actor
+    with a Luck Point left may re-roll his Evade, the foes' rolls kept
+    ("Use Luck Point": "to re-roll a particular result";
+    :func:`~.core.offer_luck`); accepted, the rolls stand as they were."""
     state = draft.state
     c = state.combatants[step.who]
-    mine = _evade(draft, c, "Outmaneuvering")
-    beaten = []
-    for h in str(step.data["foes"]).split(","):
-        f = state.combatants[h]
-        theirs = _evade(draft, f, f"corner {c.name}")
-        if tables.opposed_winner(theirs.result, theirs.roll, mine.result, mine.roll) != "a":
-            beaten.append(h)
-            draft.emit(ev.ConditionApplied(handle=h, condition=cat.make(
-                "outmaneuvered", ends="round-end", key=step.who, effects={f"from:{step.who}": 1},
-                note=f"cannot attack {c.name} this round", **at(draft))))
     foes = str(step.data["foes"]).split(",")
+    forced = step.data.get("forced")
+    if forced:
+        mine = (str(step.data["mine"]).partition(":")[0], int(str(step.data["mine"]).partition(":")[2]))
+    else:
+        tested = _evade(draft, c, "Outmaneuvering" + luck_suffix(step))
+        mine = (tested.result, tested.roll)
+    rolls = {}
+    for h in foes:
+        theirs = kept_roll(step, h)
+        if theirs is None:
+            tested = _evade(draft, state.combatants[h], f"corner {c.name}")
+            theirs = (tested.result, tested.roll)
+        rolls[h] = theirs
+    beaten = [h for h in foes if tables.opposed_winner(*rolls[h], *mine) != "a"]
+    again = keeping(step, rolls)
+    again = replace(again, data={**again.data, "mine": f"{mine[0]}:{mine[1]}"})
+    if len(beaten) < len(foes) and offer_luck(draft, c, again, rest, True):
+        return
+    for h in beaten:
+        draft.emit(ev.ConditionApplied(handle=h, condition=cat.make(
+            "outmaneuvered", ends="round-end", key=step.who, effects={f"from:{step.who}": 1},
+            note=f"cannot attack {c.name} this round", **at(draft))))
     if len(beaten) == len(foes):
         options = ("withdraw",) + tuple(f"engage:{h}" for h in foes)
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(

@@ -150,6 +150,12 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
     right or left, by 1D2) are "sustained": armour is ignored or counts."""
 
+    luck_damage_roll: Literal["attacker", "target", "off"] = "attacker"
+    """Who may spend a Luck Point to re-roll a damage roll (seed 001 "Use
+    Luck Point": "to re-roll a particular result", not saying whose):
+    ``attacker``, the roll being his own (as every other Luck re-roll);
+    ``target``, the blow falling on him; ``off``. Our ruling."""
+
 
 DEFAULT_RULINGS = Rulings()
 
@@ -201,6 +207,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                           f"{REF} B15 (silent on stance); our ruling"),
     "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
                                f"{SEED} 'Jump' ('sustained'); our ruling"),
+    "luck_damage_roll": ("attacker", "who may spend a Luck Point to re-roll a damage roll: the attacker, the target, or no one",
+                         f"{SEED} 'Use Luck Point' (whose result is not said); our ruling"),
 }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from affray.rules.base import read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray.text import one_line
 from affray import dice
 from affray.events.core import LocationInit
@@ -33,6 +33,9 @@ TRAITS = ("cutting", "impaling", "bludgeoning", "entangling", "two-handed", "shi
 #: Weapon reach, shortest first (Mythras weapon tables; seed 001 "Charging":
 #: the longer weapon strikes first).
 REACHES = ("touch", "short", "medium", "long", "very long")
+#: The skills the rules test by name (Evade, Brawn... seed 001); a near
+#: miss of one in ``skills`` is refused (:func:`affray.rules.base.check_names`).
+RULE_SKILLS = ("Acrobatics", "Athletics", "Brawn", "Endurance", "Evade", "Perception", "Ride", "Unarmed")
 _DO = "fix the sheet and try again"
 
 
@@ -245,12 +248,23 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
                 raise _fail(label, f"{p}.range", f"{w.range!r} must be Close/Effective/Long, e.g. '10/30/60'")
         if not 0 <= w.load <= 20 or not 0 <= w.ward <= 6:
             raise _fail(label, p, "load must be 0..20 and ward 0..6")
+    styled = set()
     for i, s in enumerate(sheet.combat_styles):
         if not 0 <= s.skill <= 300:
             raise _fail(label, f"combat_styles[{i}].skill", f"must be 0..300, got {s.skill}")
         for n in s.weapons:
             if n.lower() not in names:
-                raise _fail(label, f"combat_styles[{i}].weapons", f"{n!r} is not among the sheet's weapons")
+                raise _fail(label, f"combat_styles[{i}].weapons", f"{n!r} is not among the sheet's weapons"
+                            + suggestion(n, [w.name for w in sheet.weapons]))
+            styled.add(n.lower())
+    for i, w in enumerate(sheet.weapons):  # issue 16: an unstyled weapon would attack at 0%
+        if w.kind != "unarmed" and w.name.lower() not in styled:
+            raise _fail(label, f"weapons[{i}]", f"{w.name!r} is in no combat style (seed 001 \"Combat Skill\"); "
+                        "list it in a [[combat_styles]] weapons list")
+    try:
+        check_names(label, "skills", sheet.skills, RULE_SKILLS)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     armour = {_norm_loc(label, f"armour.{k}", k): v for k, v in sheet.armour.items()}
     natural = {_norm_loc(label, f"natural_armour.{k}", k): v for k, v in sheet.natural_armour.items()}
     for k, v in list(armour.items()) + list(natural.items()):
@@ -267,20 +281,20 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
     for i, sp in enumerate(sheet.spells):
         if not sp.name.strip() or not 1 <= sp.casting_time <= 20:
             raise _fail(label, f"spells[{i}]", "a spell needs a name and a casting_time of 1..20 Turns")
+        if sp.skill.lower() not in (k.lower() for k in sheet.skills):
+            raise _fail(label, f"spells[{i}].skill", f"{sp.skill!r} is not among the sheet's skills" + suggestion(sp.skill, sheet.skills))
     for n in sheet.ready or []:
         if n.lower() not in names:
-            raise _fail(label, "ready", f"{n!r} is not among the sheet's weapons")
+            raise _fail(label, "ready", f"{n!r} is not among the sheet's weapons" + suggestion(n, [w.name for w in sheet.weapons]))
     return msgspec.structs.replace(sheet, armour=armour, natural_armour=natural, system=SYSTEM)
 
 
 def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
     """A validated :class:`Sheet` from plain data; :class:`SheetError`."""
-    if not isinstance(data, dict):
-        raise _fail(label, "", "expected a table of sheet fields")
     try:
-        sheet = msgspec.convert(data, Sheet)
-    except msgspec.ValidationError as exc:
-        raise _fail(label, "", " ".join(str(exc).split())) from None
+        sheet = decode_sheet(data, Sheet, label)  # one line naming the key (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     return validate_sheet(sheet, label)
 
 

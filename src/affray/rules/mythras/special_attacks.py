@@ -129,7 +129,8 @@ def leap(draft: Draft, who: str, arg: str) -> None:
         draft.emit(ev.ConditionApplied(handle=t.handle, condition=cat.make(
             "pinned", ends="event", key=who, effects={f"from:{who}": 1},
             note=f"{c.name} astride: no regaining footing until they leave or an Arise is won", **at(draft))))
-    draft.then("attack:resolve", reaction="leap", item=None, d_level=d.result, d_roll=d.roll, d_target=d.target)
+    draft.then("attack:resolve", reaction="leap", item=None, d_level=d.result, d_roll=d.roll, d_target=d.target,
+               d_skill=name)
 
 
 def sweep(draft: Draft, who: str, arg: str) -> None:

@@ -167,10 +167,11 @@ STEPS = {
     "choose:sharpshooter": effects.sharpshooter,       # then damage:apply
     "choose:outmaneuver-end": movement.outmaneuver_end,
     "choose:counter-spell": magic.counter_choice,
-    "choose:luck-reroll": luck.luck_reroll,          # a lost roll against Trip, Disarm, Blind: re-roll with Luck?
+    "choose:luck-reroll": luck.luck_reroll,          # a lost roll (Trip, Disarm, Blind, Struggle, footing, yank, Outmaneuver): Luck?
     "choose:luck-endurance": wounds.luck_endurance,  # a failed Endurance roll: spend a Luck Point to re-roll?
+    "choose:luck-damage": damage.luck_damage,        # a damage roll: spend a Luck Point to re-roll it?
     # --- actions (affray act WHO ACTION, checked by actions.act): handler(draft, who, arg) ---
-    **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, drop, speak, signal, assess
+    **{"act:" + name: handler for name, handler in actions.ACTIONS.items()},  # ready, sheathe, drop, speak, signal, assess
     "act:brace": defence.brace,
     "act:take-cover": defence.take_cover,
     "act:ward": defence.ward,

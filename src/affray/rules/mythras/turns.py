@@ -21,7 +21,9 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, joining
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
-from affray.rules.mythras.core import at, fighters, go_on, grade_modifiers, rulings_of, sheet_of, test
+from affray.rules.mythras.core import (
+    at, fighters, go_on, grade_modifiers, kept_roll, keeping, luck_suffix, offer_luck, rulings_of, sheet_of, test,
+)
 from affray.rules.mythras.sheet import SheetError, derive, parse_sheet
 
 
@@ -44,16 +46,7 @@ def roll_initiative(draft: Draft) -> tuple[ev.InitiativeEntry, ...]:
     going before the other"; B12, B17): each tied fighter rolls 1D10, and
     those still tied roll again, so the dice after the Initiative d10s are
     the roll-off's, in Initiative then join order."""
-    rulings = rulings_of(draft.state)
-    rows = []
-    for c in fighters(draft.state):
-        sheet = sheet_of(c)
-        d = derive(sheet, rulings)
-        d10 = draft.roll("1D10", f"initiative: {c.name}", by=c.handle).total
-        surprise = -10 if c.surprised else 0
-        total = d10 + d.initiative - d.armour_penalty + surprise
-        detail = f"d10={d10} +{d.initiative} −{d.armour_penalty} armour" + (" −10 surprised" if surprise else "") + f" = {total}"
-        rows.append([total, sheet.characteristics.DEX, c, detail, ()])
+    rows = [_initiative_row(draft, c) for c in fighters(draft.state)]
     groups: dict[tuple[int, int], list] = {}
     for row in rows:
         groups.setdefault((row[0], row[1]), []).append(row)
@@ -67,6 +60,18 @@ def roll_initiative(draft: Draft) -> tuple[ev.InitiativeEntry, ...]:
             detail += "; tie on total and DEX: roll-off " + "/".join(str(o) for o in offs)
         out.append(ev.InitiativeEntry(handle=c.handle, rank=total, tiebreak=dex, tier=n, detail=detail))
     return tuple(out)
+
+
+def _initiative_row(draft: Draft, c: Combatant) -> list:
+    """Roll ``c``'s Initiative: ``[total, DEX, c, detail, roll-offs]``
+    (seed 001 "Initiative"; B12 armour, B17; −10 when surprised)."""
+    sheet = sheet_of(c)
+    d = derive(sheet, rulings_of(draft.state))
+    d10 = draft.roll("1D10", f"initiative: {c.name}", by=c.handle).total
+    surprise = -10 if c.surprised else 0
+    total = d10 + d.initiative - d.armour_penalty + surprise
+    detail = f"d10={d10} +{d.initiative} −{d.armour_penalty} armour" + (" −10 surprised" if surprise else "") + f" = {total}"
+    return [total, sheet.characteristics.DEX, c, detail, ()]
 
 
 def _roll_off(draft: Draft, tied: list, depth: int = 0) -> None:
@@ -154,10 +159,17 @@ def _past_incapacitated(draft: Draft, c: Combatant, level: int, why: str) -> Non
 def join(draft: Draft, command: cmd.JoinCombatant) -> None:
     """``affray join``: a combatant joins before Initiative is rolled (it is
     rolled once for the fight, seed 001 "Initiative"); once two sides are
-    present the GM may start."""
+    present the GM may start. In a fight under way, between turns, the
+    newcomer rolls Initiative and is placed in the order (:func:`place`).
+    :class:`RuleError` once the fight is over, or while an exchange or
+    another step is open."""
     state = draft.state
-    if state.phase != "setup":
-        raise RuleError("mythras rolls Initiative once, so combatants join before 'affray start'")
+    if state.phase in ("over", "closed"):
+        raise RuleError("the fight is over; open a new encounter with 'affray new'")
+    if state.phase != "setup" and (state.exchange is not None
+                                   or any(s.kind not in ("turn", "end-round") for s in state.pending)):
+        waiting = "; ".join(s.prompt for s in state.pending) or "nothing"
+        raise RuleError(f"a combatant joins a fight under way between turns; finish what is open first (waiting for: {waiting})")
     try:
         sheet = parse_sheet(command.sheet)
     except SheetError as exc:
@@ -170,9 +182,67 @@ def join(draft: Draft, command: cmd.JoinCombatant) -> None:
         combat_actions=d.action_points, reactions=0, weapons_ready=d.ready, surprised=command.surprised,
         movement=sheet.movement,
     ))
+    if state.phase != "setup":
+        place(draft, handle)
+        return
     s = draft.state
     steps = (start_step(s),) if len({c.side for c in s.combatants.values()}) >= 2 else ()
     draft.emit(ev.StepsAwaited(steps=steps))
+
+
+def place(draft: Draft, handle: str) -> None:
+    """A combatant joining a fight under way: it rolls Initiative as every
+    fighter did at the start (seed 001 "Initiative": "Initiative is
+    calculated by each participant rolling 1d10 and adding their Initiative
+    Modifier"), and goes into the kept order by the same rule: after the
+    higher totals, before the lower; on a tie, the higher DEX first; on a
+    tie on both, it and that fighter "each roll a die with the higher roll
+    going before the other" (again while they tie). It has its Action
+    Points for the round ("All beginning characters get 2 Action Points per
+    Round") and takes its Turns when the turns reach its place; a surprised
+    newcomer cannot defend until its Initiative arrives ("Surprise"). When
+    the table was waiting only for the GM to end the round, the newcomer's
+    Turn comes now. Events: ``OrderChanged``."""
+    state = draft.state
+    c = state.combatants[handle]
+    total, dex, _, detail, _ = _initiative_row(draft, c)
+    order = [o for o in state.order if o.handle in state.combatants]
+    at_ = len(order)
+    offs: list[int] = []
+    for i, o in enumerate(order):
+        if (o.rank, o.tiebreak) < (total, dex):
+            at_ = i
+            break
+        if (o.rank, o.tiebreak) == (total, dex) and _wins_roll_off(draft, c, state.combatants[o.handle], offs):
+            at_ = i
+            break
+    if offs:
+        detail += "; tie on total and DEX: roll-off " + "/".join(str(o) for o in offs)
+    entry = ev.InitiativeEntry(handle=handle, rank=total, tiebreak=dex, detail=detail)
+    placed = order[:at_] + [entry] + order[at_:]
+    placed = [replace(o, tier=n) for n, o in enumerate(placed)]
+    ap = max(0, c.max_combat_actions + c.effect("fatigue-ap"))
+    draft.emit(ev.OrderChanged(order=tuple(placed), combat_actions={handle: ap},
+                               reason=f"{c.name} joins the fight: Initiative {detail}"))
+    if c.surprised:
+        draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+            "surprised", cause=draft.next_version, round=state.round, step=draft.state.step, ends="round-end",
+            effects={"no-defence": 1, "cannot-attack": 1, "bonus-effect": 1})))
+    if state.pending and all(s.kind == "end-round" for s in state.pending):
+        advance(draft)
+
+
+def _wins_roll_off(draft: Draft, c: Combatant, other: Combatant, offs: list[int]) -> bool:
+    """``c`` and ``other`` each roll 1D10, again while they tie (at most 20
+    times; then ``other``, already placed, keeps its place); ``c``'s faces
+    go on ``offs``. True when ``c`` rolled higher."""
+    for _ in range(20):
+        mine = draft.roll("1D10", f"initiative roll-off: {c.name}", by=c.handle).total
+        theirs = draft.roll("1D10", f"initiative roll-off: {other.name}", by=other.handle).total
+        offs.append(mine)
+        if mine != theirs:
+            return mine > theirs
+    return False
 
 
 def start(draft: Draft, command: cmd.StartRound) -> None:
@@ -416,16 +486,31 @@ def delay(draft: Draft, handle: str, action: str) -> None:
 
 def roll_footing(draft: Draft, step: ev.PendingStep, rest) -> None:
     """Regain Footing while engaged: win an opposed test of Brawn or
-    Athletics (each side its better) to stand (seed 001; B6)."""
+    Athletics (each side its better) to stand (seed 001; B6). Lost with a
+    Luck Point left, the stander may re-roll his own roll (seed 001 "Use
+    Luck Point": "to re-roll a particular result"; :func:`~.core.offer_luck`):
+    the step comes back with the foe's roll kept (:func:`~.core.kept_roll`),
+    or ``forced`` when the loss is accepted."""
     state = draft.state
     c, foe = state.combatants[step.who], state.combatants[str(step.data["foe"])]
-    results = []
-    for who in (c, foe):
+    if step.data.get("forced"):
+        go_on(draft, rest, "")
+        return
+
+    def roll(who: Combatant, luck: str = "") -> ev.SkillTested:
         s = sheet_of(who)
         name, skill = max((("Brawn", s.skill("Brawn")), ("Athletics", s.skill("Athletics"))), key=lambda p: p[1])
-        results.append(test(draft, who, name, skill, "Regain Footing (opposed)",
-                            grade_modifiers(state, who, skill, (), "both", combat=False)))
-    mine, theirs = results
-    if tables.opposed_winner(mine.result, mine.roll, theirs.result, theirs.roll) == "a":
+        return test(draft, who, name, skill, "Regain Footing (opposed)" + luck,
+                    grade_modifiers(state, who, skill, (), "both", combat=False))
+
+    mine = roll(c, luck_suffix(step))
+    theirs = kept_roll(step, foe.handle)
+    if theirs is None:
+        tested = roll(foe)
+        theirs = (tested.result, tested.roll)
+    won = tables.opposed_winner(mine.result, mine.roll, *theirs) == "a"
+    if not won and offer_luck(draft, c, keeping(step, {foe.handle: theirs}), rest, True):
+        return
+    if won:
         draft.emit(ev.StanceChanged(handle=c.handle, stance="standing", reason="regains footing"))
     go_on(draft, rest, "")

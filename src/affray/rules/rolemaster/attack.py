@@ -20,7 +20,7 @@ from affray.events import core as ev
 from affray.events import rolemaster as rev
 from affray.rules.base import Draft, RuleError, check_target, find_combatant
 from affray.rules.rolemaster import conditions as cat
-from affray.rules.rolemaster import core
+from affray.rules.rolemaster import core, tables
 from affray.rules.rolemaster.sheet import Weapon
 from affray.rules.rolemaster.tables import AttackTable, FumbleTable
 
@@ -46,19 +46,75 @@ def _weapon(c, name: str) -> Weapon:
     raise RuleError(f"{c.name} holds no weapon; 'affray act {c.handle} draw WEAPON' or pass")
 
 
-def _situations(situations) -> tuple[int, int]:
-    """``(parry, ap)`` from ``--situation parry=N`` and ``--situation ap=N``."""
-    parry, ap = 0, 0
+#: ``--situation`` keys a rolemaster attack takes, with what each means.
+SITUATIONS = {
+    "parry": "parry=N: move N of OB to parry for the round (A6)",
+    "ap": "ap=N: a quicker attack, -25 per AP less (RMH)",
+    "range": "range=METRES: a missile's range band (the weapon's ranges)",
+    "cover": "cover=" + "|".join(tables.COVER) + ": the target's cover, DB (RMH)",
+    "pace": "pace=" + "|".join(tables.PACE) + ": the attacker's pace this round, its action penalty (RMH)",
+    "charge": "charge=M/S: a charge at that speed relative to the defender (RMH 'Charging'; needs pace=jog or faster)",
+}
+
+
+def _situations(situations) -> dict[str, str]:
+    """``--situation KEY=VALUE`` pairs, checked against :data:`SITUATIONS`."""
+    out = {}
     for s in situations:
         key, sep, value = s.partition("=")
-        key = key.strip().lower()
-        if key not in ("parry", "ap") or not sep or not value.strip().lstrip("-").isdigit():
-            raise RuleError(f"unknown situation {s!r}; rolemaster knows parry=N (OB moved to parry) and ap=N (a quicker attack)")
-        if key == "parry":
-            parry = int(value)
-        else:
-            ap = int(value)
-    return parry, ap
+        key, value = key.strip().lower(), value.strip().lower()
+        if key not in SITUATIONS or not sep or not value:
+            raise RuleError(f"unknown situation {s!r}; rolemaster knows " + "; ".join(SITUATIONS.values()))
+        out[key] = value
+    return out
+
+
+def _number(situations: dict[str, str], key: str, kind=int):
+    """The number of situation ``key`` (0 when absent); one line when it is not one."""
+    text = situations.get(key)
+    if text is None:
+        return kind(0)
+    try:
+        return kind(text)
+    except ValueError:
+        raise RuleError(f"--situation {key}= takes a number; got {text!r} ({SITUATIONS[key]})") from None
+
+
+def _situation_mods(state, a, t, w: Weapon, sit: dict[str, str]) -> tuple[list[ev.Modifier], dict[str, int]]:
+    """OB modifiers from range, pace and charge, and the charge's effects
+    (RMH: range bands, movement pace, "Charging", "Closing")."""
+    mods: list[ev.Modifier] = []
+    charge: dict[str, int] = {}
+    metres = _number(sit, "range", float)
+    if "range" in sit:
+        if w.kind != "missile":
+            raise RuleError(f"{w.name} is not a missile weapon; range=METRES is for missiles")
+        mods.append(core.range_modifier(w, metres))
+    elif w.kind == "missile" and w.ranges:
+        raise RuleError(f"say how far {t.name} is: --situation range=METRES ({w.name}'s bands reach {w.ranges[-1][0]:g} m)")
+    pace = sit.get("pace")
+    if pace is not None:
+        if pace not in tables.PACE:
+            raise RuleError(f"unknown pace {pace!r}; use one of {', '.join(tables.PACE)} (RMH movement-rules)")
+        p = tables.PACE[pace]
+        clash = w.kind != "missile" and t.handle not in a.engaged
+        why = f"pace {pace} (x{p.multiple:g})" + (": closing, the clash of blades" if clash else "")
+        mods.append(ev.Modifier(p.ob, why))
+    if "charge" in sit:
+        speed = _number(sit, "charge", float)
+        if w.kind == "missile":
+            raise RuleError("a charge is a melee attack; drop --situation charge")
+        if pace is None or tables.PACE[pace].multiple < 2:
+            raise RuleError("a charge needs a running pace: add --situation pace=jog or faster (RMH 'Charge action')")
+        band = tables.charge_band(speed)
+        if core.rulings_of(state).charge_bonus == "second-by-second":
+            mods.append(ev.Modifier(10, "charge (+10 OB)"))
+            charge["charge-db"] = -10
+        if band is not None:
+            charge["charge-hits"] = band.hits
+            charge["charge-crit"] = band.critical
+        charge["charge-speed"] = int(speed)
+    return mods, charge
 
 
 def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
@@ -78,7 +134,15 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if not t.can_fight and t.status != "active":
         raise RuleError(f"{t.name} is {t.status}; choose another target")
     w = _weapon(a, command.weapon)
-    parry, ap = _situations(command.situations)
+    sit = _situations(command.situations)
+    parry, ap = _number(sit, "parry"), _number(sit, "ap")
+    if w.kind == "missile" and core.unloaded(a, w.name) is not None:
+        left = core.unloaded(a, w.name).effects.get("reload-left", 0)
+        raise RuleError(f"{a.name}'s {w.name} is not loaded ({left} AP of reloading left); 'affray act {attacker} reload {w.name}'")
+    extra, charge = _situation_mods(state, a, t, w, sit)
+    cover = sit.get("cover")
+    if cover is not None and cover not in tables.COVER:
+        raise RuleError(f"unknown cover {cover!r}; use one of {', '.join(tables.COVER)} (RMH ob-db-modifiers)")
     full = int(core.rulings_of(state).melee_ap) if w.kind != "missile" else 3
     cost = ap or min(full, a.combat_actions)  # with fewer AP left: a quicker attack at -25 per AP less
     if not 1 <= cost <= full:
@@ -92,7 +156,20 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     core.spend(draft, attacker, cost, f"attack with {w.name}")
     xid = draft.state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=xid, attacker=attacker, target=target, weapon=w.name,
-                                 kind="missile" if w.kind == "missile" else "melee", modifiers=tuple(command.modifiers)))
+                                 kind="missile" if w.kind == "missile" else "melee",
+                                 modifiers=tuple(extra) + tuple(command.modifiers)))
+    if w.kind == "missile" and w.reload:
+        core.mark_unloaded(draft, attacker, w)
+    if cover is not None:
+        db = core.cover_db(state, cover)
+        draft.emit(ev.ConditionApplied(handle=target, condition=cat.make(
+            "covered", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
+            effects={"cover-db": db}, note=f"cover {cover} (+{db} DB)")))
+    if charge:
+        draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
+            "charging", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
+            effects={**charge, f"exchange:{xid}": 1},
+            note=f"charges {t.name} at {charge['charge-speed']} m/s")))
     if not a.has("attacked"):
         draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
             "attacked", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
@@ -161,20 +238,31 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
         dice=(first, *extra), first=first, fumble_range=fr, roll=roll, ob=ob, ob_parts=obs, db=db, db_parts=dbs,
         total=total, read=read, row_low=row.low, row_high=row.high, column=t.sheet["armour"], cell=cell.raw,
         hits=cell.hits, severity=cell.severity, crit_type=crit_type))
-    draft.emit(ev.AttackResolved(exchange=x.id, hit=cell.hits > 0, critical=bool(cell.severity), roll=roll, skill=ob - db))
-    if cell.hits:
-        draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location="body", rolled=cell.hits, reduced=0, armour=0,
-                                  final=cell.hits, critical=bool(cell.severity), note=f"{table.name} {cell.raw}"))
+    hits, severity, note = cell.hits, cell.severity, f"{table.name} {cell.raw}"
+    charging = next((k for k in a.conditions if k.name == "charging" and k.effects.get(f"exchange:{x.id}")), None)
+    if charging is not None and hits and charging.effects.get("charge-hits"):
+        hits *= charging.effects["charge-hits"]
+        severity = tables.step_severity(severity, charging.effects.get("charge-crit", 0))
+        draft.emit(rev.ChargeLanded(exchange=x.id, attacker=a.handle, speed=charging.effects.get("charge-speed", 0),
+                                    hits_from=cell.hits, hits=hits, severity_from=cell.severity, severity=severity))
+        note += f", charge x{charging.effects['charge-hits']}"
+    draft.emit(ev.AttackResolved(exchange=x.id, hit=hits > 0, critical=bool(severity), roll=roll, skill=ob - db))
+    if hits:
+        draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location="body", rolled=hits, reduced=0, armour=0,
+                                  final=hits, critical=bool(severity), note=note))
         core.check_down(draft, t.handle)
-    if cell.severity and draft.state.combatants[t.handle].status != "dead":
+    if severity and draft.state.combatants[t.handle].status != "dead":
         crit_table = table.criticals[crit_type]
+        parts = core.critical_parts(state, a, crit_table, severity)
+        dice = tuple(ev.DiceNeed(f"{a.name}: critical roll (closed)" + (f", {p} part" if p != severity else ""),
+                                 "1D100", by=a.handle) for p in parts)
+        split = f" (an {' + '.join(parts)})" if parts != (severity,) else ""
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=a.handle, verb="roll", kind="critical", exchange=x.id,
-            prompt=f"{a.name}: roll the {cell.severity} critical ({crit_type}) on {crit_table} against {t.name}",
-            dice=(ev.DiceNeed(f"{a.name}: critical roll (closed)", "1D100", by=a.handle),),
-            data={"table": crit_table, "severity": cell.severity, "type": crit_type}),)))
+            prompt=f"{a.name}: roll the {severity} critical{split} ({crit_type}) on {crit_table} against {t.name}",
+            dice=dice, data={"table": crit_table, "severity": severity, "type": crit_type}),)))
         return
-    summary = f"{a.name} hits {t.name} for {cell.hits}" if cell.hits else f"{a.name} misses {t.name}"
+    summary = f"{a.name} hits {t.name} for {hits}" if hits else f"{a.name} misses {t.name}"
     core.end_exchange(draft, f"{summary} ({table.name} {total} → {cell.raw})")
 
 

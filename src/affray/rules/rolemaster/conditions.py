@@ -33,6 +33,11 @@ CATALOGUE: dict[str, str] = {
     "no-actions": "Surprised / Confused, Failure: can perform no further actions this round (seed 000)",
     "unaware": "does not know it is in combat: loses the Quickness part of DB (rules-reference.md A5)",
     "unconscious": "out of the fight (hits gone, or a critical)",
+    "dying": "hits past the death threshold: the soul departs in five minutes (60 rounds) unless healed above it (RMH 'Death'; ruling death_delay)",
+    "covered": "behind cover against the attack being resolved: its DB bonus (RMH ob-db-modifiers 'COVER')",
+    "unloaded": "a missile weapon shot and not yet reloaded: reload-left Action Points owed (RMH 'Ammo reload', 'Round to Round Actions')",
+    "charging": "charged into melee this round: the charge's hits multiple and critical steps on that attack, -10 DB with ruling charge_bonus (RMH 'Charging')",
+    "footing": "standing in bad terrain: an OB modifier and the Quickness part of DB halved or lost (RMH ob-db-modifiers 'Terrain Condition')",
     "attacked": "attacked someone this round (melee engagement, seed 000 'Melee'; no parry after attacking, ruling parry_after_attack)",
 }
 

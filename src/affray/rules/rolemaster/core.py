@@ -13,6 +13,7 @@ from msgspec.structs import replace
 
 from affray.events import commands as cmd
 from affray.events import core as ev
+from affray.events import rolemaster as rev
 from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, sheet_reader
 from affray.rules.rolemaster import conditions as cat
@@ -59,6 +60,23 @@ def table(state: State, c: Combatant | None, name: str, kind: type):
     if not isinstance(t, kind):
         raise RuleError(f"table {name!r} ({path.name}) is not a {kind.__name__}")
     return t
+
+
+def critical_parts(state: State, c: Combatant | None, name: str, severity: str) -> tuple[str, ...]:
+    """The columns a critical of ``severity`` reads on table ``name``, one
+    closed roll each: the severity itself, or for an ``F`` on a table with
+    no F column an E and a C (rules-reference.md A11, after RMC; ruling
+    ``severity_f``: ``e`` reads the E alone). :class:`RuleError` (one
+    line) for a column the table lacks."""
+    t = table(state, c, name, tables.CriticalTable)
+    if severity == "F" and "F" not in t.columns:
+        parts = ("E", "C") if rulings_of(state).severity_f == "e-plus-c" else ("E",)
+    else:
+        parts = (severity,)
+    for p in parts:
+        if p not in t.columns:
+            raise RuleError(f"critical table {t.name} has no column {p}; fix the table")
+    return parts
 
 
 def static_result(state: State, c: Combatant, total: int) -> tuple[str, int | None, int | None, str, int]:
@@ -223,6 +241,9 @@ def ob_parts(state: State, c: Combatant, weapon: Weapon, modifiers=(), quick_ap:
     for m in maneuver_penalty(state, c):
         if m.reason in ("critical wounds", "prone"):
             parts.append(m)
+    footing = terrain_of(c)
+    if footing is not None and footing.effects.get("terrain-ob"):
+        parts.append(ev.Modifier(footing.effects["terrain-ob"], f"{footing.note} (RMH terrain)"))
     parts += list(modifiers)
     return tuple(parts)
 
@@ -238,6 +259,10 @@ def db_parts(state: State, target: Combatant, *, melee: bool, parry: int = 0, do
     if s.quickness_db:
         if target.effect("no-qu-db") or target.effect("helpless") or target.effect("no-actions"):
             parts.append(ev.Modifier(0, f"Quickness {s.quickness_db} lost (unaware or cannot move)"))
+        elif target.effect("terrain-qu-none"):
+            parts.append(ev.Modifier(0, f"Quickness {s.quickness_db} lost ({terrain_of(target).note}, RMH terrain)"))
+        elif target.effect("terrain-qu-half"):
+            parts.append(ev.Modifier(s.quickness_db // 2, f"Quickness halved ({terrain_of(target).note}, RMH terrain)"))
         else:
             parts.append(ev.Modifier(s.quickness_db, "Quickness (3 x Qu bonus)"))
     shield = next((w for w in held(target) if w.kind == "shield"), None)
@@ -247,7 +272,90 @@ def db_parts(state: State, target: Combatant, *, melee: bool, parry: int = 0, do
         parts.append(ev.Modifier(parry, "parry (OB moved)"))
     if dodge:
         parts.append(ev.Modifier(dodge, "dodge"))
+    for k in target.conditions:
+        if k.name == "covered" and k.effects.get("cover-db"):
+            parts.append(ev.Modifier(k.effects["cover-db"], k.note))
+        elif k.name == "charging" and k.effects.get("charge-db"):
+            parts.append(ev.Modifier(k.effects["charge-db"], "charged this round (-10 DB)"))
     return tuple(parts)
+
+
+# --------------------------------------------------------------------------- #
+# Missiles, cover, pace and charges (RMH; rules-reference.md A)
+# --------------------------------------------------------------------------- #
+
+
+def range_modifier(w: Weapon, metres: float) -> ev.Modifier:
+    """The OB modifier of a missile ``w`` at ``metres``: the nearest band
+    of its ``ranges`` that reaches that far (the sheet's figures; RMSS
+    range modifiers are per weapon). :class:`RuleError` beyond the last
+    band, for a weapon without bands, and for a negative range."""
+    if metres < 0:
+        raise RuleError(f"a range is 0 metres or more; got {metres:g}")
+    if not w.ranges:
+        raise RuleError(f"{w.name} has no range bands; add ranges = [[UP_TO_METRES, MODIFIER], ...] to its sheet entry")
+    for upto, mod in w.ranges:
+        if metres <= upto:
+            return ev.Modifier(mod, f"range {metres:g} m (band up to {upto:g} m)")
+    raise RuleError(f"{metres:g} m is beyond {w.name}'s longest range ({w.ranges[-1][0]:g} m)")
+
+
+def cover_db(state: State, kind: str) -> int:
+    """The DB bonus of cover ``kind`` (RMH ``ob-db-modifiers.md``; the
+    full covers by ruling ``full_cover``)."""
+    cover = tables.COVER[kind]
+    if cover.printed and rulings_of(state).full_cover == "times-ten":
+        return cover.db * 10
+    return cover.db
+
+
+def unloaded(c: Combatant, weapon: str) -> ev.Condition | None:
+    """The ``unloaded`` condition of ``c``'s missile ``weapon``, or None
+    (loaded). Its ``reload-left`` effect is the Action Points still owed."""
+    return next((k for k in c.conditions if k.name == "unloaded" and k.id == f"unloaded:{weapon}"), None)
+
+
+def mark_unloaded(draft: Draft, handle: str, w: Weapon, left: int | None = None) -> None:
+    """``handle``'s ``w`` needs ``left`` (default: its ``reload``) Action
+    Points of reloading before it shoots again (RMH "Ammo reload")."""
+    state = draft.state
+    left = w.reload if left is None else left
+    cond = replace(cat.make("unloaded", cause=draft.next_version, round=state.round, step=state.step, ends="never",
+                            effects={"reload-left": left}, note=f"{w.name}: {left} AP of reloading left"),
+                   id=f"unloaded:{w.name}")
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cond))
+
+
+def terrain_of(c: Combatant) -> ev.Condition | None:
+    """The terrain the GM set for ``c`` (its ``footing`` condition), or None."""
+    return next((k for k in c.conditions if k.name == "footing"), None)
+
+
+def terrain_name(cond: ev.Condition) -> str:
+    """The terrain a ``footing`` condition names (an effect ``terrain:NAME``)."""
+    return next((k[8:] for k in cond.effects if k.startswith("terrain:")), "")
+
+
+def landing(draft: Draft, handle: str, exchange: int) -> None:
+    """A knock-back lands in the terrain the GM set for ``handle``: the
+    knockback table (ruling ``knockback_table``) adds that terrain's
+    effects (seed 000 "Knocked Back": "depending on terrain, may suffer
+    additional effects"). Nothing without a terrain or a table entry."""
+    state = draft.state
+    c = state.combatants[handle]
+    footing = terrain_of(c)
+    name = rulings_of(state).knockback_table
+    if footing is None or not name:
+        return
+    t = table(state, c, name, tables.KnockbackTable)
+    where = terrain_name(footing)
+    cell = t.terrain.get(where)
+    if cell is None:
+        return
+    effects = cell.as_dict()
+    draft.emit(rev.TerrainLookedUp(exchange=exchange, handle=handle, table=t.name, table_sha256=t.sha256,
+                                   terrain=where, text=cell.text, effects=effects))
+    apply_effects(draft, handle, effects, f"knocked back into {where}: {cell.text}", exchange=exchange, critical=False)
 
 
 # --------------------------------------------------------------------------- #
@@ -317,6 +425,8 @@ def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, 
         draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=why))
     if effects.get("staggered") or effects.get("prone") or effects.get("knocked_back"):
         add_state(draft, handle, "staggered", 1, why)
+    if effects.get("knocked_back"):
+        landing(draft, handle, exchange)
     if effects.get("initiative"):
         draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
             "lost-initiative", cause=draft.next_version, round=state.round, step=state.step, ends="event",
@@ -353,12 +463,68 @@ def lose_round(draft: Draft, handle: str, why: str) -> None:
         draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", amount=c.combat_actions, reason=why))
 
 
+#: Rounds of 5 seconds in "five minutes" (RMH "Death"; a round is five
+#: seconds, RMH tactical-activity-tracking).
+SOUL_DEPARTS_ROUNDS = 60
+
+
+def death_limit(state: State, c: Combatant) -> tuple[int, str] | None:
+    """``(limit, source)``: ``c`` dies once its hits fall below ``-limit``
+    (RMH ``injury-death-healing.md`` "Death": "negative hits greater than
+    his Body Development skill bonus", a +67 dies at -68), by ruling
+    ``death_at``: the ``body_development`` skill (the Constitution value
+    when the sheet lists none), the Constitution value, or None (``off``)."""
+    how = rulings_of(state).death_at
+    if how == "off":
+        return None
+    s = sheet_of(c)
+    if how == "body-development" and "body_development" in s.skills:
+        return s.skill("body_development"), "Body Development"
+    return s.stats.constitution.value, "Constitution"
+
+
 def check_down(draft: Draft, handle: str) -> None:
-    """A combatant whose hits are all gone falls unconscious (our ruling:
-    the seed gives no hits rule; RMSS drops a character at 0 hits)."""
-    c = draft.state.combatants[handle]
-    if c.status == "active" and c.location("body").hp <= 0:
+    """Hits and their thresholds (RMH ``injury-death-healing.md``): at 0
+    hits or less the combatant falls unconscious ("Unconsciousness"); below
+    ``-limit`` (:func:`death_limit`) it dies, at once or after five minutes
+    (ruling ``death_delay``: a ``dying`` condition of 60 rounds)."""
+    state = draft.state
+    c = state.combatants[handle]
+    hp = c.location("body").hp
+    if c.status == "active" and hp <= 0:
         draft.emit(ev.StatusChanged(handle=handle, status="unconscious", reason="no hits left"))
+    limit = death_limit(state, c)
+    c = draft.state.combatants[handle]
+    if c.status == "dead" or limit is None or hp >= -limit[0] or c.has("dying"):
+        return
+    why = f"{hp} hits, past -{limit[0]} ({limit[1]})"
+    if rulings_of(state).death_delay == "at-once":
+        draft.emit(ev.StatusChanged(handle=handle, status="dead", reason=why))
+        return
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "dying", cause=draft.next_version, round=state.round, step=state.step, ends="rounds",
+        count=SOUL_DEPARTS_ROUNDS, effects={"dying": 1},
+        note=f"{why}: dies in five minutes ({SOUL_DEPARTS_ROUNDS} rounds) unless healed")))
+
+
+def dying_upkeep(draft: Draft, handle: str, round_no: int) -> None:
+    """End of round for a ``dying`` combatant (RMH "Death"): healed back
+    to ``-limit`` hits or better, it lives; else one round of the five
+    minutes passes, and at the last the combatant dies."""
+    c = draft.state.combatants[handle]
+    cond = next((k for k in c.conditions if k.name == "dying"), None)
+    if cond is None or c.status == "dead":
+        return
+    limit = death_limit(draft.state, c)
+    if limit is None or c.location("body").hp >= -limit[0]:
+        draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="healed in time: no longer dying"))
+        return
+    left = cond.ends.count - 1
+    if left > 0:
+        draft.emit(ev.ConditionApplied(handle=handle, condition=replace(cond, ends=ev.ConditionEnd(kind="rounds", count=left))))
+        return
+    draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason=f"end of round {round_no}"))
+    draft.emit(ev.StatusChanged(handle=handle, status="dead", reason="the soul departed (five minutes past the death threshold)"))
 
 
 # --------------------------------------------------------------------------- #
@@ -390,9 +556,10 @@ def route_act(draft: Draft, command: cmd.TakeAction) -> None:
     except ValueError:
         words = command.action.split()
     if not words:
-        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, orientation, perception")
+        raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], terrain KIND, "
+                        "orientation, perception, maneuver SKILL")
     word = words[0].lower()
-    known = ("pass", "parry", "stand", "draw", "orientation", "perception")
+    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception", "maneuver")
     if word not in known:
         raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
     draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))
@@ -424,9 +591,9 @@ def end_exchange(draft: Draft, summary: str) -> None:
     if x is not None:
         for h in (x.attacker, x.target):
             c = draft.state.combatants.get(h)
-            dodge = next((k for k in c.conditions if k.name == "dodging"), None) if c else None
-            if dodge is not None:
-                draft.emit(ev.ConditionExpired(handle=h, condition_id=dodge.id, reason="the attack is resolved"))
+            for k in (c.conditions if c else ()):
+                if k.name in ("dodging", "covered"):
+                    draft.emit(ev.ConditionExpired(handle=h, condition_id=k.id, reason="the attack is resolved"))
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()

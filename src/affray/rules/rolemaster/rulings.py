@@ -87,10 +87,15 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Action Points a full melee attack takes (RMH: Melee Attack 2-4; -25
     for each AP less, asked with ``--situation ap=N``)."""
 
-    turn_order: Literal["cycle"] = "cycle"
-    """The RMH initiative countdown, simplified: highest initiative first,
-    one action per turn, cycling while anyone has Action Points left. Named
-    so it is on record."""
+    turn_order: Literal["countdown", "cycle"] = "countdown"
+    """The RMH initiative countdown (tactical-activity-tracking: "Actual
+    Initiative = Base Initiative + (remaining Action Points x 5)"): the
+    highest actual initiative declares its next action, its AP lower its
+    count, ties to the higher Quickness bonus then the order rolled
+    (``countdown``). Our simplification: an action resolves when it is
+    declared, not 5 x its AP later on the count. ``cycle``: the older
+    simplification, highest initiative first, one action per turn,
+    cycling while anyone has Action Points left."""
 
     prone_penalty: Annotated[str, msgspec.Meta(pattern=r"^-?[0-9]{1,3}$")] = "-50"
     """"The usual modifiers to action for prone position" (seed 000
@@ -110,6 +115,45 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     static_maneuver_table: str = ""
     """A static-maneuver table of the campaign's for Perception, orientation
     and a table-less Dodge; empty: the bands of rules-reference.md A8."""
+
+    charge_bonus: Literal["tactical", "second-by-second"] = "tactical"
+    """A charge's accuracy: RMH's tactical rules give only the pace penalty
+    (``tactical``); its second-by-second rules add +10 OB and -10 DB to
+    the charger for the round (``second-by-second``). Both multiply the
+    hits and raise the critical by the relative speed (RMH "Charging")."""
+
+    full_cover: Literal["times-ten", "as-printed"] = "times-ten"
+    """RMH ``ob-db-modifiers.md`` prints full soft cover +4 and full hard
+    cover +10 beside half soft +20 and half hard +50: read as +40 and +100
+    (``times-ten``, our ruling: a digit lost), or as printed."""
+
+    severity_f: Literal["e-plus-c", "e"] = "e-plus-c"
+    """An ``F`` critical on a critical table with no F column: an E
+    critical plus a C critical, two closed rolls on the same table (RMC
+    ``CriticalSeverity``, rules-reference.md A11), or an E alone (``e``).
+    A table with an F column is read there."""
+
+    death_at: Literal["body-development", "constitution", "off"] = "body-development"
+    """When hits below 0 kill (RMH ``injury-death-healing.md``, "Death": a
+    character dies on reaching negative hits greater than his Body
+    Development skill bonus, ``skills.body_development``; a sheet without
+    it uses its Constitution value). ``constitution``: negative hits
+    greater than the Constitution value (our reading of RMSS); ``off``:
+    never from hits (the GM rules it). 0 hits or less is unconscious in
+    every case (RMH "Unconsciousness")."""
+
+    death_delay: Literal["five-minutes", "at-once"] = "five-minutes"
+    """"The soul will depart the body in five minutes" (RMH "Death"): a
+    combatant past the death threshold is ``dying`` for 60 rounds of 5
+    seconds and dies at the end of the last unless healed back above it
+    (``five-minutes``), or dies at once (``at-once``)."""
+
+    knockback_table: str = "sample-knockback"
+    """The table of what landing in a terrain adds to a knock-back (seed 000
+    "Knocked Back": "depending on terrain, may suffer additional effects";
+    the seed and RMH give no figures): read for the terrain the GM set for
+    the combatant (``act WHO terrain KIND``). The default is the shipped
+    INVENTED sample; empty for none."""
 
     tables: str = ""
     """A folder of the campaign's own tables, searched before a sheet's
@@ -148,14 +192,26 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "action_points": ("4", "Action Points each round", "RMH tactical-activity-tracking"),
     "melee_ap": ("4", "AP of a full melee attack (-25 per AP less with --situation ap=N)",
                  "RMH tactical-activity-tracking (Melee Attack 2-4)"),
-    "turn_order": ("cycle", "highest initiative first, one action per turn, cycling while AP remain",
-                   "RMH initiative countdown, simplified; our ruling"),
+    "turn_order": ("countdown", "the RMH countdown by base + 5 x AP left (actions resolve when declared), "
+                   "or cycle: one action per turn in initiative order", "RMH tactical-activity-tracking; our ruling"),
     "prone_penalty": ("-50", "prone: this much to attacks and maneuvers", f"{SEED} 'Staggered or Prone'; our ruling"),
     "parry_after_attack": ("refuse", "no parry declared after attacking in the round (refuse) or allow",
                            f"{REF} A6; RMH 'Parry'"),
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
+    "charge_bonus": ("tactical", "a charge: pace penalty only (tactical) or also +10 OB / -10 DB (second-by-second)",
+                     "RMH tactical-activity-tracking 'Charging'; second-by-second-rules 'Charge action'"),
+    "full_cover": ("times-ten", "full soft/hard cover: +40/+100 DB (times-ten) or the printed +4/+10",
+                   "RMH ob-db-modifiers 'COVER'; our ruling"),
+    "severity_f": ("e-plus-c", "F critical without an F column: E + C (two rolls), or E alone",
+                   f"{REF} A11 (RMC CriticalSeverity)"),
+    "death_at": ("body-development", "dead below -(Body Development bonus) hits, -(Constitution), or off",
+                 "RMH injury-death-healing 'Death'; our ruling"),
+    "death_delay": ("five-minutes", "past the death threshold: dying for 60 rounds unless healed, or dead at once",
+                    "RMH injury-death-healing 'Death'"),
+    "knockback_table": ("sample-knockback", "what landing in a terrain adds to a knock-back (empty: nothing)",
+                        f"{SEED} 'Knocked Back'; our ruling (no figures given)"),
     "tables": ("", "folder of the campaign's own tables (searched first)", "issue 13; README 'Rolemaster rules'"),
 }
 
@@ -163,7 +219,7 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
 def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
     (one line) naming the ruling and its allowed values."""
-    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table"))
+    return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table", "knockback_table"))
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:

@@ -14,13 +14,17 @@ from pathlib import Path
 
 import msgspec
 
-from affray.rules.base import read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray.events.core import LocationInit
 from affray.text import one_line
 
 STATS = ("agility", "constitution", "empathy", "intuition", "memory", "presence", "quickness", "reasoning",
          "self_discipline", "strength")
 WEAPON_KINDS = ("melee", "missile", "shield", "unarmed")
+#: The skills the rules read by name (bonuses: acrobatics in defence.py,
+#: perception in maneuvers.py), as
+#: the sheet must spell them: a near miss (``Perception``) is refused.
+RULE_SKILLS = ("acrobatics", "perception")
 _DO = "fix the sheet and try again"
 
 
@@ -54,7 +58,12 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A weapon or shield. ``ob``: the Offensive Bonus with it; ``table``:
     its attack table (a name or a path); ``fumble``: ``[LOW, HIGH]`` of the
     unmodified first die (default: the table's ``fumble_range``); ``db``: a
-    shield's DB; ``kind``: melee, missile, shield or unarmed."""
+    shield's DB; ``kind``: melee, missile, shield or unarmed. A missile
+    weapon's ``ranges``: its range bands, ``[[UP_TO_METRES, OB_MODIFIER],
+    ...]`` nearest first (the figures of the book you own: RMSS weapon
+    range modifiers are per weapon); ``reload``: the Action Points to make
+    it ready again after a shot (0: none; RMH "Ammo reload" is 6; more than
+    the round's AP carries over, RMH "Round to Round Actions")."""
 
     name: str
     kind: str = "melee"
@@ -62,6 +71,8 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     table: str = ""
     fumble: tuple[int, int] | None = None
     db: int = 0
+    ranges: tuple[tuple[float, int], ...] = ()
+    reload: int = 0
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -105,11 +116,19 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 def parse_sheet(data: object, label: str = "sheet") -> Sheet:
-    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one line)."""
+    """Validate plain data as a :class:`Sheet`; :class:`SheetError` (one
+    line). A ``system`` key, which the other systems' sheets carry, may name
+    rolemaster (it is not stored); naming another system is refused."""
+    if isinstance(data, dict) and "system" in data:
+        named = str(data["system"]).strip()
+        if named.lower() not in ("rolemaster", "rm", "rmss"):
+            raise SheetError(one_line(f"{label}: system: this is a {named!r} sheet, not rolemaster; "
+                                      f"join it to a {named} encounter or fix the sheet"))
+        data = {k: v for k, v in data.items() if k != "system"}
     try:
-        sheet = msgspec.convert(data, Sheet)
-    except msgspec.ValidationError as exc:
-        raise SheetError(f"{label}: {one_line(str(exc))}; {_DO}") from None
+        sheet = decode_sheet(data, Sheet, label)  # one line naming the key (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     if sheet.hits < 1:
         raise SheetError(f"{label}: hits must be at least 1; {_DO}")
     names = [w.name.lower() for w in sheet.weapons]
@@ -120,11 +139,22 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
             raise SheetError(f"{label}: weapon {w.name!r}: kind {w.kind!r} is not one of {', '.join(WEAPON_KINDS)}; {_DO}")
         if w.kind != "shield" and not w.table:
             raise SheetError(f"{label}: weapon {w.name!r} names no attack table (table = \"NAME\"); {_DO}")
+        if w.ranges and w.kind != "missile":
+            raise SheetError(f"{label}: weapon {w.name!r}: range bands are for missile weapons; {_DO}")
+        if any(b[0] <= 0 for b in w.ranges) or any(a[0] >= b[0] for a, b in zip(w.ranges, w.ranges[1:])):
+            raise SheetError(f"{label}: weapon {w.name!r}: ranges are [[UP_TO_METRES, MODIFIER], ...], nearest first; {_DO}")
+        if w.reload < 0:
+            raise SheetError(f"{label}: weapon {w.name!r}: reload is a number of Action Points (0 or more); {_DO}")
         if w.fumble is not None and not 1 <= w.fumble[0] <= w.fumble[1] <= 100:
             raise SheetError(f"{label}: weapon {w.name!r}: fumble is [LOW, HIGH] within 1..100; {_DO}")
+    try:
+        check_names(label, "skills", sheet.skills, RULE_SKILLS, exact_case=True)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     for r in sheet.ready or ():
         if r.lower() not in names:
-            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons; {_DO}")
+            raise SheetError(f"{label}: ready names {r!r}, which is not one of its weapons"
+                             f"{suggestion(r, [w.name for w in sheet.weapons])}; {_DO}")
     return sheet
 
 

@@ -70,8 +70,11 @@ ROUTER = Router(
         "act:pass": actions.act_pass,
         "act:stand": actions.act_stand,
         "act:draw": actions.act_draw,
+        "act:reload": actions.act_reload,
+        "act:terrain": actions.act_terrain,
         "act:orientation": maneuvers.act_check("orientation"),
         "act:perception": maneuvers.act_check("perception"),
+        "act:maneuver": maneuvers.act_maneuver,
     },
     sequencer=turns.advance,
 )

@@ -14,7 +14,8 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     ``rows``: ``[[LOW, HIGH], [CELL, ...]]`` with one cell per column, the
     ranges (of the modified total) contiguous and not overlapping;
     a cell is ``-`` (or ``0``): a miss, ``N``: N hits, ``N`` + severity
-    ``A``-``E`` + an optional critical type letter (``10D``, ``5AS``);
+    ``A``-``F`` + an optional critical type letter (``10D``, ``5AS``,
+    ``20F``; ``F`` is RMC's E critical plus C critical, A11);
     ``critical_type``: the letter used when a cell has none;
     ``criticals``: type letter -> critical table name;
     ``fumble_range``: ``[LOW, HIGH]`` of the unmodified first die;
@@ -22,7 +23,9 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     it read as it; below the first row read the first row).
 
 ``critical``
-    ``type``: its letter; ``columns``: the severities (``A``..``E``);
+    ``type``: its letter; ``columns``: the severities (``A``..``E``, and
+    optionally ``F``: without an F column an F critical is rolled as an E
+    and a C, ruling ``severity_f``);
     ``rows``: ``[[LOW, HIGH], {SEVERITY = {text, hits, ...effects}}]``
     covering 1..100 exactly (a closed roll).
 
@@ -38,6 +41,12 @@ A table file is TOML, YAML or CSV. Every file names its ``kind``:
     outcome one of :data:`STATIC_OUTCOMES` (the Surprised / Confused rule
     reads it); totals off either end read the end row. Without one, the
     bands of rules-reference.md A8 apply.
+
+``knockback``
+    ``terrain``: ``{TERRAIN = {text, ...effects}}``: what landing in each
+    terrain adds to a knock-back (seed 000 "Knocked Back": "depending on
+    terrain, may suffer additional effects"); a terrain cannot knock back
+    again. CSV: ``terrain,text,effects``.
 
 Effects (every cell of a critical, fumble or maneuver table may carry
 them, all optional): ``hits``, ``stunned``, ``stunned_no_parry``, ``dazed``
@@ -74,18 +83,21 @@ import msgspec
 from affray.rules import tables as shared
 
 __all__ = [
-    "AttackTable", "Cell", "CriticalTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
+    "AttackTable", "Cell", "CriticalTable", "KnockbackTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
     "KINDS", "Loaded", "ManeuverTable", "STATIC_BANDS", "STATIC_OUTCOMES", "StaticBand", "StaticCell", "StaticTable",
     "TableError", "load_file",
-    "parse_cell", "parse_table", "sources", "static_band", "DATA",
+    "parse_cell", "parse_table", "sources", "static_band", "DATA", "COVER", "PACE", "CHARGE", "TERRAIN",
+    "charge_band", "step_severity",
 ]
 
 DATA = Path(__file__).resolve().parent / "data"
-KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver")
+KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver", "knockback")
 #: The outcomes of a static maneuver, worst first (rules-reference.md A8).
 STATIC_OUTCOMES = ("spectacular-failure", "absolute-failure", "failure", "partial-success", "near-success",
                    "success", "absolute-success")
-SEVERITIES = "ABCDE"
+#: Critical severities, lightest first (rules-reference.md A11: A-E, and
+#: RMC's ``F``, an E critical plus a C critical unless a table has an F column).
+SEVERITIES = "ABCDEF"
 
 #: Maneuver difficulties, easiest first, with the modifier added to a roll
 #: (rules-reference.md A7).
@@ -130,7 +142,7 @@ class Effects(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 class Cell(msgspec.Struct, frozen=True):
     """An attack table cell read: ``hits`` (0 = miss), ``severity``
-    (``A``-``E`` or ""), ``crit_type`` (a letter or ""), ``raw`` as written."""
+    (``A``-``F`` or ""), ``crit_type`` (a letter or ""), ``raw`` as written."""
 
     raw: str
     hits: int = 0
@@ -138,18 +150,18 @@ class Cell(msgspec.Struct, frozen=True):
     crit_type: str = ""
 
 
-_CELL = re.compile(r"^(\d{1,3})(?:([A-E])([A-Z])?)?$")
+_CELL = re.compile(r"^(\d{1,3})(?:([A-F])([A-Z])?)?$")
 
 
 def parse_cell(text: str) -> Cell:
     """Read an attack table cell: ``-``/``0`` a miss, ``N`` hits, ``N`` +
-    severity ``A``-``E`` + optional type letter. Raises ``ValueError``."""
+    severity ``A``-``F`` + optional type letter. Raises ``ValueError``."""
     t = str(text).strip()
     if t in ("-", "0", ""):
         return Cell(raw=t or "-")
     m = _CELL.match(t)
     if not m:
-        raise ValueError(f"cell {t!r} is not -, N or N+severity(A-E)+type letter (e.g. 7, 10D, 5AS)")
+        raise ValueError(f"cell {t!r} is not -, N or N+severity(A-F)+type letter (e.g. 7, 10D, 5AS)")
     return Cell(raw=t, hits=int(m.group(1)), severity=m.group(2) or "", crit_type=m.group(3) or "")
 
 
@@ -252,6 +264,17 @@ class ManeuverTable(msgspec.Struct, frozen=True):
         return row, cells[column], ""
 
 
+class KnockbackTable(msgspec.Struct, frozen=True):
+    """What landing in a terrain adds to a knock-back: ``terrain`` name ->
+    its :class:`Effects` (seed 000 "Knocked Back")."""
+
+    name: str
+    source: str
+    terrain: dict[str, Effects]
+    sha256: str
+    path: str
+
+
 class StaticCell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A static maneuver row's result: ``outcome`` (one of
     :data:`STATIC_OUTCOMES`), ``value`` (the share of the action done, in
@@ -276,7 +299,7 @@ class StaticTable(msgspec.Struct, frozen=True):
         return row_of(self.rows, total, clamp=True)
 
 
-Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable | StaticTable
+Loaded = AttackTable | CriticalTable | FumbleTable | ManeuverTable | StaticTable | KnockbackTable
 
 
 # --------------------------------------------------------------------------- #
@@ -312,6 +335,96 @@ def static_band(total: int) -> StaticBand:
 
 
 # --------------------------------------------------------------------------- #
+# Situations of the RMH house rules: cover, pace, charge, terrain
+# (data/situations.toml, each block with its source)
+# --------------------------------------------------------------------------- #
+
+
+class Cover(shared.Row):
+    """A kind of cover and its DB bonus against an attack (RMH
+    ``ob-db-modifiers.md``); ``printed``: RMH prints this figure a digit
+    short (+4, +10), read by ruling ``full_cover``."""
+
+    key: str
+    db: int
+    printed: bool = False
+
+
+class Pace(shared.Row):
+    """A movement pace: its ``multiple`` of the walking rate and the
+    modifier to simultaneous actions (RMH ``movement-rules.md``)."""
+
+    key: str
+    multiple: float
+    ob: int
+
+
+class ChargeBand(shared.Row):
+    """A charge at ``speed`` m/s relative to the defender or more:
+    ``hits`` times the hits, ``critical`` severity steps up (RMH
+    "Charging")."""
+
+    speed: int
+    hits: int
+    critical: int
+
+
+class Terrain(shared.Row):
+    """Footing: an OB modifier and what is left of the Quickness part of
+    DB (``quickness``: ``full``, ``half`` or ``none``; RMH
+    ``ob-db-modifiers.md`` "Terrain Condition")."""
+
+    key: str
+    ob: int
+    quickness: str = "full"
+
+
+class _CoverTable(shared.Sourced):
+    rows: tuple[Cover, ...]
+
+
+class _PaceTable(shared.Sourced):
+    rows: tuple[Pace, ...]
+
+
+class _ChargeTable(shared.Sourced):
+    rows: tuple[ChargeBand, ...]
+
+
+class _TerrainTable(shared.Sourced):
+    rows: tuple[Terrain, ...]
+
+
+class _Situations(shared.Row):
+    cover: _CoverTable
+    pace: _PaceTable
+    charge: _ChargeTable
+    terrain: _TerrainTable
+
+
+_SITUATIONS = shared.load(DATA, "situations.toml", _Situations)
+COVER: dict[str, Cover] = shared.by_key(_SITUATIONS.cover.rows)
+PACE: dict[str, Pace] = shared.by_key(_SITUATIONS.pace.rows)
+CHARGE: tuple[ChargeBand, ...] = _SITUATIONS.charge.rows
+TERRAIN: dict[str, Terrain] = shared.by_key(_SITUATIONS.terrain.rows)
+SITUATION_SOURCES = shared.sources(_SITUATIONS, ("cover", "pace", "charge", "terrain"))
+
+
+def charge_band(speed: float) -> ChargeBand | None:
+    """The charge band of a relative ``speed`` in m/s: the fastest band
+    whose speed it reaches, or None below the slowest (no charge bonus)."""
+    hits = [b for b in CHARGE if speed >= b.speed]
+    return hits[-1] if hits else None
+
+
+def step_severity(severity: str, steps: int) -> str:
+    """``severity`` raised ``steps`` letters, at most ``F`` ("" stays "")."""
+    if not severity or not steps:
+        return severity
+    return SEVERITIES[min(len(SEVERITIES) - 1, SEVERITIES.index(severity) + steps)]
+
+
+# --------------------------------------------------------------------------- #
 # Loading and validation
 # --------------------------------------------------------------------------- #
 
@@ -330,6 +443,7 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     fumble_table: str = ""
     max_total: int = 150
     type: str = ""
+    terrain: dict[str, object] = {}
 
 
 def _decode(path: Path, raw: bytes) -> dict:
@@ -399,6 +513,13 @@ def _from_csv(label: str, text: str) -> dict:
             ranges.setdefault(key, _csv_range(label, n, key))
             grouped.setdefault(key, {})[r[1].strip()] = {"text": r[2].strip(), **_csv_effects(label, n, r[3] if len(r) > 3 else "")}
         data_rows = [[ranges[k], v] for k, v in grouped.items()]
+    elif kind == "knockback":
+        terrain: dict[str, object] = {}
+        for n, r in enumerate(rows[1:], start=1):
+            if len(r) < 2 or not r[0].strip():
+                raise TableError(f"{label}: row {n}: expected terrain,text[,effects]")
+            terrain[r[0].strip()] = {"text": r[1].strip(), **_csv_effects(label, n, r[2] if len(r) > 2 else "")}
+        meta["terrain"] = terrain
     elif kind == "static-maneuver":
         for n, r in enumerate(rows[1:], start=1):
             if len(r) < 2:
@@ -490,6 +611,16 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
         raise TableError(f"{label}: kind {raw.kind!r} is not one of {', '.join(KINDS)}")
     if not raw.source.strip():
         raise TableError(f"{label}: every table needs a source note (where its figures come from)")
+    if raw.kind == "knockback":
+        if not raw.terrain:
+            raise TableError(f"{label}: a knockback table needs terrain = {{ NAME = {{ text = \"...\", ... }} }}")
+        out_t = {}
+        for n, (key, cell) in enumerate(raw.terrain.items(), start=1):
+            eff = _effects(label, n, key, cell)
+            if eff.knocked_back:
+                raise TableError(f"{label}: row {n}, column {key!r}: a terrain cannot knock back again")
+            out_t[key] = eff
+        return KnockbackTable(name, raw.source, out_t, sha256, path)
     rows = [_pair(label, n, r) for n, r in enumerate(raw.rows, start=1)]
     ranges = [_range(label, n, r[0]) for n, r in enumerate(rows, start=1)]
     if raw.kind == "attack":
@@ -542,10 +673,10 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
                            sha256, path)
     cols = tuple(raw.columns)
     if raw.kind == "critical":
-        cols = cols or tuple(SEVERITIES)
+        cols = cols or tuple(SEVERITIES[:5])
         bad = [c for c in cols if c not in SEVERITIES]
         if bad:
-            raise TableError(f"{label}: critical columns are severities A-E, not {', '.join(bad)}")
+            raise TableError(f"{label}: critical columns are severities A-F, not {', '.join(bad)}")
         if not re.fullmatch(r"[A-Z]", raw.type or ""):
             raise TableError(f"{label}: a critical table needs its type letter (type = \"S\")")
     else:
@@ -604,8 +735,8 @@ def find(name: str, dirs: tuple[str, ...]) -> Path | None:
 
 def sources() -> dict[str, str]:
     """The ``source`` note of every shipped table."""
-    out = {"static-maneuver": STATIC_SOURCE}
+    out = {"static-maneuver": STATIC_SOURCE, **{f"situations: {k}": v for k, v in SITUATION_SOURCES.items()}}
     for p in sorted(DATA.glob("*.toml")):
-        if p.stem != "static-maneuver":
+        if p.stem not in ("static-maneuver", "situations"):
             out[p.stem] = load_file(p).source
     return out

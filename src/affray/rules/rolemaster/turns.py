@@ -17,7 +17,8 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
-    check_down, fighters, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
+    check_down, dying_upkeep, fighters, held, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
+    unloaded,
 )
 
 #: Conditions that end with the round.
@@ -114,6 +115,9 @@ def advance(draft: Draft) -> None:
     state = draft.state
     if state.phase not in ("round",) or state.pending or fight_over(draft):
         return
+    if rulings_of(state).turn_order == "countdown":
+        countdown(draft)
+        return
     order = [e.handle for e in state.order if e.handle in state.combatants]
     n = len(order)
     if state.turn and state.turn[0] in order:
@@ -134,7 +138,35 @@ def advance(draft: Draft) -> None:
                                                       dice=initiative_dice(state)),)))
 
 
-def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
+def count_of(state: State, entry: ev.InitiativeEntry) -> int:
+    """A combatant's actual initiative now (RMH tactical-activity-tracking
+    "Actual Initiative"): its base initiative (this round's 2d10 + Qu
+    bonus - penalty) + 5 x the Action Points it has left."""
+    return entry.rank + 5 * state.combatants[entry.handle].combat_actions
+
+
+def countdown(draft: Draft) -> None:
+    """The RMH countdown (ruling ``turn_order=countdown``): the GM counts
+    down from the highest actual initiative; the combatant whose count is
+    highest (ties: the higher Quickness bonus, then the order rolled)
+    declares its next action, which spends its Action Points and so lowers
+    its count by 5 per AP. When nobody has AP left, the GM ends the round.
+    The action resolves as it is declared (see the ruling's doc)."""
+    state = draft.state
+    ready = [(count_of(state, e), e.tiebreak, -i, e.handle) for i, e in enumerate(state.order)
+             if e.handle in state.combatants and _may_take_turn(state, e.handle)]
+    if not ready:
+        draft.emit(ev.TurnBegan(handles=(), action_no=0),
+                   ev.StepsAwaited(steps=(ev.PendingStep(who="GM", verb="end-round", kind="end-round",
+                                                          prompt=f"GM: end round {state.round} (upkeep, then Initiative)",
+                                                          dice=initiative_dice(state)),)))
+        return
+    count, _, _, h = max(ready)
+    draft.emit(ev.TurnBegan(handles=(h,), action_no=count))
+    draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, h, count, counting=True),)))
+
+
+def turn_step(state: State, handle: str, number: int, counting: bool = False) -> ev.PendingStep:
     """The pending turn of ``handle`` with the actions open to it."""
     c = state.combatants[handle]
     options = []
@@ -146,6 +178,8 @@ def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
         options.append("draw")
     can_hit = any(w.kind in ("melee", "missile", "unarmed") and (w.name in c.ready or w.kind == "unarmed")
                   for w in sheet.weapons)
+    if any(w.kind == "missile" and unloaded(c, w.name) is not None for w in held(c)):
+        options.append("reload")
     if not c.effect("cannot-attack") and can_hit:  # prone: at the prone penalty (ruling prone_penalty)
         options.append("attack")
     if parry_declared(c) is None and parry_limit(c) > 0 and not c.has("attacked"):
@@ -153,8 +187,8 @@ def turn_step(state: State, handle: str, number: int) -> ev.PendingStep:
     options.append("pass")
     return ev.PendingStep(
         who=handle, verb="attack" if "attack" in options else "act", kind="turn", options=tuple(options),
-        prompt=f"{c.name} (turn {number}, {c.combat_actions} AP): {' | '.join(options)}"
-               f" (attack TARGET [--situation parry=N|ap=N]; act {handle} parry N|stand|draw W|pass)",
+        prompt=f"{c.name} ({'count' if counting else 'turn'} {number}, {c.combat_actions} AP): {' | '.join(options)}"
+               f" (attack TARGET [--situation parry=N|ap=N|range=M|cover=C|pace=P|charge=M/S]; act {handle} parry N|stand|draw W|reload|pass)",
     )
 
 
@@ -172,10 +206,11 @@ def end_round(draft: Draft, command=None) -> None:
     disengage(draft)
     for c in list(draft.state.combatants.values()):
         bleed = c.effect("bleed")
-        if bleed and c.status == "active":
+        if bleed and c.status in ("active", "unconscious"):  # the unconscious bleed on (RMH upkeep)
             draft.emit(ev.DamageDealt(exchange=0, target=c.handle, location="body", rolled=bleed, reduced=0, armour=0,
                                       final=bleed, note="bleeding"))
             check_down(draft, c.handle)
+        dying_upkeep(draft, c.handle, state.round)
         wear_off(draft, c.handle, state.round)
         for cond in draft.state.combatants[c.handle].conditions:
             if cond.name in ROUND_BOUND or cond.ends.kind == "round-end":

@@ -36,7 +36,8 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
         return ()
     out = []
     ds = [d for d in core.declared(t) if not d.abort]
-    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker) and not d.mode.startswith("cover/")]
+    parries = [d for d in ds if d.kind == "parry" and d.target in ("", attacker) and not d.mode.startswith("cover/")
+               and not any(x.name == "weapon-immobilised" and x.id.endswith(f":{d.weapon}") for x in t.conditions)]
     dodges = [d for d in ds if d.kind == "dodge" and (d.target in ("", attacker) or len([x for x in ds if x.kind == "dodge"]) == 2)]
     if parries:
         out.append("parry")
@@ -59,6 +60,52 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
 #: ``solid-wall`` (a creature or free-standing object / a wall behind the
 #: target, for knockback).
 SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall")
+#: ``affray attack --situation KEY=N`` for missile attacks: ``range=N`` the
+#: distance to the target in metres (``affray attack --range N`` says the
+#: same), ``moving=N`` the moving-target penalty in percent the GM sets for
+#: the target's movement (seed 002 gives none; it doubles at point blank).
+VALUED = ("range", "moving", "height")
+
+
+def valued_situations(situations: tuple[str, ...]) -> dict[str, int]:
+    """The ``KEY=N`` situations of :data:`VALUED` as ``{key: N}``; a
+    :class:`RuleError` for an unknown key or a value that is not a whole
+    number of at least 0."""
+    out: dict[str, int] = {}
+    for text in situations:
+        if "=" not in text or text.startswith("into="):
+            continue
+        key, _, value = text.partition("=")
+        if key not in VALUED:
+            raise RuleError(f"unknown rq3 situation {text!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT, "
+                           "into=WHO")
+        if not value.isdigit():
+            raise RuleError(f"{key}= takes a whole number of {'metres' if key == 'range' else 'percent'} (0 or more), "
+                            f"not {value!r}; e.g. --situation {key}=20")
+        out[key] = int(value)
+    return out
+
+
+def range_band(w, metres: int, beyond: str = "refused") -> str:
+    """The range band of a missile at ``metres`` (seed 002 "PARRYING AND
+    DODGING MISSILE WEAPONS"): ``point-blank`` up to the weapon's point
+    blank (the sheet's ``point_blank``, else a tenth of its ``range``),
+    ``normal`` up to its ``range``, beyond it ``half`` (ruling
+    ``missile_beyond_range`` = half-to-double: up to twice the range at half
+    chance). A :class:`RuleError` when the sheet gives no range, or the
+    target is out of reach."""
+    if w.range <= 0:
+        raise RuleError(f"the sheet gives {w.name} no range; add range = METRES to the weapon, or drop --range")
+    blank = w.point_blank or w.range // 10
+    if metres <= blank:
+        return "point-blank"
+    if metres <= w.range:
+        return "normal"
+    if beyond == "half-to-double" and metres <= 2 * w.range:
+        return "half"
+    limit = 2 * w.range if beyond == "half-to-double" else w.range
+    raise RuleError(f"{w.name} reaches {limit} m (range {w.range} m, ruling missile_beyond_range = {beyond}); "
+                    f"the target at {metres} m is out of range: pass (affray act WHO pass) or move closer")
 
 
 def flags(state: State, attacker: str, target: str, d: core.Declared, situations: tuple[str, ...]) -> tuple[str, ...]:
@@ -69,13 +116,55 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     a, t = state.combatants[attacker], state.combatants[target]
     w = core.weapon_of(a, d.weapon)
     out = []
-    if "point-blank" in situations or (d.kind == "missile" and _large_target(state, attacker, target)):
+    band = missile_band(state, attacker, d, situations, target)
+    if band == "point-blank" or (d.kind == "missile" and _large_target(state, attacker, target)):
         out.append("point-blank")
     high = "high-ground" in situations or "high-ground-locations" in situations or (a.has("mounted") and not t.has("mounted"))
     if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
         out.append("high-ground")
     out += [x for x in ("wall", "solid-wall") if x in situations]
+    into = behind(state, attacker, target, situations)
+    if into:
+        out.append(f"into={into}")
+    height = valued_situations(situations).get("height", 0)
+    if height:
+        out.append(f"height={height}")
     return tuple(out)
+
+
+def behind(state: State, attacker: str, target: str, situations: tuple[str, ...]) -> str:
+    """The combatant ``--situation into=WHO`` puts behind the target (seed
+    002 "KNOCKBACK INTO SMALL OBJECTS, PEOPLE AND SOLID OBJECTS"), or "";
+    a :class:`RuleError` for an unknown one, the attacker or the target."""
+    text = next((x for x in situations if x.startswith("into=")), "")
+    if not text:
+        return ""
+    who = find_combatant(state, text.split("=", 1)[1])
+    if who in (attacker, target):
+        raise RuleError(f"into= names the creature behind {state.combatants[target].name}: not the attacker or the target")
+    if "wall" in situations or "solid-wall" in situations:
+        raise RuleError("a knockback hits one thing behind the target: give into=WHO or wall/solid-wall, not both")
+    return who
+
+
+def missile_band(state: State, attacker: str, d: core.Declared, situations: tuple[str, ...], target: str = "") -> str:
+    """The range band of a declared missile attack: from ``range=N``, else
+    from the hex map when both stand on it (:func:`range_band`);
+    ``point-blank`` when the GM says so; ``normal`` when no range is known;
+    ``""`` for a melee attack."""
+    if d.kind != "missile":
+        return ""
+    metres = valued_situations(situations).get("range")
+    if metres is None and target and core.weapon_of(state.combatants[attacker], d.weapon).range > 0:
+        metres = core.distance_between(state, attacker, target)  # on the hex map
+    if metres is None:
+        return "point-blank" if "point-blank" in situations else "normal"
+    w = core.weapon_of(state.combatants[attacker], d.weapon)
+    band = range_band(w, metres, core.rulings_of(state).missile_beyond_range)
+    if "point-blank" in situations and band != "point-blank":
+        raise RuleError(f"{metres} m is beyond {w.name}'s point blank ({w.point_blank or w.range // 10} m); "
+                        "drop --situation point-blank or give the right range")
+    return band
 
 
 def _large_target(state: State, attacker: str, target: str) -> bool:
@@ -101,6 +190,18 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
     if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
         factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
+    band = missile_band(state, attacker, d, situations, target)
+    if band == "half":
+        factor = (factor[0], factor[1] * 2)  # ruling missile_beyond_range: beyond the range, half
+    moving = valued_situations(situations).get("moving", 0)
+    if moving:
+        if _large_target(state, attacker, target):
+            # seed 002 "DODGING BY LARGE CREATURES": no doubling when the larger creature moves
+            mods.append(ev.Modifier(-moving, "moving target"))
+        elif band == "point-blank":
+            mods.append(ev.Modifier(-2 * moving, "moving target, doubled at point blank"))  # seed 002
+        else:
+            mods.append(ev.Modifier(-moving, "moving target"))
     if core.bonus(a):
         mods.append(ev.Modifier(core.bonus(a), "terrain used to advantage"))
     if ("high-ground" in situations or "high-ground-locations" in situations
@@ -133,19 +234,28 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         raise RuleError(f"{a.name} declared an attack with {d.weapon}, not {command.weapon}; "
                         "only a declared action can be taken (seed 002 'ALTERING STATEMENT OF INTENT')")
     w = core.weapon_of(a, d.weapon)
-    unknown = [x for x in command.situations if x not in SITUATIONS]
+    unknown = [x for x in command.situations if x not in SITUATIONS and "=" not in x]
     if unknown:
-        raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}")
+        raise RuleError(f"unknown rq3 situation {unknown[0]!r}; known: {', '.join(SITUATIONS)}, range=METRES, moving=PERCENT")
+    valued = valued_situations(command.situations)
+    if "height" in valued and d.mode != "throw":
+        raise RuleError("height= is for a grapple throw (attack:FOE:Grapple:throw): the drop in metres")
+    valued.pop("height", None)
+    if valued and d.kind != "missile":
+        raise RuleError(f"{', '.join(k + '=' for k in valued)} belong to missile attacks; "
+                        f"{a.name}'s {w.name} attack is a melee attack: drop them")
     if d.kind == "attack":
         if target not in a.engaged:
             raise RuleError(f"{a.name} is not engaged with {t.name} and cannot reach them; attack an engaged foe or pass")
         dist = core.reach(a, target)
-        at_weapon = d.mode in ("break", "disarm", "disarm-dex")  # seed 002: "could only attack the longer weapon"
+        at_weapon = d.mode in ("break", "disarm", "disarm-dex", "@entangle/weapon")  # seed 002: "could only attack the longer weapon"
         if core.engagement_range(w.length) < dist and not at_weapon:
             raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
         raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
+    if any(x.name == "weapon-immobilised" and x.id.endswith(f":{w.name}") for x in a.conditions):
+        raise RuleError(f"{a.name}'s {w.name} is held immobilised in a grapple (seed 002 'GRAPPLING'); affray act {attacker} pass")
     base, mods, factor = _skill(state, attacker, target, d, command.situations)
     if d.mode in ("throw", "damage"):
         mods.append(ev.Modifier(10 if d.mode == "throw" else -10, f"grapple: {d.mode}"))  # seed 002 "GRAPPLING"
@@ -195,6 +305,12 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                              auto="sure" if level == "critical" else "")
         s = draft.state
     options = defence_options(s, target, attacker)
+    if attacking_limb(s, attacker, target, d):
+        # seed 002 "DODGING BY LARGE CREATURES": no dodge for the limb it attacks with
+        options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
+        options = () if options == ("none",) else options
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="attacking limb",
+                                      detail=f"{t.name} cannot dodge a blow at the limb it attacks {a.name} with"))
     if options:
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=target, verb="react", kind="react", options=options, exchange=n,
@@ -203,6 +319,28 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                    f"{' | '.join(_describe(s, target, attacker, o) for o in options)} (affray react {target} OPTION)"),)))
         return
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
+
+
+def attacking_limb(state: State, attacker: str, target: str, d: core.Declared) -> bool:
+    """Whether ``target`` cannot dodge ``d`` (seed 002 "DODGING BY LARGE
+    CREATURES": "A large giant kicking or punching a human will not be able
+    to dodge an attack directed at the attacking arm or leg", for "a creature
+    [with] at least three times the SIZ of its opponent"): ``d`` is aimed
+    (Aimed Shot or @Aimed Blow) at a limb with which ``target`` declared a
+    natural-weapon attack on ``attacker`` this round (the weapon's ``limb``
+    on the sheet). A weapon that keeps it out of reach leaves the dodge."""
+    where = core.base_mode(d.mode)[2]
+    if not where or d.kind != "attack":
+        return False
+    if not _large_target(state, attacker, target):
+        return False
+    t = state.combatants[target]
+    for own in core.declared(t):
+        if own.kind == "attack" and not own.abort and own.target in ("", attacker):
+            w = core.weapon_of(t, own.weapon)
+            if w.kind == "unarmed" and w.limb == where:
+                return True
+    return False
 
 
 def _tactic_note(mode: str, level: str, skill: int) -> str:

@@ -35,12 +35,17 @@ CATALOGUE: dict[str, str] = {
     "grappled": "a location held in a grapple (seed 002 'GRAPPLING')",
     "grappling": "holds a location of a foe (seed 002 'GRAPPLING')",
     "immobilised": "immobilised in a grapple: helpless until freed (seed 002 'GRAPPLING')",
+    "weapon-immobilised": "a weapon or shield held immobilised in a grapple: it cannot attack or parry (seed 002 'GRAPPLING')",
+    "protective-spell": "a protective spell in force: AP on every location, ignored by a critical, half against grapple damage (seed 002 'CRITICAL HITS', 'GRAPPLING')",
+    "knocked-aside": "knocked back by the handle in the id this round: it may pass through this figure's hex in the Post Melee Move (seed 002 'MOVE')",
     "entangled": "a location or weapon entangled by a flexible weapon (seed 002 '@Entangle')",
     "feinted": "a feint lowers this defender's parry and dodge against the feinter (seed 002 '@Feint')",
     "free-attack": "a riposte or counter: a free attack at the next SR (seed 002 '@Riposte', '@Counter')",
     "high-ground": "stands half again higher than its foe: 1D10+10 locations, +10% (seed 002 'HIGH GROUND')",
     "lance-charge": "an all-out lance charge this round: the mount's damage bonus, the lance before shorter weapons (seed 002 'Lance charge')",
     "mounted": "on a mount: high ground against footmen, 2H hacking weapons at 3/4 (seed 002 'MOUNTED')",
+    "position": "where the figure stands on the 1 m hex map and which hex side it faces (seed 002 'MOVE'; DESIGN.md positions)",
+    "map-move": "this round's movement on the hex map: thirds taken, metres used and allowed (seed 002 'MOVEMENT INITIATIVE', 'MOVE')",
     "spell-carried": "a spell longer than 10 SR carried over to the next round (seed 002 'Cast Spell')",
 }
 

@@ -10,6 +10,8 @@ rules-reference.md section C.
 from __future__ import annotations
 
 
+import math
+
 import msgspec
 
 from affray.events import core as ev
@@ -316,6 +318,13 @@ def expire(draft: Draft, handle: str, condition_id: str, reason: str) -> None:
         draft.emit(ev.ConditionExpired(handle=handle, condition_id=condition_id, reason=reason))
 
 
+def spell_ap(c: Combatant) -> int:
+    """Armour points protective spells give ``c`` on every location (the
+    ``protective-spell`` conditions the GM set; seed 002 "CRITICAL HITS",
+    "GRAPPLING")."""
+    return c.effect("spell-ap")
+
+
 def bonus(c: Combatant) -> int:
     """Percent added to attacks and defences this round by conditions
     (terrain used to advantage)."""
@@ -361,11 +370,13 @@ def weapon_ap(c: Combatant, w: Weapon) -> int:
 
 
 def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = False, parry_weapon: str = "",
-                parry_level: str = "", tactic: str = "", free_dodge: bool = False) -> ev.PendingStep:
+                parry_level: str = "", tactic: str = "", free_dodge: bool = False,
+                tactic_option: str = "") -> ev.PendingStep:
     """The attacker's damage roll after a hit of ``level`` (success,
     special, critical or maximum), with what a parry stopped: ``block``
     points (the parrying weapon's AP), ``block_all`` (a critical parry),
-    the ``parry_weapon``, its ``parry_level`` and ``tactic``. Dice, in
+    the ``parry_weapon``, its ``parry_level`` and ``tactic`` (and the
+    declared ``tactic_option``: ``damage`` for @Swordbreaking). Dice, in
     order: the d20 hit location (1D10+10 from high ground), the weapon's
     dice (twice for an impaling special), the damage modifier's dice."""
     x = state.exchange
@@ -392,7 +403,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     if free_dodge:
         dice.append(ev.DiceNeed(f"@Weave: {state.combatants[x.target].name}'s free dodge", "1D100", by=x.target))
     chosen = mode == "aimed" or (mode == "@aimed-blow" and level in ("special", "critical"))
-    if mode != "break" and not (chosen and aimed_at):
+    at_weapon = mode == "break" or (mode == "@entangle" and aimed_at == "weapon")
+    if not at_weapon and not (chosen and aimed_at):
         dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                                 by=x.attacker))
     if mode not in ("slam",):
@@ -403,9 +415,17 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     if db and mode not in ("slam", "bash") and not (kind == "missile" and not w.thrown):
         dice.append(ev.DiceNeed("damage modifier", db, by=x.attacker))
     t = state.combatants[x.target]
-    if tactic == "@swordbreaking" and parry_level == "special":
-        dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
-    if tactic == "@swordbreaking" and parry_level in ("special", "critical"):
+    breaker = tactic == "@swordbreaking" and parry_level in ("special", "critical") and bool(parry_weapon)
+    if breaker and tactic_option == "damage":
+        # seed 002 "@Swordbreaking": the swordbreaker's damage plus damage bonus to the caught weapon's AP
+        pw = weapon_of(t, parry_weapon)
+        dice.append(ev.DiceNeed(f"@Swordbreaking: {pw.name} damages the {x.weapon}", pw.damage, by=x.target))
+        tdb = derived(t).damage_modifier
+        if tdb.lstrip("+-"):
+            dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name}'s damage modifier", tdb.lstrip("+-"), by=x.target))
+    elif breaker:
+        if parry_level == "special":
+            dice.append(ev.DiceNeed(f"@Swordbreaking: {t.name} STR against {a.name} STR", "1D100", by=x.target))
         dice.append(ev.DiceNeed("where the caught weapon lands (1D3-1 m)", "1D3", by=x.target))
     if tactic == "@active" and parry_level == "special" and parry_weapon:
         pw = weapon_of(t, parry_weapon)
@@ -413,6 +433,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
             dice.append(ev.DiceNeed(f"@Active Parry: {pw.name} strikes the {x.weapon}", pw.damage, by=x.target))
     if mode == "@entangle" and level in ("special", "critical"):
         dice.append(ev.DiceNeed(f"@Entangle: {a.name} STR against {t.name} STR", "1D100", by=x.attacker))
+        if aimed_at == "weapon":
+            dice.append(ev.DiceNeed("where the entangled weapon lands (1D6-1 m)", "1D6", by=x.attacker))
     if mode == "slam" and level == "critical":
         dice.append(ev.DiceNeed(f"DEX x1: {t.name} stays standing", "1D100", by=x.target))
         dice.append(ev.DiceNeed(f"DEX x1: {t.name} keeps hold of what it holds", "1D100", by=x.target))
@@ -421,6 +443,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         data["location"] = aimed_at
     if parry_weapon:
         data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
+    if tactic_option:
+        data["tactic-option"] = tactic_option
     return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
                           prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
 
@@ -512,3 +536,273 @@ def blow_damage_modifier(state: State, a: Combatant) -> str:
     if charge is not None and mount in state.combatants:
         return derived(state.combatants[mount]).damage_modifier
     return derived(a).damage_modifier
+
+
+# --------------------------------------------------------------------------- #
+# the hex map (optional; DESIGN.md "Positions"): 1 m hexes, axial coordinates
+# --------------------------------------------------------------------------- #
+
+#: The six hex sides a figure can face or step through, in turning order
+#: (pointy-top hexes, axial ``(dq, dr)``; "e" is +x, "nw"/"ne" are up).
+DIRECTIONS = (("e", 1, 0), ("ne", 1, -1), ("nw", 0, -1), ("w", -1, 0), ("sw", -1, 1), ("se", 0, 1))
+DIRECTION_NAMES = tuple(d[0] for d in DIRECTIONS)
+
+
+def direction(word: str) -> int:
+    """The index 0-5 of a direction name (e, ne, nw, w, sw, se) or digit;
+    :class:`RuleError` naming them otherwise."""
+    w = word.strip().lower()
+    if w in DIRECTION_NAMES:
+        return DIRECTION_NAMES.index(w)
+    if w.isdigit() and int(w) < 6:
+        return int(w)
+    raise RuleError(f"unknown hex direction {word!r}; use one of {', '.join(DIRECTION_NAMES)}")
+
+
+def neighbour(q: int, r: int, side: int) -> tuple[int, int]:
+    """The hex next to ``(q, r)`` through ``side`` (0-5)."""
+    _, dq, dr = DIRECTIONS[side % 6]
+    return q + dq, r + dr
+
+
+def hex_distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """Metres between two hexes of the 1 m hex map (seed 002 "MOVE": "1
+    meter hexes")."""
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def turns_between(a: int, b: int) -> int:
+    """Hex-side facing shifts from facing ``a`` to ``b`` (0-3)."""
+    d = (b - a) % 6
+    return min(d, 6 - d)
+
+
+def _xy(q: int, r: int) -> tuple[float, float]:
+    return q + r / 2, r * math.sqrt(3) / 2
+
+
+def bearing(at: tuple[int, int], facing: int, to: tuple[int, int]) -> float:
+    """Degrees (0-180) between the facing of a figure at ``at`` and the
+    line to hex ``to``."""
+    (x0, y0), (x1, y1) = _xy(*at), _xy(*to)
+    _, dq, dr = DIRECTIONS[facing % 6]
+    fx, fy = _xy(dq, dr)
+    angle = math.degrees(math.atan2(y1 - y0, x1 - x0) - math.atan2(fy, fx))
+    angle = abs((angle + 180) % 360 - 180)
+    return round(angle, 6)
+
+
+def in_engagement_zone(at: tuple[int, int], facing: int, length: float, hexes: tuple[int, int]) -> bool:
+    """Whether hex ``hexes`` lies where a figure at ``at`` facing ``facing``
+    with a declared weapon of ``length`` m engages (seed 002 "RULES OF
+    ENGAGEMENT"): adjacent in "one of the three front or two side hexes";
+    for a 2 m weapon "one of the five secondary front hexes", for a 3 m one
+    "one of the seven tertiary front hexes" (within 60 degrees of its
+    facing)."""
+    d = hex_distance(at, hexes)
+    if d == 0 or d > engagement_range(length):
+        return False
+    limit = 120 if d == 1 else 60
+    return bearing(at, facing, hexes) <= limit + 1e-6
+
+
+def position(c: Combatant) -> tuple[int, int, int] | None:
+    """``(q, r, facing)`` of ``c`` on the hex map, or None when not placed."""
+    x = next((x for x in c.conditions if x.name == "position"), None)
+    if x is None:
+        return None
+    return x.effects.get("q", 0), x.effects.get("r", 0), x.effects.get("facing", 0)
+
+
+def on_map(state: State) -> bool:
+    """Whether the GM uses the hex map: some combatant has been placed."""
+    return any(position(c) is not None for c in state.combatants.values())
+
+
+def place_event(draft: Draft, handle: str, q: int, r: int, facing: int, why: str) -> ev.ConditionApplied:
+    """The ``position`` condition putting ``handle`` at hex ``(q, r)``
+    facing ``facing``."""
+    s = draft.state
+    return ev.ConditionApplied(handle=handle, condition=cat.make(
+        "position", cause=draft.next_version, round=s.round, step=s.step, ends="never",
+        effects={"q": q, "r": r, "facing": facing % 6},
+        note=f"hex {q},{r} facing {DIRECTION_NAMES[facing % 6]}" + (f" ({why})" if why else "")))
+
+
+def occupant(state: State, hexes: tuple[int, int], but: str = "") -> Combatant | None:
+    """The standing-up figure in hex ``hexes`` (a dead or unconscious one is a
+    fallen body, crossed as terrain), other than ``but``."""
+    for c in state.combatants.values():
+        p = position(c)
+        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active" and not paired(state, c.handle, but):
+            return c
+    return None
+
+
+def mount_of(c: Combatant) -> str:
+    """The handle of the mount ``c`` rides, or ""."""
+    return next((x.id.split(":", 1)[1] for x in c.conditions if x.name == "mounted"), "")
+
+
+def riders_of(state: State, handle: str) -> list[str]:
+    """Who rides ``handle``."""
+    return [c.handle for c in state.combatants.values() if mount_of(c) == handle]
+
+
+def paired(state: State, a: str, b: str) -> bool:
+    """Whether ``a`` rides ``b`` or ``b`` rides ``a`` (they share a hex on
+    the map)."""
+    if not a or not b or a not in state.combatants or b not in state.combatants:
+        return False
+    return mount_of(state.combatants[a]) == b or mount_of(state.combatants[b]) == a
+
+
+def distance_between(state: State, a: str, b: str) -> int | None:
+    """Metres between two placed combatants, None unless both are placed."""
+    pa, pb = position(state.combatants[a]), position(state.combatants[b])
+    if pa is None or pb is None:
+        return None
+    return hex_distance(pa[:2], pb[:2])
+
+
+def map_move(c: Combatant) -> ev.Condition | None:
+    """The ``map-move`` condition of this round (the thirds taken, metres
+    used and allowed), or None."""
+    return next((x for x in c.conditions if x.name == "map-move"), None)
+
+
+def reloading(c: Combatant) -> bool:
+    """Whether ``c`` declared a Draw Weapon to draw and load a missile
+    weapon this round (seed 002 "6. Draw weapon")."""
+    for d in declared(c):
+        if d.kind == "draw" and not d.abort:
+            try:
+                w = weapon_of(c, d.weapon)
+            except RuleError:
+                continue
+            if w.kind == "missile" and not w.thrown:
+                return True
+    return False
+
+
+def allowance(c: Combatant, moves: int, *, engaged_at_start: bool, rate: int = 0) -> tuple[int, str]:
+    """Metres ``c`` may move in one Move (or Post Melee Move) Phase, and why
+    it is limited (seed 002 "MOVE"): the movement rate times the declared
+    moves (ruling ``movement_allowance``: per Move Phase); a third of it
+    (ruling ``third_move``: rounded down, at least 1) when it begins the
+    phase engaged, reloads a missile weapon or concentrates on a spell;
+    Mobility adds to the total ("not to one's basic movement"). ``rate``
+    replaces the sheet's movement rate (a rider moves at its mount's:
+    ruling ``mounted_map``)."""
+    intent = intent_of(c)
+    full = (rate or sheet_of(c).move) * moves
+    why = ""
+    if reloading(c):
+        why = "reloading a missile weapon"
+    elif intent is not None and intent.effects.get("concentrate"):
+        why = "concentrating on a spell"
+    elif engaged_at_start:
+        why = "began the Move Phase engaged"
+    metres = max(1, full // 3) if why else full
+    mobility = intent.effects.get("mobility", 0) if intent is not None else 0
+    return metres + mobility, why
+
+
+def carry_mount(draft: Draft, handle: str, q: int, r: int, facing: int, spent: int, why: str) -> None:
+    """The mount of a rider who moved goes with it, to the same hex and
+    facing (ruling ``mounted_map``)."""
+    m = mount_of(draft.state.combatants[handle])
+    if not m or position(draft.state.combatants[m]) is None:
+        return
+    name = draft.state.combatants[handle].name
+    if position(draft.state.combatants[m]) != (q, r, facing):
+        draft.emit(place_event(draft, m, q, r, facing, f"carries {name}"))
+    if spent:
+        draft.emit(ev.CombatantMoved(handle=m, distance=float(spent), reason=f"{why}: carries {name}"))
+
+
+def step_to(draft: Draft, handle: str, foe: str, metres: int, why: str) -> None:
+    """On the hex map, put ``handle`` (and its mount) in the free hex
+    ``metres`` from ``foe`` nearest to where it stands, facing the foe, and
+    count the hexes crossed against its movement; nothing off the map or
+    when no such hex is free."""
+    state = draft.state
+    c, o = state.combatants[handle], state.combatants[foe]
+    here, there = position(c), position(o)
+    if here is None or there is None or hex_distance(here[:2], there[:2]) == metres:
+        return
+    ring = [(there[0] + dq, there[1] + dr) for dq in range(-metres, metres + 1) for dr in range(-metres, metres + 1)
+            if hex_distance((0, 0), (dq, dr)) == metres]
+    free = [h for h in ring if occupant(state, h, but=handle) is None]
+    if not free:
+        return
+    to = min(free, key=lambda h: (hex_distance(here[:2], h), h))
+    cost = hex_distance(here[:2], to)
+    facing = min(range(6), key=lambda k: bearing(to, k, there[:2]))
+    draft.emit(place_event(draft, handle, to[0], to[1], facing, why))
+    draft.emit(ev.CombatantMoved(handle=handle, distance=float(cost), reason=why))
+    carry_mount(draft, handle, to[0], to[1], facing, cost, why)
+    mm = map_move(draft.state.combatants[handle])
+    if mm is not None:
+        used = mm.effects.get("used", 0) + cost
+        condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
+                  note=f"{used} of {mm.effects.get('allow', 0)} m: {why}")
+
+
+def mount_rate(state: State, c: Combatant) -> int:
+    """The movement rate of the mount ``c`` rides (0 when on foot)."""
+    m = mount_of(c)
+    return sheet_of(state.combatants[m]).move if m in state.combatants else 0
+
+
+def open_map_phase(draft: Draft) -> None:
+    """Open the Move Phase on the map: each fighter's allowance, fixed as
+    the phase begins (seed 002: "A character who begins the Move Phase
+    engaged can only move 1/3"), as a ``map-move`` condition."""
+    for c in fighters(draft.state):
+        if c.has("moved") or map_move(c) is not None:
+            continue
+        intent = intent_of(c)
+        moves = intent.effects.get("moves", 1) if intent is not None else 1
+        metres, why = allowance(c, moves, engaged_at_start=bool(c.engaged), rate=mount_rate(draft.state, c))
+        condition(draft, c.handle, "map-move",
+                  effects={"allow": metres, "used": 0, "pass": 0,
+                           "limited-by-engagement": int(why == "began the Move Phase engaged")},
+                  note=f"{metres} m this Move Phase" + (f"; {why}" if why else ""))
+
+
+def finish_move(draft: Draft, handle: str, note: str, *, freed: bool = False) -> None:
+    """A Move Phase step is over: without a map the fighter has moved; on
+    the map it has taken one of its three thirds (ruling ``map_thirds``),
+    and has moved after the third. ``freed``: it won a contest of Maneuver
+    to disengage or pass, and "can move normally" (seed 002 "MOVE")."""
+    c = draft.state.combatants[handle]
+    mm = map_move(c)
+    if mm is not None and not c.has("moved"):
+        taken = mm.effects.get("pass", 0) + 1
+        effects = dict(mm.effects, **{"pass": taken})
+        if freed and effects.get("limited-by-engagement"):
+            intent = intent_of(c)
+            full, _ = allowance(c, intent.effects.get("moves", 1) if intent is not None else 1, engaged_at_start=False,
+                                rate=mount_rate(draft.state, c))
+            effects.update({"allow": full, "limited-by-engagement": 0})
+        condition(draft, handle, "map-move", effects=effects,
+                  note=f"{effects.get('used', 0)} of {effects.get('allow', 0)} m after third {taken}: {note}")
+        if taken < 3:
+            return
+    condition(draft, handle, "moved", note=note)
+
+
+def move_queue(state: State) -> list[str]:
+    """Who moves next, first: movement initiative order (DEX); on the map
+    by thirds, everyone's first third before anyone's second (ruling
+    ``map_thirds``)."""
+    order = movement_order(state)
+    todo = [h for h in order if state.combatants[h].can_fight and not state.combatants[h].has("moved")]
+    if not on_map(state):
+        return todo
+    def taken(h: str) -> int:
+        mm = map_move(state.combatants[h])
+        return mm.effects.get("pass", 0) if mm is not None else 0
+    return sorted(todo, key=lambda h: (taken(h), order.index(h)))

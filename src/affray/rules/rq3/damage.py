@@ -42,7 +42,8 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     kind, mode, _ = core.kind_parts(x.kind)
-    mode, _, _ = core.base_mode(mode)
+    mode, _, where = core.base_mode(mode)
+    at_weapon = mode == "break" or (mode == "@entangle" and where == "weapon")
     w = core.weapon_of(a, x.weapon)
     level = str(step.data["level"])
     special = level in ("special", "critical", "maximum")
@@ -57,7 +58,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     if "location" in step.data:
         location = str(step.data["location"])
         notes.append(f"{location} chosen ({'Aimed Shot' if mode == 'aimed' else '@Aimed Blow'})")
-    elif mode == "break":
+    elif at_weapon:
         location = ""
     else:
         need = needs.pop(0)
@@ -114,7 +115,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         rolled = max(0, weapon_total + db_total)
         if mode == "@entangle" and special:
             rolled = max(0, weapon_total // 2 + db_total)
-            notes.append("@Entangle: half weapon damage; the location is entangled")
+            notes.append(f"@Entangle: half weapon damage; the {'weapon' if at_weapon else 'location'} is entangled")
     block = int(step.data.get("block", 0))
     block_all = bool(step.data.get("block-all", 0))
     tactic = str(step.data.get("tactic", ""))
@@ -122,12 +123,18 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     if dodged_through and passed:
         notes.append(f"@Weave: the free dodge evades the {passed} points through the parry")
         passed = 0
-    if mode == "break":
-        return _break_weapon(draft, step, rolled, notes)
+    if at_weapon:
+        return _break_weapon(draft, step, rolled, notes, rest if mode == "@entangle" and special else [])
     reduced = rolled - passed
     crush_special = special and mode == "crush"
     ignore = critical or (mode in ("@feint", "@flurry") and level == "critical")
     armour = 0 if ignore else _armour(t, location, crush_special=crush_special)
+    spell = core.spell_ap(t)
+    if spell and not ignore:
+        armour += spell
+        notes.append(f"protective spells +{spell} AP")
+    elif spell:
+        notes.append("critical: protective spells ignored too")  # seed 002 "CRITICAL HITS"
     if kind == "missile" and not ignore:
         cover = _cover(t, x.attacker, location)
         if cover:
@@ -180,12 +187,19 @@ def _parrying_weapon(draft: Draft, handle: str, weapon: str, level: str, tactic:
                    note=f"{weapon} -{lost} AP")
 
 
-def _break_weapon(draft: Draft, step: ev.PendingStep, rolled: int, notes: list[str]) -> None:
+def _break_weapon(draft: Draft, step: ev.PendingStep, rolled: int, notes: list[str],
+                  entangle: list[ev.DiceNeed] | None = None) -> None:
     """Break Weapon (seed 002): the blow strikes the weapon parrying it, or
     the target's first ready weapon (ruling ``break_target``). An equal
     level of parry costs it 1 AP if the damage exceeds its AP; a higher
     attack level, or no parry with it, costs it all damage over its AP. No
-    default special applies. At 0 AP it breaks."""
+    default special applies. At 0 AP it breaks.
+
+    @Entangle at a weapon (seed 002 "@Entangle") strikes it the same way
+    (half weapon damage on a special); on a special ``entangle`` holds the
+    STR vs STR roll that pulls it "out of the grasp of its wielder" (STR
+    x1.5 for the side the ruling ``entangle_two_hands`` names) and the
+    1D6-1 m where it lands."""
     state = draft.state
     x = state.exchange
     t = state.combatants[x.target]
@@ -211,7 +225,35 @@ def _break_weapon(draft: Draft, step: ev.PendingStep, rolled: int, notes: list[s
                        note=f"{w.name} -{total} AP")
     if lost and w.ap - total <= 0:
         draft.emit(ev.WeaponDropped(handle=t.handle, weapon=w.name, reason="broken"))
+    elif entangle:
+        _entangle_weapon(draft, w, entangle)
     core.end_exchange(draft)
+
+
+def _entangle_weapon(draft: Draft, target_weapon, needs: list[ev.DiceNeed]) -> None:
+    """The entangled weapon is pulled away on a STR vs STR roll, landing
+    1D6-1 m away (seed 002 "@Entangle"; STR x1.5 by ruling
+    ``entangle_two_hands``)."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    aw = core.weapon_of(a, x.weapon)
+    mine, theirs = core.sheet_of(a).characteristics.STR, core.sheet_of(t).characteristics.STR
+    two = aw.hands == 2 if core.rulings_of(state).entangle_two_hands == "attacking-weapon" else target_weapon.hands == 2
+    if two:
+        theirs = theirs * 3 // 2
+    pull, land = needs[0], needs[1]
+    ok = core.resist(draft, a.handle, mine, theirs, pull.purpose)
+    metres = draft.roll(land.expr, land.purpose, by=a.handle).total - 1
+    draft.emit(rev.SpecialApplied(exchange=x.id, by=a.handle, effect="entangle",
+                                  detail=f"{t.name}'s {target_weapon.name} is entangled"
+                                  + (f" and pulled away: it lands {metres} m away" if ok else "; it stays in hand")))
+    if ok:
+        draft.emit(ev.WeaponDropped(handle=t.handle, weapon=target_weapon.name,
+                                    reason=f"pulled away by {a.name}'s {aw.name}: lands {metres} m away"))
+    else:
+        core.condition(draft, t.handle, "entangled", ends="event", key=target_weapon.name,
+                       note=f"{target_weapon.name} entangled by {a.name}'s {aw.name}")
 
 
 def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> None:
@@ -227,6 +269,10 @@ def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> No
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     sa, st = core.sheet_of(a).characteristics, core.sheet_of(t).characteristics
     caught = True  # a critical swordbreaking parry disarms without a roll
+    breaker = [n for n in rest if n.purpose.startswith("@Swordbreaking") and " damages the " in n.purpose]
+    if breaker:
+        _swordbreaker_damage(draft, [n for n in rest if n.purpose.startswith("@Swordbreaking")], step)
+        rest = [n for n in rest if not n.purpose.startswith("@Swordbreaking")]
     for need in rest:
         if need.purpose.startswith("@Swordbreaking"):
             aw = core.weapon_of(a, x.weapon)
@@ -262,6 +308,35 @@ def _extras(draft: Draft, step: ev.PendingStep, rest: list, location: str) -> No
             if not ok and "hold" in need.purpose:
                 for held in state.combatants[t.handle].ready:
                     draft.emit(ev.WeaponDropped(handle=t.handle, weapon=held, reason="a critical Slam"))
+
+
+def _swordbreaker_damage(draft: Draft, needs: list[ev.DiceNeed], step: ev.PendingStep) -> None:
+    """@Swordbreaking's damage option (seed 002): "the swordbreaker's damage
+    plus his or her damage bonus directly to the armor points of the
+    attacking weapon"; less than its AP does only 1 AP; a critical parry
+    doubles the damage. At 0 AP the weapon breaks."""
+    state = draft.state
+    x = state.exchange
+    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    total = 0
+    for need in needs:
+        r = draft.roll(need.expr, need.purpose, by=t.handle).total
+        negative = need.purpose.endswith("damage modifier") and core.derived(t).damage_modifier.startswith("-")
+        total += -r if negative else r
+    total = max(0, total)
+    if str(step.data.get("parry-level", "")) == "critical":
+        total *= 2
+    aw = core.weapon_of(a, x.weapon)
+    ap = core.weapon_ap(a, aw)
+    lost = total if total >= ap else 1
+    old = next((c for c in a.conditions if c.id == f"weapon-damaged:{aw.name}"), None)
+    gone = (old.effects.get("ap-lost", 0) if old else 0) + lost
+    draft.emit(rev.SpecialApplied(exchange=x.id, by=t.handle, effect="swordbreaking",
+                                  detail=f"the caught {aw.name} takes {total} points against its {ap} AP: it loses {lost} AP"))
+    core.condition(draft, a.handle, "weapon-damaged", ends="never", key=aw.name, effects={"ap-lost": gone},
+                   note=f"{aw.name} -{gone} AP")
+    if aw.ap - gone <= 0:
+        draft.emit(ev.WeaponDropped(handle=a.handle, weapon=aw.name, reason=f"broken by {t.name}'s swordbreaker"))
 
 
 def _cover(t, attacker: str, location: str) -> tuple[str, int] | None:

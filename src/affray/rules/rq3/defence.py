@@ -134,7 +134,7 @@ def _parry(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
     if (core.kind_parts(x.kind)[0] == "missile" and point_blank and not aw.thrown and level in ("success", "special")
             and not (w.kind == "shield" and w.shield_size in ("hoplite", "large"))):
         level = "failure"  # only a critical weapon parry stops a projected missile at point blank
-    tactic = d.mode if d.mode.startswith("@") else ""
+    tactic, _, option = (d.mode if d.mode.startswith("@") else "").partition("/")
     ap = core.weapon_ap(t, w)
     block, block_all, outcome = 0, False, "the parry fails"
     if core.succeeded(level):
@@ -162,7 +162,7 @@ def _parry(draft: Draft, defender: str, d: core.Declared, hit: str, sr: int, mod
                                    effects={"hit": 1, "block": block, "block-all": int(block_all)}))
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(draft.state, hit, block=block, block_all=block_all,
                                                        parry_weapon=w.name, parry_level=level, tactic=tactic,
-                                                       free_dodge=free_dodge),)))
+                                                       free_dodge=free_dodge, tactic_option=option),)))
 
 
 def _missile_parry(w, aw, factor: tuple[int, int], point_blank: bool) -> tuple[int, int]:

@@ -16,8 +16,12 @@ successful parry with Grapple blocks it. In later rounds, at DEX SR:
 - ``attack:FOE:Grapple:damage`` at -10%: 1D4 + damage modifier to the held
   location, armour ignored.
 
-A failed follow-up releases the hold. Follow-ups are not parried or
-dodged (ruling ``grapple_follow_ups``).
+A caught shield or hafted weapon is held (``weapon-held``): the
+follow-ups immobilise the weapon (it cannot attack or parry) or throw its
+wielder; a caught blade cannot be held. A throw from a height
+(``affray attack … --situation height=METRES``) adds +1D6 for each full 3
+m (ruling ``throw_height``). A failed follow-up releases the hold.
+Follow-ups are not parried or dodged (ruling ``grapple_follow_ups``).
 """
 
 from __future__ import annotations
@@ -45,17 +49,21 @@ def hold(draft: Draft, step: ev.PendingStep) -> None:
     if parried and pw == "Grapple":
         return core.end_exchange(draft, f"{t.name}'s Grapple parry blocks {a.name}'s grapple")
     what = location
+    held_item = 0
     if parried:
         w = core.weapon_of(t, pw)
         if step.data.get("level") in ("special", "critical"):
             what = "left arm" if w.kind == "shield" else "right arm"  # the parrying arm (ruling grapple_arm)
+        elif w.kind != "shield" and w.blade == "bladed":
+            # seed 002: "A bladed weapon that is caught can not normally be held."
+            return core.end_exchange(draft, f"{a.name} catches {t.name}'s {w.name} but cannot hold a blade")
         else:
-            what = f"{w.name}"
+            what, held_item = w.name, 1  # "A shield or hafted weapon that is caught can be held"
     loc = what if what in {l.name for l in t.locations} else ""
     core.condition(draft, a.handle, "grappling", ends="event", key=t.handle, location=loc,
-                   effects={"grappling": 1}, note=f"holds {t.name}'s {what}")
+                   effects={"grappling": 1, "weapon-held": held_item}, note=f"holds {t.name}'s {what}")
     core.condition(draft, t.handle, "grappled", ends="event", key=a.handle, location=loc,
-                   effects={"grappled": 1}, note=f"{what} held by {a.name}")
+                   effects={"grappled": 1, "weapon-held": held_item}, note=f"{what} held by {a.name}")
     core.end_exchange(draft, f"{a.name} grasps {t.name}'s {what} (d20={d20})")
 
 
@@ -92,6 +100,14 @@ def follow(draft: Draft, step: ev.PendingStep) -> None:
     mode = str(step.data["mode"])
     sa, st = core.sheet_of(a).characteristics, core.sheet_of(t).characteristics
     held = _held(a, t.handle)
+    if mode == "immobilise" and held is not None and held.effects.get("weapon-held"):
+        item = held.note.split("'s ", 1)[-1]
+        if core.resist(draft, a.handle, sa.STR, st.STR // 2, f"immobilise: {a.name} STR against {t.name} STR/2"):
+            # seed 002: a caught shield or hafted weapon held "to immobilize the weapon"
+            core.condition(draft, t.handle, "weapon-immobilised", ends="event", key=item,
+                           note=f"{item} held immobilised by {a.name}")
+            return core.end_exchange(draft, f"{a.name} immobilises {t.name}'s {item}")
+        return core.end_exchange(draft, f"{t.name}'s {item} is not immobilised, but still held")
     if mode == "immobilise":
         if core.resist(draft, a.handle, sa.STR, st.STR // 2, f"immobilise: {a.name} STR against {t.name} STR/2"):
             core.condition(draft, t.handle, "immobilised", ends="event", key=a.handle,
@@ -103,6 +119,9 @@ def follow(draft: Draft, step: ev.PendingStep) -> None:
                        f"throw: {a.name} STR+DEX against {t.name} SIZ/2+DEX"):
             db = core.derived(a).damage_modifier.lstrip("+-")
             dice = [ev.DiceNeed(f"hit location: {t.name} thrown", "1D20", by=a.handle), ev.DiceNeed("throw damage", "1D6", by=a.handle)]
+            extra = _height_dice(x.kind)
+            if extra:
+                dice.append(ev.DiceNeed(f"the fall from {_height(x.kind)} m", extra, by=a.handle))
             if db:
                 dice.append(ev.DiceNeed("damage modifier", db, by=a.handle))
             dice.append(ev.DiceNeed(f"{_break_skill(t)[0]}: {t.name} lands well", "1D100", by=t.handle))
@@ -115,9 +134,11 @@ def follow(draft: Draft, step: ev.PendingStep) -> None:
     amount = draft.roll("1D4", "grapple damage", by=a.handle).total + _db(draft, a, step)
     location = held.location if held and held.location else "chest"
     amount = max(0, amount)
-    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=0,
-                              final=amount, note="grapple damage: armour has no effect"))
-    draft.then("wounds", target=t.handle, location=location, final=amount)
+    spell = min(amount, core.spell_ap(t) // 2)  # seed 002: "Protective spells have half value"
+    note = "grapple damage: armour has no effect" + (f"; protective spells at half: {spell}" if spell else "")
+    draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=spell,
+                              final=amount - spell, note=note))
+    draft.then("wounds", target=t.handle, location=location, final=amount - spell)
     draft.then("grapple:end")
 
 
@@ -137,9 +158,14 @@ def thrown(draft: Draft, step: ev.PendingStep) -> None:
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     d20 = draft.roll("1D20", step.dice[0].purpose, by=a.handle).total
     location = tables.hit_location(d20)
-    amount = max(0, draft.roll("1D6", "throw damage", by=a.handle).total + _db(draft, a, step))
-    name, value = _break_skill(t)
+    amount = draft.roll("1D6", "throw damage", by=a.handle).total
     note = f"thrown; armour at half; d20={d20}"
+    extra = _height_dice(x.kind)
+    if extra:
+        amount += draft.roll(extra, f"the fall from {_height(x.kind)} m", by=a.handle).total
+        note += f"; a fall of {_height(x.kind)} m: +{extra}"
+    amount = max(0, amount + _db(draft, a, step))
+    name, value = _break_skill(t)
     if core.succeeded(core.test(draft, t.handle, name, value, purpose=f"{name}: {t.name} lands well")):
         amount //= 2  # seed 002: "If the opponent succeeds in a DEXx1, Acrobatics/2, or Breakfall roll, the damage is halved"
         note += f"; halved ({name})"
@@ -151,6 +177,18 @@ def thrown(draft: Draft, step: ev.PendingStep) -> None:
     release(draft, a.handle, t.handle, "thrown")
     draft.then("wounds", target=t.handle, location=location, final=amount - armour)
     draft.then("grapple:end")
+
+
+def _height(kind: str) -> int:
+    return next((int(f.split("=", 1)[1]) for f in core.kind_flags(kind) if f.startswith("height=")), 0)
+
+
+def _height_dice(kind: str) -> str:
+    """Extra dice for a throw from a height (seed 002 "GRAPPLING": "more if
+    the fall is from a greater height"; ruling ``throw_height``: +1D6 for
+    every full 3 m of the drop), or ""."""
+    n = _height(kind) // 3
+    return f"{n}D6" if n else ""
 
 
 def end(draft: Draft) -> None:

@@ -7,7 +7,9 @@
 ``KIND:FIELD:FIELD...`` with KIND from the seed's list of nine:
 
 - ``attack:TARGET:WEAPON:MODE`` (MODE slash, crush, impale, or a tactic:
-  aimed, slam, bash, disarm, break, @entangle, @feint, @flurry, @aimed-blow)
+  aimed, slam, bash, disarm, break, @entangle, @feint, @flurry, @aimed-blow;
+  ``@entangle:weapon`` entangles the foe's weapon; a parry
+  ``@swordbreaking:damage`` damages a caught weapon instead of disarming)
 - ``missile:TARGET:WEAPON[:aimed]``
 - ``cast:SPELL:MP[:ready|divine][+enhance]`` (``enhance``: the spell
   enhances the declared attack, which then comes at the later SR)
@@ -21,7 +23,9 @@ weapons with ``+`` (``attack:vasana:Claw+Bite``). Empty fields
 (``attack::Broadsword``) are chosen later (the target at the
 SR, the source at or before the attack). A Draw Weapon or Miscellaneous
 Action beyond the type's allowance gives up a move phase (seed 002: "either
-move phase [may] be sacrificed"). ``brace`` braces against knockback.
+move phase [may] be sacrificed"). ``brace`` braces against knockback;
+``mobility=N`` adds a Mobility spell's N m to each Move Phase;
+``concentrate`` (on an active spell) limits movement to a third.
 
 ``affray act WHO "abort SLOT [defensive parry:SOURCE:WEAPON | defensive
 dodge:SOURCE | movement]"`` aborts an unused declared action; one special
@@ -92,6 +96,11 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             holding = any(x.name == "grappling" and x.id.endswith(f":{tgt}") for x in c.conditions) if tgt else False
             if mode in ("immobilise", "throw", "damage") and not holding:
                 raise RuleError(f"{c.name} holds no location of {tgt or 'that foe'}: grapple first (seed 002 'GRAPPLING')")
+            weapon_held = any(x.name == "grappling" and x.id.endswith(f":{tgt}") and x.effects.get("weapon-held")
+                              for x in c.conditions) if tgt else False
+            if mode == "damage" and weapon_held:
+                raise RuleError(f"{c.name} holds a weapon or shield of {tgt}, not a location: immobilise it or throw "
+                                "the foe (seed 002 'GRAPPLING')")
             if mode == "break-free" and not c.has("immobilised"):
                 raise RuleError(f"{c.name} is not immobilised; nothing to break free from")
             return kind, tgt, w.name, mode
@@ -99,6 +108,9 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             raise RuleError(f"{mode} is a grapple: attack:TARGET:Grapple:{mode}")
         if mode.startswith("@"):
             _tactic_ok(c, w, mode, "attack")
+            if mode == "@entangle" and len(rest) > 3 and rest[3].lower() == "weapon":
+                # seed 002 "@Entangle": "entangles the hit location struck or the weapon attacked"
+                return kind, tgt, w.name, "@entangle/weapon"
         elif mode not in MODES + ATTACK_TACTICS + ("disarm-dex",):
             raise RuleError(f"unknown mode {mode!r}; modes: {', '.join(w.modes)}; tactics: {', '.join(ATTACK_TACTICS)}")
         elif mode in MODES and mode not in w.modes:
@@ -132,6 +144,12 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
             return kind, tgt, w.name, "cover/" + "+".join(where)
         if tactic != "standard":
             _tactic_ok(c, w, tactic, "parry")
+        option = rest[3].lower() if len(rest) > 3 and rest[3] else ""
+        if option and not (tactic == "@swordbreaking" and option in ("disarm", "damage")):
+            raise RuleError(f"{tactic} takes no option {option!r}; only @swordbreaking takes :disarm or :damage")
+        if option == "damage":
+            # seed 002 "@Swordbreaking": "or to damage the attacking weapon", chosen in the Statement of Intent
+            return kind, tgt, w.name, "@swordbreaking/damage"
         return kind, tgt, w.name, tactic
     if kind == "dodge":
         tgt = target(0)
@@ -148,6 +166,14 @@ def parse_action(draft: Draft, handle: str, token: str, drawn: set[str]) -> tupl
         if not rest or not rest[0]:
             raise RuleError("name the weapon to draw: draw:WEAPON")
         w = core.weapon_of(c, rest[0])
+        reload = w.kind == "missile" and not w.thrown
+        # issue 16: drawing what is in hand would spend the action for nothing, but a
+        # missile weapon in hand is reloaded by the same action (seed 002 "6. Draw weapon":
+        # "draw a new missile and reload it in a missile weapon")
+        if w.name in c.ready and not reload:
+            raise RuleError(f"{c.name} already holds {w.name} ready; draw another weapon, or declare another action")
+        if w.name in drawn:
+            raise RuleError(f"{w.name} is already drawn in this statement; declare it once")
         drawn.add(w.name)
         return kind, "", w.name, ""
     if kind == "cast":
@@ -291,6 +317,18 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     moves = core.TYPES[kind]
     rest = [w for w in words[1:] if w.lower() != "brace"]
     brace = len(rest) != len(words) - 1
+    mobility, concentrate = 0, 0
+    for w in list(rest):
+        low = w.lower()
+        if low.startswith("mobility="):
+            value = low.split("=", 1)[1]
+            if not value.isdigit():
+                raise RuleError(f"mobility= takes the spell's metres per Move Phase, a whole number, not {value!r}")
+            mobility = int(value)  # seed 002 "MOVE": Mobility adds to the total movement in each Move Phase
+            rest.remove(w)
+        elif low == "concentrate":
+            concentrate = 1  # seed 002 "MOVE": concentrating on an active spell, 1/3 movement
+            rest.remove(w)
     drawn: set[str] = set()
     groups = [parse_group(draft, handle, w, drawn) for w in rest]
     check_sources(c, groups)
@@ -326,8 +364,12 @@ def declare(draft: Draft, handle: str, words: list[str]) -> None:
     sacrificed = max(0, extra)
     draft.emit(rev.IntentDeclared(handle=handle, round=state.round, moves=moves,
                                   actions=tuple(d.text for d in declared), brace=brace))
-    core.condition(draft, handle, "intent", effects={"moves": moves, "aborted": 0, "brace": int(brace),
-                                                     "sacrificed": sacrificed},
+    effects = {"moves": moves, "aborted": 0, "brace": int(brace), "sacrificed": sacrificed}
+    if mobility:
+        effects["mobility"] = mobility
+    if concentrate:
+        effects["concentrate"] = 1
+    core.condition(draft, handle, "intent", effects=effects,
                    note=core.TYPE_NAMES[moves] + ("; braced" if brace else ""))
     if brace:
         core.condition(draft, handle, "braced", note="braced against knockback")

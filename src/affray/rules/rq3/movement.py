@@ -36,8 +36,8 @@ from affray.rules.rq3 import core
 PURPOSES = ("close", "open", "disengage", "pass")
 
 
-def _moved(draft: Draft, handle: str, note: str) -> None:
-    core.condition(draft, handle, "moved", note=note)
+def _moved(draft: Draft, handle: str, note: str, *, freed: bool = False) -> None:
+    core.finish_move(draft, handle, note, freed=freed)
     draft.hand_over()
 
 
@@ -87,6 +87,9 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     other = _foe(draft, handle, words, verb)
     o = state.combatants[other]
     if verb == "engage":
+        if core.on_map(state):
+            raise RuleError("on the hex map engagement comes from where figures stand: move DIR... into "
+                            f"{o.name}'s reach (affray act {handle} move e ne ...)")
         if other in c.engaged:
             raise RuleError(f"{c.name} is already engaged with {o.name}; move close, open or disengage")
         metres = core.engagement_range(core.longest_declared_weapon(o))
@@ -149,14 +152,17 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
     if won:
         if purpose == "close":
             draft.emit(*core.reach_events(draft, mover, against, 1))
+            core.step_to(draft, mover, against, 1, f"closes with {o.name}")  # on the hex map: beside the foe
         elif purpose == "open":
             longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
             draft.emit(*core.reach_events(draft, mover, against, longer))
+            core.step_to(draft, mover, against, longer, f"opens to {longer} m from {o.name}")
         elif purpose in ("disengage", "pass"):
             draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
             core.expire(draft, mover, f"reach:{against}", "disengaged")
             core.expire(draft, against, f"reach:{mover}", "disengaged")
-    _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}")
+    _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}",
+           freed=won and purpose in ("disengage", "pass"))
 
 
 def post_move(draft: Draft, handle: str, words: list[str]) -> None:
@@ -171,6 +177,9 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} cannot move now")
     if c.has("braced"):
         raise RuleError(f"{c.name} braced this round and cannot move in the Post Melee Move (seed 002)")
+    if core.position(c) is not None:
+        raise RuleError(f"{c.name} stands on the hex map: the Post Melee Move is a hex path there "
+                        f"(affray act {handle} move DIR ...)")
     verb = words[0].lower()
     other = _foe(draft, handle, words, verb)
     o = state.combatants[other]
@@ -189,6 +198,34 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
         draft.emit(*core.reach_events(draft, handle, other, 1))
 
 
+def _charge_on_map(draft: Draft, handle: str, other: str) -> None:
+    """On the hex map the charger rides to the free hex next to the foe
+    nearest to it, facing the foe, within its Move Phase allowance (seed 002
+    "Lance charge": "moving adjacent to the figure it is attacking,
+    regardless of" its weapon; ruling ``mounted_map``). Nothing off the map."""
+    state = draft.state
+    c, o = state.combatants[handle], state.combatants[other]
+    here, there = core.position(c), core.position(o)
+    mm = core.map_move(c)
+    if here is None or there is None or mm is None:
+        return
+    free = [core.neighbour(*there[:2], k) for k in range(6)]
+    free = [h for h in free if core.occupant(state, h, but=handle) is None]
+    if not free:
+        raise RuleError(f"no free hex next to {o.name} to charge into")
+    to = min(free, key=lambda h: (core.hex_distance(here[:2], h), h))
+    cost = core.hex_distance(here[:2], to)
+    left = mm.effects.get("allow", 0) - mm.effects.get("used", 0)
+    if cost > left:
+        raise RuleError(f"{c.name} has {left} m of movement left; {o.name}'s side is {cost} m away")
+    facing = (min(range(6), key=lambda k: core.bearing(to, k, there[:2])))
+    draft.emit(core.place_event(draft, handle, to[0], to[1], facing, "lance charge"))
+    draft.emit(ev.CombatantMoved(handle=handle, distance=float(cost), reason=f"lance charge at {o.name}"))
+    core.carry_mount(draft, handle, to[0], to[1], facing, cost, "lance charge")
+    core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=mm.effects.get("used", 0) + cost),
+                   note=f"{mm.effects.get('used', 0) + cost} of {mm.effects.get('allow', 0)} m: lance charge")
+
+
 def _lance_charge(draft: Draft, handle: str, words: list[str]) -> None:
     """``move charge FOE``: an all-out lance charge (seed 002 "Lance
     charge"): a mounted rider who declared a lance attack on FOE moves
@@ -203,6 +240,7 @@ def _lance_charge(draft: Draft, handle: str, words: list[str]) -> None:
                   and core.is_lance(core.weapon_of(c, d.weapon))), None)
     if lance is None:
         raise RuleError(f"{c.name} declared no lance attack on {state.combatants[other].name}; a charge needs one")
+    _charge_on_map(draft, handle, other)
     if other not in c.engaged:
         draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=True))
     draft.emit(*core.reach_events(draft, handle, other, 1))

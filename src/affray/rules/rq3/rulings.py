@@ -54,6 +54,17 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     swordbreaking_option: Literal["disarm"] = "disarm"
     parry_damages_weapon: Literal["excess-over-ap"] = "excess-over-ap"
     parry_source: Literal["opponent"] = "opponent"
+    missile_beyond_range: Literal["refused", "half-to-double"] = "refused"
+    moving_target: Literal["gm-penalty"] = "gm-penalty"
+    entangle_two_hands: Literal["attacked-weapon", "attacking-weapon"] = "attacked-weapon"
+    map_thirds: Literal["always"] = "always"
+    hex_rear_step: Literal["backwards"] = "backwards"
+    third_move: Literal["of-declared-move"] = "of-declared-move"
+    post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
+    jump_terrain: Literal["one-roll-same-results"] = "one-roll-same-results"
+    throw_height: Literal["1d6-per-3m"] = "1d6-per-3m"
+    protective_spells: Literal["gm-given-ap"] = "gm-given-ap"
+    mounted_map: Literal["rider-moves-pair"] = "rider-moves-pair"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -110,13 +121,50 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                       "resistance roll", f"{SEED} 'Disarm'; our ruling"),
     "break_target": ("parrying-or-first-ready", "Break Weapon strikes the weapon that parries it, else the first ready one",
                      f"{SEED} 'Break Weapon'; our ruling"),
-    "swordbreaking_option": ("disarm", "a special @Swordbreaking parry always tries the disarm (STR vs STR, x1.5 for a 2H "
-                             "weapon); damaging the caught weapon is not offered yet", f"{SEED} '@Swordbreaking'; our ruling"),
+    "swordbreaking_option": ("disarm", "a @Swordbreaking parry disarms (STR vs STR, x1.5 for a 2H weapon) unless the "
+                             "parry was declared parry:FOE:WEAPON:@swordbreaking:damage (the option is chosen in the "
+                             "Statement of Intent)", f"{SEED} '@Swordbreaking', 'COMBAT OPTIONS'; our ruling on when it is chosen"),
     "parry_damages_weapon": ("excess-over-ap", "a bladed parry against a failed attack rolls the parrying weapon's damage; "
                              "what exceeds the attacking weapon's AP comes off it", f"{SEED} 'Standard Parry' (no amount given); our ruling"),
     "parry_source": ("opponent", "a Parry declared against a source covers every weapon of that opponent (a creature with "
                      "several sources declares several parries)", f"{SEED} '4. Parry' (a source is 'a single weapon used by a "
                      "single opponent'); our simplification"),
+    "missile_beyond_range": ("refused", "a missile attack beyond the weapon's range is refused; half-to-double: up to "
+                             "twice the range at half chance", f"{SEED} gives point blank (a tenth of the range) and "
+                             "normal range only; our ruling"),
+    "moving_target": ("gm-penalty", "the GM gives the moving-target penalty (--situation moving=N, percent); the "
+                      "engine doubles it at point blank, not against a creature three times the shooter's SIZ",
+                      f"{SEED} 'PARRYING AND DODGING MISSILE WEAPONS', 'DODGING BY LARGE CREATURES' (no base penalties given)"),
+    "entangle_two_hands": ("attacked-weapon", "an entangled weapon held in two hands gives its wielder STR x1.5 against "
+                           "the pull (as Disarm and @Swordbreaking); attacking-weapon: the seed's words, x1.5 when the "
+                           "entangling weapon is held in two hands", f"{SEED} '@Entangle' ('if the attacking weapon was "
+                           "held in both hands'); our ruling"),
+    "map_thirds": ("always", "on the hex map every Move Phase goes in three alternating thirds in movement initiative "
+                   "order (move done ends one's move early); the GM need not judge when foes 'could conceivably reach "
+                   "each other'", f"{SEED} 'MOVEMENT INITIATIVE'; our ruling"),
+    "hex_rear_step": ("backwards", "a step into one of the three rear hexes (behind or to the rear sides) is backwards "
+                      "movement: 2 m, facing kept; a step to a front side hex shifts the facing one side for free",
+                      f"{SEED} 'MOVE' (hex map, backwards at half speed); our ruling on the rear sides"),
+    "third_move": ("of-declared-move", "a third of the declared movement (rate x moves), rounded down, at least 1 m, "
+                   "for one who begins the Move Phase engaged, reloads or concentrates; Mobility is added after",
+                   f"{SEED} 'MOVE' ('1/3 ... (1 to 3 meters for humans)'); our ruling on rounding"),
+    "post_move_engagement": ("end-in-zone", "in the Post Melee Move no move is stopped or contested; a figure that ends "
+                             "its move in a foe's engagement zone (or the foe in its) is engaged for the next round, "
+                             "and one that ends beyond its fighting distance is no longer engaged",
+                             f"{SEED} '4) POST MELEE MOVE PHASE'; our ruling"),
+    "jump_terrain": ("one-roll-same-results", "over=jump|acrobatics: one Jump or Acrobatics roll clears a narrow "
+                     "feature of any tested terrain (bodies too), with the terrain table's fumble, failure, special and "
+                     "critical results", f"{SEED} 'Jump or Acrobatics skill can be used ...'; our ruling on the results"),
+    "throw_height": ("1d6-per-3m", "a grapple throw from a height (--situation height=METRES) adds 1D6 for every full 3 m "
+                     "of the drop, halved with the rest by DEX x1, Acrobatics/2 or Breakfall",
+                     f"{SEED} 'GRAPPLING' ('more if the fall is from a greater height', no amount given); our ruling"),
+    "protective_spells": ("gm-given-ap", "the GM gives a protective spell's AP (act WHO protect AP SPELL): it adds on every "
+                          "location, a critical ignores it, grapple damage meets half of it, a throw's armour at half "
+                          "leaves it out", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+    "mounted_map": ("rider-moves-pair", "on the hex map a rider and its mount share a hex; the rider moves the pair at "
+                    "the mount's movement rate times the rider's declared moves, the mount going along; a mount "
+                    "carrying a rider does not walk on its own", f"{SEED} 'Lance charge', 'MOVE' (silent on mounted "
+                    "movement); our ruling"),
 }
 
 

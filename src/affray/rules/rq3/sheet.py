@@ -18,11 +18,10 @@ from pathlib import Path
 
 import msgspec
 
-from affray.rules.base import read_sheet_data
+from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray import dice
 from affray.events.core import LocationInit
 from affray.rules.rq3 import tables
-from affray.text import one_line
 
 CHARACTERISTICS = ("STR", "CON", "SIZ", "INT", "POW", "DEX", "APP")
 #: ``melee``, ``shield``, ``missile`` (fired or thrown), ``unarmed``.
@@ -96,6 +95,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     tactics: list[str] = []
     min_str: int = 0
     min_dex: int = 0
+    limb: str = ""
 
 
 class Piece(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -166,9 +166,9 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
     """Validate plain data as a sheet (corrections applied); raise
     :class:`SheetError` with one line."""
     try:
-        sheet = msgspec.convert(data, Sheet)
-    except msgspec.ValidationError as exc:
-        raise SheetError(f"{label}: {one_line(str(exc))}; {_DO}") from None
+        sheet = decode_sheet(data, Sheet, label)  # one line naming the key (affray.rules.base)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     for k in CHARACTERISTICS:
         v = getattr(sheet.characteristics, k)
         if not 1 <= v <= 100:
@@ -181,12 +181,18 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
         names.add(w.name)
         if w.kind not in WEAPON_KINDS:
             raise SheetError(f"{label}: weapon {w.name!r} has kind {w.kind!r}; use one of {', '.join(WEAPON_KINDS)}")
+        if not w.attack and not w.parry:  # issue 16: it would attack and parry at 0%
+            raise SheetError(f"{label}: weapon {w.name!r} gives no attack or parry skill (percent); "
+                             f"add attack = N and/or parry = N; {_DO}")
         if w.blade not in BLADES:
             raise SheetError(f"{label}: weapon {w.name!r} has blade {w.blade!r}; use one of {', '.join(BLADES)}")
         w = corrected(w)
         for m in w.modes:
             if m not in MODES:
                 raise SheetError(f"{label}: weapon {w.name!r} has mode {m!r}; use slash, crush or impale")
+        if w.limb and w.limb not in {loc.name for loc in tables.locations()}:
+            raise SheetError(f"{label}: weapon {w.name!r} strikes with limb {w.limb!r}; use a location such as "
+                             "right arm or left leg")
         for t in w.tactics:
             if t not in ALL_TRAINED:
                 raise SheetError(f"{label}: weapon {w.name!r} lists tactic {t!r}; trained tactics are {', '.join(ALL_TRAINED)}")
@@ -198,9 +204,13 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
     for where in sheet.armour:
         if where not in {loc.name for loc in tables.locations()}:
             raise SheetError(f"{label}: armour on unknown location {where!r}; use head, chest, abdomen, right/left arm, right/left leg")
+    try:  # the rules read skills by their exact name (sheet.skill)
+        check_names(label, "skills", sheet.skills, BASE_SKILLS, exact_case=True)
+    except ValueError as exc:
+        raise SheetError(str(exc)) from None
     for r in sheet.ready or []:
         if r not in names:
-            raise SheetError(f"{label}: ready weapon {r!r} is not among the weapons; {_DO}")
+            raise SheetError(f"{label}: ready weapon {r!r} is not among the weapons{suggestion(r, names)}; {_DO}")
     return msgspec.structs.replace(sheet, weapons=weapons)
 
 

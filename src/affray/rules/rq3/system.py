@@ -15,7 +15,9 @@ from affray.events import commands as cmd
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules import gm
 from affray.rules.router import Router
-from affray.rules.rq3 import attack, damage, defence, fallen, grapple, intent, knockback, mounted, movement, terrain, turns, wounds
+from affray.rules.rq3 import (attack, damage, defence, fallen, grapple, intent, knockback, magic, mapmove, mounted,
+                              movement, terrain, turns, wounds)
+from affray.rules.rq3.core import on_map
 from affray.rules.rq3.conditions import CATALOGUE
 from affray.rules.rq3.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.rq3.sheet import SheetError, load_sheet
@@ -24,6 +26,7 @@ from affray.rules.rq3.sheet import SheetError, load_sheet
 ACT_WORDS = {
     "intent": "act:intent", "declare": "act:intent", "abort": "act:abort", "move": "act:move",
     "withdraw": "act:post-move", "approach": "act:post-move", "pass": "act:pass", "stand": "act:stand",
+    "place": "act:place", "protect": "act:protect",
 }
 
 
@@ -41,6 +44,8 @@ def _act(draft: Draft, command: cmd.TakeAction) -> None:
     kind = ACT_WORDS[first]
     if first == "move" and any(w.lower().startswith(("terrain=", "moves=")) for w in words):
         kind = "act:terrain"
+    elif first == "move" and on_map(draft.state) and mapmove.is_map_move(words[1:]):
+        kind = "act:map-move"  # a hex path on the map (seed 002 "MOVE")
     draft.then(kind, who=who, words=words if first in ("withdraw", "approach") else words[1:])
 
 
@@ -78,6 +83,9 @@ ROUTER = Router(
         "act:post-move": lambda draft, who, words: movement.post_move(draft, who, words),
         "act:pass": _pass,
         "act:terrain": lambda draft, who, words: terrain.start(draft, who, words),
+        "act:map-move": lambda draft, who, words: mapmove.move(draft, who, words),
+        "act:place": lambda draft, who, words: mapmove.place(draft, who, words),
+        "act:protect": lambda draft, who, words: magic.protect(draft, who, words),
         "act:stand": lambda draft, who, words: fallen.stand(draft, who, words),
         "roll:terrain": terrain.roll,
         "roll:fall": terrain.roll_fall,

@@ -11,6 +11,12 @@ conscious fallen foe: one Very Difficult test). N is the number of moves
 of the unmodified rate (default: the declared moves). Each test uses the
 better of Maneuver and DEX xN (ruling ``terrain_test``).
 
+``over=jump`` or ``over=acrobatics``: the feature is narrow enough to be
+cleared by a single Jump or Acrobatics attempt, which replaces the tests
+(one roll, same results; ruling ``jump_terrain``). A feature too wide for
+one attempt takes the usual tests ("at the completion of the Jump or
+flip"); the jump's own roll is then the GM's.
+
 Results: fumble, the character falls, loses its remaining actions and
 takes 1D6 falling damage to a random location; failure, it falls; special,
 +10% to all attacks and defences this round; critical, +20%. A fall may be
@@ -24,6 +30,9 @@ from affray.rules.base import Draft, RuleError
 from affray.rules.rq3 import core, tables
 
 KINDS = ("clear", "restricted", "difficult", "very-difficult", "body", "bodies")
+#: ``over=jump|acrobatics``: the feature is narrow enough for one Jump or
+#: Acrobatics attempt to clear it (seed 002 "Jump or Acrobatics skill").
+OVER = ("jump", "acrobatics")
 
 
 def start(draft: Draft, handle: str, words: list[str]) -> None:
@@ -31,9 +40,13 @@ def start(draft: Draft, handle: str, words: list[str]) -> None:
     state = draft.state
     core.expect(state, ("move",), handle, "move")
     c = state.combatants[handle]
-    kind, moves, rest = "clear", 0, []
+    kind, moves, rest, over = "clear", 0, [], ""
     for w in words:
-        if w.lower().startswith("terrain="):
+        if w.lower().startswith("over="):
+            over = w.split("=", 1)[1].lower()
+            if over not in OVER:
+                raise RuleError(f"over= takes {' or '.join(OVER)} (clearing a narrow feature in one attempt), not {over!r}")
+        elif w.lower().startswith("terrain="):
             kind = w.split("=", 1)[1].lower()
         elif w.lower().startswith("moves="):
             value = w.split("=", 1)[1]
@@ -50,23 +63,33 @@ def start(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} declared {declared} move{'s' if declared > 1 else ''}, not {moves}")
     tests = {"clear": 0, "restricted": max(0, moves - 1), "difficult": moves, "very-difficult": moves,
              "body": 1, "bodies": 1}[kind]
+    then = "act:map-move" if core.on_map(state) else "act:move"
+    if over and tests == 0:
+        raise RuleError(f"{kind} terrain needs no test to cross; drop over={over}")
     if tests == 0:
-        draft.then("act:move", who=handle, words=rest)
+        draft.then(then, who=handle, words=rest or (["done"] if then == "act:map-move" else []))
         return
-    _step(draft, handle, kind, tests, " ".join(rest))
+    if over:
+        tests = 1  # seed 002: a narrow feature "cleared by the distance covered by a single Jump or Acrobatics attempt"
+    _step(draft, handle, kind, tests, " ".join(rest), over)
 
 
 def _row(kind: str):
     return tables.TERRAIN[{"body": "difficult", "bodies": "very-difficult"}.get(kind, kind)]
 
 
-def _step(draft: Draft, handle: str, kind: str, left: int, words: str) -> None:
+def _step(draft: Draft, handle: str, kind: str, left: int, words: str, over: str = "") -> None:
     c = draft.state.combatants[handle]
     row = _row(kind)
+    data = {"terrain": kind, "left": left, "words": words}
+    test = f"Maneuver or DEX x{row.dex} ({left} test{'s' if left > 1 else ''})"
+    if over:
+        data["over"] = over
+        test = f"{over.capitalize()} over the narrow feature"
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
-        who=handle, verb="roll", kind="terrain", data={"terrain": kind, "left": left, "words": words},
+        who=handle, verb="roll", kind="terrain", data=data,
         dice=(ev.DiceNeed(f"terrain ({kind}): {c.name}", "1D100", by=handle),),
-        prompt=f"{c.name} moves through {kind} terrain: Maneuver or DEX x{row.dex} ({left} test{'s' if left > 1 else ''}): affray roll"),)))
+        prompt=f"{c.name} moves through {kind} terrain: {test}: affray roll"),)))
 
 
 def roll(draft: Draft, step: ev.PendingStep) -> None:
@@ -78,6 +101,11 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     dex = core.sheet_of(c).characteristics.DEX * row.dex
     maneuver = core.skill_of(c, "Maneuver")
     name, value = ("Maneuver", maneuver) if maneuver >= dex else (f"DEX x{row.dex}", dex)
+    over = str(step.data.get("over", ""))
+    if over:
+        # seed 002: "Jump or Acrobatics skill can be used ... instead of Maneuver skill or a DEX roll"
+        name = over.capitalize()
+        value = core.skill_of(c, name)
     level = core.test(draft, handle, name, value, purpose=f"terrain ({kind}): {c.name}")
     if level in ("special", "critical"):
         core.condition(draft, handle, "terrain-advantage", effects={"bonus": 10 if level == "special" else 20},
@@ -101,7 +129,7 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         return
     draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(who=handle, verb="act", kind="move", options=("stay",),
                                                      prompt=f"{c.name} moves on: {words}"),)))
-    draft.then("act:move", who=handle, words=words.split())
+    draft.then("act:map-move" if core.on_map(draft.state) else "act:move", who=handle, words=words.split())
 
 
 def after_fall(draft: Draft, handle: str) -> None:

@@ -135,6 +135,14 @@ def move_step(state: State, handle: str) -> ev.PendingStep:
     """The Move Phase step of ``handle`` (movement initiative by DEX)."""
     c = state.combatants[handle]
     ch = core.sheet_of(c).characteristics
+    mm = core.map_move(c)
+    if mm is not None:
+        third = mm.effects.get("pass", 0) + 1
+        left = mm.effects.get("allow", 0) - mm.effects.get("used", 0)
+        return ev.PendingStep(
+            who=handle, verb="act", kind="move", options=core.DIRECTION_NAMES + ("done", "disengage", "pass", "wait"),
+            prompt=f"Move Phase, third {third} of 3, {c.name} (DEX {ch.DEX}, {left} m left of {mm.effects.get('allow', 0)}): "
+                   f"affray act {handle} move DIR... (e ne nw w sw se, face:DIR) | move done | move disengage FOE")
     options = ["stay", "engage", "close", "open", "disengage", "wait"]
     if c.stance != "standing":
         options.append("stand")
@@ -207,7 +215,10 @@ def advance(draft: Draft) -> None:
         if todo:
             draft.emit(ev.StepsAwaited(steps=(intent_step(state, todo[0]),)))
             return
-        todo = [h for h in core.movement_order(state) if h in fs and not state.combatants[h].has("moved")]
+        todo = [h for h in core.move_queue(state) if h in fs]
+        if todo and core.on_map(state) and any(core.map_move(state.combatants[h]) is None for h in todo):
+            core.open_map_phase(draft)  # seed 002 "MOVE": the allowance as the phase begins
+            continue
         if todo:
             draft.emit(ev.StepsAwaited(steps=(move_step(state, todo[0]),)))
             return

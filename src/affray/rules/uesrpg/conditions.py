@@ -27,6 +27,8 @@ CATALOGUE: dict[str, str] = {
     "damaged-armour": "Forceful Impact: Damaged(1), the location's armour or shield loses 1 AR (rules-reference.md D8)",
     "moving": "moved out of engagement: its Turn waits while the foes it left take or decline their attacks of opportunity (seed 003 'Evade'; rules-reference.md D8 Overwhelm)",
     "lucky-numbers": "a PC's Lucky and Unlucky Numbers drawn at the start of the fight (rules-reference.md D4; ruling lucky_numbers = draw)",
+    "attacking-several": "one attack against several defenders: the defenders after the first wait, their tests "
+                         "already rolled, for their Step 4 in the order they were named (seed 003 Step 4, several defenders)",
     "unaware": "not aware of attacks (surprised in round 1): cannot defend, an automatic failure (seed 003 Step 2)",
 }
 

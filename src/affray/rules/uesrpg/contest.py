@@ -17,13 +17,17 @@ from affray.events import core as ev
 from affray.events import uesrpg as ev_ues
 from affray.rules.base import Draft
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
+from affray.rules.uesrpg import conditions as cat
 from affray.rules.uesrpg import tables
 from affray.rules.uesrpg.core import (
     Test,
     exchange_kind,
     grade,
+    group_of,
     is_melee,
     luck_of,
+    member_data,
+    pack_waiting,
     passed,
     rulings_of,
     sheet_of,
@@ -121,56 +125,111 @@ def _degrees_text(t: Test) -> str:
     return f"{t.degrees} DoS" if passed(t.result) else f"{t.degrees} DoF"
 
 
-def roll_tests(draft: Draft, step: ev.PendingStep) -> None:
-    """``affray roll`` on the tests step: the attack d100, then the
-    defence's; both recorded as ``SkillTested`` with their DoS/DoF, then the
-    row of the outcome table (``uesrpg-combat-roll-resolved``). A buckler
-    adds +1 DoS to a successful parry (D13)."""
-    state = draft.state
-    x = state.exchange
-    a, t = state.combatants[x.attacker], state.combatants[x.target]
-    _, opts = exchange_kind(x)
-    att_test = opts.get("test", "attack")
-    att = _tested(draft, a.handle, int(opts.get("tn", 0)), f"{a.name}: attack test")
-    data = dict(step.data)
+def _defence_test(draft: Draft, handle: str, data: dict) -> tuple[Test | None, dict]:
+    """Roll one defender's declared defence (none: no roll); a buckler adds
+    +1 DoS to a successful parry (D13). Returns the test and the data with
+    any ``note``."""
+    t = draft.state.combatants[handle]
     defence = str(data.get("defence", "none"))
-    dfn: Test | None = None
-    if defence != "none":
-        dfn = _tested(draft, t.handle, int(data["tn"]), f"{t.name}: {defence} test")
-        if defence == "parry" and passed(dfn.result):
-            extra = max((tables.SHIELD_VARIANTS[s.variant].parry_dos for s in sheet_of(t).shields), default=0)
-            if extra:
-                dfn = msgspec.structs.replace(dfn, degrees=dfn.degrees + extra)
-                data["note"] = f" (+{extra} buckler)"
-    melee = is_melee(x)
-    res = outcome(att, dfn, defence, melee, rulings_of(state))
-    draft.emit(ev.SkillTested(handle=a.handle, skill=att_test, base=int(opts.get("base", 0)), target=att.tn,
-                              roll=att.roll, result=res.attack_result, modifiers=x.modifiers,
-                              purpose=f"attack on {t.name}: {_degrees_text(att)}"))
-    if dfn is not None:
-        draft.emit(ev.SkillTested(handle=t.handle, skill=str(data["test"]), base=int(data["base"]), target=dfn.tn,
-                                  roll=dfn.roll, result=res.defence_result, modifiers=unpack_mods(str(data.get("mods", ""))),
-                                  purpose=f"{defence} against {a.name}: {_degrees_text(dfn)}{data.get('note', '')}"))
-    draft.emit(ev.AttackResolved(exchange=x.id, hit=res.hits == "defender", critical=res.attack_result == CRITICAL,
-                                 fumble=res.attack_result == FUMBLE, roll=att.roll, skill=att.tn))
-    draft.emit(ev_ues.CombatRollResolved(
-        exchange=x.id, attacker=a.handle, defender=t.handle, defence=defence,
-        attack_roll=att.roll, attack_tn=att.tn, attack_result=res.attack_result, attack_degrees=att.degrees,
-        defence_roll=dfn.roll if dfn else 0, defence_tn=dfn.tn if dfn else 0,
-        defence_result=res.defence_result if dfn else FAILURE, defence_degrees=dfn.degrees if dfn else 0,
-        row=res.row, winner=res.winner, hits=res.hits, blocked=res.blocked,
-        advantages=res.advantages, advantage_to=res.advantage_to,
-    ))
-    carry = {
+    if defence == "none":
+        return None, data
+    dfn = _tested(draft, handle, int(data["tn"]), f"{t.name}: {defence} test")
+    if defence == "parry" and passed(dfn.result):
+        extra = max((tables.SHIELD_VARIANTS[s.variant].parry_dos for s in sheet_of(t).shields), default=0)
+        if extra:
+            dfn = msgspec.structs.replace(dfn, degrees=dfn.degrees + extra)
+            data = {**data, "note": f" (+{extra} buckler)"}
+    return dfn, data
+
+
+def one_defensive_advantage(results: list[tuple[Test | None, Outcome]], rulings: Rulings = DEFAULT_RULINGS) -> list[Outcome]:
+    """Several defenders against one attack: only one gains the defensive
+    Advantage (seed 003 Step 4 Block; ruling ``several_defenders``): the
+    winning defender with the most DoS, a critical counting as more, ties to
+    the first declared (``most-dos``), or the first declared winner
+    (``first-declared``). ``results`` are (defence test, outcome) in the
+    order the defences were declared; the others keep their row but lose the
+    Advantage."""
+    gainers = [i for i, (_, o) in enumerate(results) if o.advantage_to == "defender" and o.advantages]
+    if len(gainers) <= 1:
+        return [o for _, o in results]
+    keep = gainers[0]
+    if rulings.several_defenders == "most-dos":
+        def rank(i: int) -> tuple[int, int, int]:
+            test, o = results[i]
+            return (o.defence_result == CRITICAL, test.degrees if test else 0, -i)
+        keep = max(gainers, key=rank)
+    return [o if i == keep or i not in gainers else msgspec.structs.replace(o, advantages=0, advantage_to="")
+            for i, (_, o) in enumerate(results)]
+
+
+def _carry(res: Outcome, defence: str, data: dict, att: Test, dfn: Test | None) -> dict:
+    """What Step 4 needs of one defender's result."""
+    return {
         "defence": defence, "hits": res.hits, "blocked": int(res.blocked), "winner": res.winner,
         "item": str(data.get("item", "")),
         # the roll that resolves the hit picks the location (ruling hit_location): a counter's winner's own
         "hit_roll": (dfn.roll if dfn else 0) if res.hits == "attacker" else att.roll,
         "critical": int((res.attack_result if res.hits != "attacker" else res.defence_result) == CRITICAL),
     }
+
+
+def roll_tests(draft: Draft, step: ev.PendingStep) -> None:
+    """``affray roll`` on the tests step: the attack d100, then each
+    defence's; all recorded as ``SkillTested`` with their DoS/DoF, then the
+    row of the outcome table for each defender
+    (``uesrpg-combat-roll-resolved``). The first defender's Step 4 follows
+    at once; the others' wait, in order, in an ``attacking-several``
+    condition on the attacker (seed 003 Step 4, several defenders)."""
+    state = draft.state
+    x = state.exchange
+    a = state.combatants[x.attacker]
+    _, opts = exchange_kind(x)
+    att_test = opts.get("test", "attack")
+    att = _tested(draft, a.handle, int(opts.get("tn", 0)), f"{a.name}: attack test")
+    melee = is_melee(x)
+    rulings = rulings_of(state)
+    defenders = [(x.target, dict(step.data))] + [(h, member_data(step.data, h)) for h in group_of(x)]
+    rolled = []
+    for h, data in defenders:
+        dfn, data = _defence_test(draft, h, data)
+        rolled.append((h, data, dfn, outcome(att, dfn, str(data.get("defence", "none")), melee, rulings)))
+    outcomes = one_defensive_advantage([(dfn, res) for _, _, dfn, res in rolled], rulings)
+    names = " and ".join(state.combatants[h].name for h, _ in defenders)
+    draft.emit(ev.SkillTested(handle=a.handle, skill=att_test, base=int(opts.get("base", 0)), target=att.tn,
+                              roll=att.roll, result=outcomes[0].attack_result, modifiers=x.modifiers,
+                              purpose=f"attack on {names}: {_degrees_text(att)}"))
+    for (h, data, dfn, first), res in zip(rolled, outcomes):
+        defence = str(data.get("defence", "none"))
+        if dfn is not None:
+            lost = " (no Advantage: only one defender gains it)" if first.advantages and not res.advantages else ""
+            draft.emit(ev.SkillTested(handle=h, skill=str(data["test"]), base=int(data["base"]), target=dfn.tn,
+                                      roll=dfn.roll, result=res.defence_result, modifiers=unpack_mods(str(data.get("mods", ""))),
+                                      purpose=f"{defence} against {a.name}: {_degrees_text(dfn)}{data.get('note', '')}{lost}"))
+        if h == x.target:
+            draft.emit(ev.AttackResolved(exchange=x.id, hit=res.hits == "defender", critical=res.attack_result == CRITICAL,
+                                         fumble=res.attack_result == FUMBLE, roll=att.roll, skill=att.tn))
+        draft.emit(ev_ues.CombatRollResolved(
+            exchange=x.id, attacker=a.handle, defender=h, defence=defence,
+            attack_roll=att.roll, attack_tn=att.tn, attack_result=res.attack_result, attack_degrees=att.degrees,
+            defence_roll=dfn.roll if dfn else 0, defence_tn=dfn.tn if dfn else 0,
+            defence_result=res.defence_result if dfn else FAILURE, defence_degrees=dfn.degrees if dfn else 0,
+            row=res.row, winner=res.winner, hits=res.hits, blocked=res.blocked,
+            advantages=res.advantages, advantage_to=res.advantage_to,
+        ))
+    if len(rolled) > 1:
+        waiting = {}
+        for order, ((h, data, dfn, _), res) in enumerate(zip(rolled[1:], outcomes[1:]), start=1):
+            waiting.update(pack_waiting(state, h, order, _carry(res, str(data.get("defence", "none")), data, att, dfn), res))
+        items = [i.name for i in (*sheet_of(a).weapons, *sheet_of(a).spells)]
+        waiting.update({"exchange": x.id, "roll": att.roll, "tn": att.tn, "weapon": items.index(x.weapon)})
+        draft.emit(ev.ConditionApplied(handle=a.handle, condition=cat.make(
+            "attacking-several", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+            effects=waiting, note=f"{x.weapon}: {len(rolled) - 1} more defender(s) to resolve")))
+    res, (h, data, dfn, _) = outcomes[0], rolled[0]
+    carry = _carry(res, str(data.get("defence", "none")), data, att, dfn)
     if res.advantages:
         draft.then("advantages", carry=carry, left=res.advantages,
                    by=x.attacker if res.advantage_to == "attacker" else x.target)
     else:
         draft.then("resolve", carry=carry)
-

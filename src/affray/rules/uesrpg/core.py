@@ -210,6 +210,25 @@ def situation_mods(situations) -> tuple[list[ev.Modifier], str]:
     return mods, style
 
 
+def split_distance(situations) -> tuple[list[str], float | None]:
+    """The ``--situation`` keys without ``distance:METRES``, and that
+    distance (None when not given). :class:`RuleError` for a distance that
+    is not a number of metres, 0 or more."""
+    rest, distance = [], None
+    for raw in situations:
+        key, _, value = raw.strip().partition(":")
+        if key.lower() != "distance":
+            rest.append(raw)
+            continue
+        try:
+            distance = float(value)
+        except ValueError:
+            distance = -1.0
+        if not 0 <= distance < float("inf"):
+            raise RuleError(f"distance:METRES takes metres, 0 or more (got {value!r}): --situation distance:30")
+    return rest, distance
+
+
 def condition_mods(c: Combatant, *, attack_on: str = "", melee: bool = False) -> list[ev.Modifier]:
     """Modifiers from the bearer's conditions: the wound penalty on every
     test (D12), and on an attack Press Advantage (+10, a melee attack on the
@@ -308,6 +327,29 @@ def is_melee(x) -> bool:
     return exchange_kind(x)[0] in ("melee", "opportunity")
 
 
+def unusable_limbs(state: State, c: Combatant) -> set[str]:
+    """What a crippled or lost limb takes away under ruling
+    ``crippled_limbs = unusable`` (rules-reference.md D12 names the
+    conditions, not their effect): ``weapon arm`` (the arm that is not the
+    shield arm), ``shield arm``, ``leg``. Empty under ``recorded``."""
+    if rulings_of(state).crippled_limbs != "unusable":
+        return set()
+    shield_arm = sheet_of(c).shield_arm
+    out = set()
+    for k in c.conditions:
+        if k.name in ("crippled-limb", "lost-limb"):
+            if k.location.endswith("leg"):
+                out.add("leg")
+            elif k.location.endswith("arm"):
+                out.add("shield arm" if k.location == shield_arm else "weapon arm")
+    return out
+
+
+def limb_refusal(c: Combatant, limb: str, what: str) -> RuleError:
+    """The one line refusing ``what`` because ``limb`` is crippled or lost."""
+    return RuleError(f"{c.name}'s {limb} is crippled or lost (ruling crippled_limbs = unusable): {what}")
+
+
 def blocking_shields(sheet: Sheet) -> list[Shield]:
     """Shields that can block (a buckler cannot, D13)."""
     return [s for s in sheet.shields if tables.SHIELD_VARIANTS[s.variant].can_block]
@@ -323,33 +365,125 @@ def defence_options(state: State, defender: Combatant, x) -> tuple[str, ...]:
     """The defences ``defender`` may declare against exchange ``x``: Evade
     always; Parry and Counter-Attack against melee with a melee weapon
     (D7 'melee only'; ruling ``defence_vs_ranged``); Block with a shield
-    that can block (D13); and ``none``."""
+    that can block (D13); and ``none``. Under ruling ``crippled_limbs =
+    unusable`` a crippled weapon arm takes Parry and Counter-Attack away,
+    a crippled shield arm Block."""
     sheet = sheet_of(defender)
     melee = is_melee(x)
+    lost = unusable_limbs(state, defender)
+    armed = melee and bool(melee_weapons(sheet)) and "weapon arm" not in lost
     out = ["evade"]
-    if melee and melee_weapons(sheet):
+    if armed:
         out.append("parry")
-    if blocking_shields(sheet):
+    if blocking_shields(sheet) and "shield arm" not in lost:
         out.append("block")
-    if melee and melee_weapons(sheet):
+    if armed:
         out.append("counter")
     return tuple(out) + ("none",)
 
 
-def tests_step(state: State, data: dict) -> ev.PendingStep:
-    """The attack's roll step, after the defence is declared (seed 003
-    Step 3): the attacker's d100, then the defender's (none when it does
-    not or cannot defend). ``data`` carries the defence and its TN."""
+def group_of(x) -> list[str]:
+    """The defenders after the first of an attack against several (the
+    exchange option ``group``, handles joined by ``+``), in the order named."""
+    _, opts = exchange_kind(x)
+    return [h for h in opts.get("group", "").split("+") if h]
+
+
+def member_data(data: dict, handle: str) -> dict:
+    """One later defender's part of the tests step's data (keys
+    ``HANDLE/defence``, ``HANDLE/tn``, ...), unprefixed."""
+    prefix = f"{handle}/"
+    return {k[len(prefix):]: v for k, v in data.items() if k.startswith(prefix)}
+
+
+#: Codes of the ``attacking-several`` condition's effects (whole numbers only).
+RESULTS = (CRITICAL, SUCCESS, FAILURE, FUMBLE)
+_DEFENCE_CODES = ("none", *DEFENCES)
+_SIDES = ("", "attacker", "defender")
+
+
+def pack_waiting(state: State, handle: str, order: int, carry: dict, outcome) -> dict[str, int]:
+    """One later defender's rolled result as ``HANDLE:key`` whole numbers,
+    for the ``attacking-several`` condition (its Step 4 waits until the
+    first defender's is done)."""
+    items = [i.name for i in (*sheet_of(state.combatants[handle]).weapons, *sheet_of(state.combatants[handle]).shields)]
+    item = str(carry.get("item", ""))
+    return {f"{handle}:{k}": v for k, v in {
+        "order": order, "defence": _DEFENCE_CODES.index(str(carry["defence"])),
+        "hits": _SIDES.index(carry["hits"]), "winner": _SIDES.index(carry["winner"]),
+        "blocked": int(carry["blocked"]), "hit_roll": int(carry["hit_roll"]), "critical": int(carry["critical"]),
+        "advantages": outcome.advantages, "advantage_to": _SIDES.index(outcome.advantage_to),
+        "attack_result": RESULTS.index(outcome.attack_result),
+        "item": items.index(item) if item in items else -1,
+    }.items()}
+
+
+def unpack_waiting(state: State, cond: ev.Condition) -> list[tuple[str, dict, dict]]:
+    """The defenders still waiting in an ``attacking-several`` condition, in
+    order: ``(handle, carry for Step 4, {advantages, advantage_to,
+    attack_result})``."""
+    out = []
+    for key, order in sorted(((k, v) for k, v in cond.effects.items() if k.endswith(":order")), key=lambda kv: kv[1]):
+        h = key[: -len(":order")]
+        e = {k[len(h) + 1:]: v for k, v in cond.effects.items() if k.startswith(f"{h}:")}
+        defence = _DEFENCE_CODES[e["defence"]]
+        sheet = sheet_of(state.combatants[h])
+        items = [i.name for i in (*sheet.weapons, *sheet.shields)]
+        item = items[e["item"]] if 0 <= e["item"] < len(items) else ("Evade" if defence == "evade" else "")
+        carry = {"defence": defence, "hits": _SIDES[e["hits"]], "blocked": e["blocked"], "winner": _SIDES[e["winner"]],
+                 "item": item, "hit_roll": e["hit_roll"], "critical": e["critical"]}
+        out.append((h, carry, {"advantages": e["advantages"], "advantage_to": _SIDES[e["advantage_to"]],
+                               "attack_result": RESULTS[e["attack_result"]]}))
+    return out
+
+
+def next_defence(draft: Draft, data: dict) -> None:
+    """After a defence is declared: ask the next defender of an attack
+    against several (one unable to defend automatically fails), or, once
+    all have chosen, await the roll (seed 003 Step 2: every defence is
+    chosen before the attacker rolls)."""
+    state = draft.state
     x = state.exchange
-    a, t = state.combatants[x.attacker], state.combatants[x.target]
+    for h in group_of(x):
+        if f"{h}/defence" in data:
+            continue
+        c = state.combatants[h]
+        why = can_defend(state, c)
+        if why:
+            draft.emit(ev.ReactionChosen(exchange=x.id, handle=h, reaction="none", with_item=""))
+            data = {**data, f"{h}/defence": "none", f"{h}/why": why}
+            continue
+        options = defence_options(state, c, x)
+        a = state.combatants[x.attacker]
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=h, verb="react", kind="react", exchange=x.id, options=options, data=data,
+            prompt=f"{c.name}: choose a defence against {a.name}'s {x.weapon} BEFORE the roll: {' | '.join(options)} "
+                   f"(--with ITEM, --situation style:NAME)"),)))
+        return
+    draft.emit(ev.StepsAwaited(steps=(tests_step(draft.state, data),)))
+
+
+_VERBS = {"evade": "evades", "parry": "parries", "block": "blocks", "counter": "counter-attacks"}
+
+
+def tests_step(state: State, data: dict) -> ev.PendingStep:
+    """The attack's roll step, after every defence is declared (seed 003
+    Step 3): the attacker's d100, then each defender's (none for one that
+    does not or cannot defend), in the order the defenders were named.
+    ``data`` carries the defences and their TNs."""
+    x = state.exchange
+    a = state.combatants[x.attacker]
     dice = [ev.DiceNeed(f"{a.name}: attack test", "1D100", by=a.handle)]
-    defence = str(data.get("defence", "none"))
-    if defence != "none":
-        dice.append(ev.DiceNeed(f"{t.name}: {defence} test", "1D100", by=t.handle))
-    verb = {"evade": "evades", "parry": "parries", "block": "blocks", "counter": "counter-attacks"}
-    what = f"{t.name} {verb[defence]}" if defence in verb else f"{t.name} does not defend"
+    whats = []
+    for h, d in [(x.target, data), *((h, member_data(data, h)) for h in group_of(x))]:
+        t = state.combatants[h]
+        defence = str(d.get("defence", "none"))
+        if defence != "none":
+            dice.append(ev.DiceNeed(f"{t.name}: {defence} test", "1D100", by=t.handle))
+        whats.append(f"{t.name} {_VERBS[defence]}" if defence in _VERBS else f"{t.name} does not defend")
+    names = " and ".join(state.combatants[h].name for h in [x.target, *group_of(x)])
     return ev.PendingStep(who=a.handle, verb="roll", kind="tests", exchange=x.id,
-                          prompt=f"{a.name}: roll the attack test against {t.name} ({what})",
+                          prompt=f"{a.name}: roll the attack test against {names} ({'; '.join(whats)})",
                           dice=tuple(dice), data=data)
 
 

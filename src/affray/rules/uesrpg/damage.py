@@ -22,7 +22,7 @@ from affray.projections.state import Combatant
 from affray.rules.base import Draft
 from affray.rules.uesrpg import conditions as cat
 from affray.rules.uesrpg import tables
-from affray.rules.uesrpg.core import POOL, find_item, finish_exchange, rulings_of, sheet_of
+from affray.rules.uesrpg.core import POOL, find_item, finish_exchange, rulings_of, sheet_of, unusable_limbs
 from affray.rules.uesrpg.rulings import Rulings
 from affray.rules.uesrpg.sheet import Sheet, Shield
 
@@ -57,7 +57,8 @@ def resolve(draft: Draft, carry: dict) -> None:
             prompt=f"{a.name}: roll {item.name} damage {item.damage} against {t.name}'s {carry.get('item')} (BR)",
             data=carry),)))
         return
-    if carry.get("winner") == "defender" and carry.get("defence") == "evade":
+    if (carry.get("winner") == "defender" and carry.get("defence") == "evade"
+            and "leg" not in unusable_limbs(state, state.combatants[x.target])):
         t = state.combatants[x.target]
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=x.target, verb="choose", kind="evade-move", exchange=x.id, options=("move", "stay"),

@@ -19,15 +19,18 @@ from affray.rules.uesrpg.core import (
     condition_mods,
     find_item,
     finish_exchange,
+    limb_refusal,
+    group_of,
     melee_weapons,
+    next_defence,
     pack_mods,
     pending,
     rulings_of,
     sheet_of,
     situation_mods,
     spend_ap,
-    tests_step,
     total,
+    unusable_limbs,
 )
 from affray.rules.uesrpg.sheet import Shield, Weapon
 
@@ -47,7 +50,7 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
     if step is not None and step.kind != "react":
         draft.then(f"react:{step.kind}", step=step, command=command)
         return
-    if x is None or x.target != handle:
+    if x is None or (x.target != handle and handle not in group_of(x)):
         raise RuleError(f"no attack on {c.name} is waiting for a defence; see 'affray pending'")
     if step is None:
         if x.resolved:
@@ -60,10 +63,15 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
         has = " (a buckler cannot block)" if sheet.shields else ""
         raise RuleError(f"{c.name} has no shield to block with{has}; choose one of {', '.join(o for o in step.options if o != 'block')}")
     if defence not in step.options:
+        limbs = unusable_limbs(state, c)
+        if defence in ("parry", "counter") and "weapon arm" in limbs:
+            raise limb_refusal(c, "weapon arm", f"no {defence}; choose one of {', '.join(step.options)}")
+        if defence == "block" and "shield arm" in limbs:
+            raise limb_refusal(c, "shield arm", f"no block; choose one of {', '.join(step.options)}")
         raise RuleError(f"{c.name} cannot {defence} here; choose one of {', '.join(step.options)}")
     if defence == "none":
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=handle, reaction="none"))
-        draft.emit(ev.StepsAwaited(steps=(tests_step(draft.state, {"defence": "none", "why": "does not defend"}),)))
+        next_defence(draft, _declared(step, x, handle, {"defence": "none", "why": "does not defend"}))
         return
     item = _item(sheet, defence, command.with_item, c.name)
     rulings = rulings_of(state)
@@ -79,8 +87,16 @@ def react(draft: Draft, command: cmd.ChooseReaction) -> None:
     tn = total(base, mods)
     spend_ap(draft, handle, f"{defence} against {state.combatants[x.attacker].name}")
     draft.emit(ev.ReactionChosen(exchange=x.id, handle=handle, reaction=defence, with_item=item if defence != "evade" else ""))
-    draft.emit(ev.StepsAwaited(steps=(tests_step(draft.state, {
-        "defence": defence, "item": item, "test": test, "base": base, "tn": tn, "mods": pack_mods(mods)}),)))
+    next_defence(draft, _declared(step, x, handle, {
+        "defence": defence, "item": item, "test": test, "base": base, "tn": tn, "mods": pack_mods(mods)}))
+
+
+def _declared(step: ev.PendingStep, x, handle: str, own: dict) -> dict:
+    """The defences declared so far with this one: the first defender's
+    keys plain, a later defender's prefixed ``HANDLE/``."""
+    if handle == x.target:
+        return {**step.data, **own}
+    return {**step.data, **{f"{handle}/{k}": v for k, v in own.items()}}
 
 
 def _item(sheet, defence: str, wanted: str, name: str) -> str:
@@ -103,10 +119,16 @@ def _item(sheet, defence: str, wanted: str, name: str) -> str:
 def choose_evade_move(draft: Draft, step: ev.PendingStep, who: str, option: str) -> None:
     """After an evaded attack the defender may move up to 1 m for free; the
     move provokes no attack of opportunity (seed 003 "Evade"; ruling
-    ``evade_move``): ``move`` or ``stay``."""
+    ``evade_move``): ``move`` or ``stay``; under ruling
+    ``evade_move_engagement = ends`` the move also ends the engagement with
+    the attacker."""
     option = option.strip().lower()
     if option not in ("move", "stay"):
         raise RuleError("after an Evade choose move (1 m, free, no attack of opportunity) or stay")
     if option == "move":
         draft.emit(ev.CombatantMoved(handle=who, distance=1.0, reason="Evade: a free 1 m move, no attack of opportunity"))
+        x = draft.state.exchange
+        if (rulings_of(draft.state).evade_move_engagement == "ends" and x is not None
+                and x.attacker in draft.state.combatants[who].engaged):
+            draft.emit(ev.EngagementChanged(a=who, b=x.attacker, engaged=False))
     finish_exchange(draft, "evaded")

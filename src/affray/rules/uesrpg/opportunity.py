@@ -22,6 +22,7 @@ from affray.rules.uesrpg.core import (
     base_tn,
     condition_mods,
     find_item,
+    limb_refusal,
     melee_weapons,
     require_turn,
     rulings_of,
@@ -31,13 +32,15 @@ from affray.rules.uesrpg.core import (
     stunned,
     total,
     turn_step,
+    unusable_limbs,
 )
 
 
 def can_strike(state, foe) -> bool:
     """May ``foe`` make an attack of opportunity now?"""
     return (foe.can_fight and not stunned(foe) and not foe.effect("no-opportunity") and not foe.effect("unaware")
-            and foe.combat_actions > 0 and bool(melee_weapons(sheet_of(foe))))
+            and foe.combat_actions > 0 and bool(melee_weapons(sheet_of(foe)))
+            and "weapon arm" not in unusable_limbs(state, foe))
 
 
 def move(draft: Draft, who: str, args: list[str]) -> None:
@@ -45,6 +48,8 @@ def move(draft: Draft, who: str, args: list[str]) -> None:
     left behind may strike (an attack of opportunity each)."""
     state = draft.state
     c = require_turn(state, who)
+    if "leg" in unusable_limbs(state, c):
+        raise limb_refusal(c, "leg", f"no move; 'affray act {who} pass' ends the Turn")
     try:
         metres = float(args[0]) if args else 1.0
     except ValueError:

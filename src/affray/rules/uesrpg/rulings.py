@@ -45,6 +45,9 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     initiative: Literal["once"] = "once"
     zero_hp: Literal["unconscious"] = "unconscious"
     special_advantage: Literal["recorded"] = "recorded"
+    several_defenders: Literal["most-dos", "first-declared"] = "most-dos"
+    evade_move_engagement: Literal["stays", "ends"] = "stays"
+    crippled_limbs: Literal["recorded", "unusable"] = "recorded"
 
 
 DEFAULT_RULINGS = Rulings()
@@ -98,6 +101,18 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "zero_hp": ("unconscious", "at 0 HP or less a combatant is out of the fight (unconscious)", f"{REF} D12; our ruling"),
     "special_advantage": ("recorded", "a Special Advantage names the Special Action; the engine records it and the GM "
                           "applies it", f"{REF} D8 (Special Actions are not in the seed)"),
+    "evade_move_engagement": ("stays", "Evade's free 1 m move leaves the evader engaged with the attacker (or ends that "
+                              "engagement; either way it provokes no attack of opportunity)",
+                              f"{SEED} Step 4 'Evade' (silent on engagement); our ruling"),
+    "crippled_limbs": ("recorded", "a crippled or lost limb is recorded for the GM (or, unusable: the weapon arm, the "
+                       "one that is not the shield arm, wields no weapon: no weapon attack, Parry, Counter-Attack or "
+                       "attack of opportunity; the shield arm cannot Block; a leg gives no move and no free Evade move)",
+                       f"{REF} D12 ('crippled limb', 'lost limb': no further effect given); our ruling"),
+    "several_defenders": ("most-dos", "an attack against several defenders (an item with targets > 1): only one "
+                          "defender gains the defensive Advantage, the winning defender with the most DoS (a critical "
+                          "counting as more; ties to the first declared), or (first-declared) the first winner in the "
+                          "order the defences were declared", f"{SEED} Step 4 Block ('only one defender gains a "
+                          "defensive advantage'); our ruling for which one"),
 }
 
 

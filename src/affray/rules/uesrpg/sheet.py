@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from affray import dice
-from affray.rules.base import decode_sheet, read_sheet_data
+from affray.rules.base import decode_sheet, read_sheet_data, suggestion
 from affray.rules.uesrpg import tables
 
 CHARACTERISTICS = ("STR", "END", "AGI", "INT", "WP", "PRC", "PRS", "LCK")
@@ -61,12 +61,18 @@ class Style(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A weapon: ``damage`` dice (``1D8+1``), damage ``type`` (physical:
     slashing, splitting, crushing, piercing; magic: fire, frost, shock,
-    poison, magic) and ``kind`` melee or ranged."""
+    poison, magic) and ``kind`` melee or ranged. ``range`` (metres, 0: not
+    stated) is how far a ranged weapon reaches (seed 003 Step 1, "within the
+    range of their weapon"); ``targets`` how many defenders one attack with
+    it may face (1; a sweeping weapon more: seed 003 Step 4, "multiple
+    defenders against a single attack")."""
 
     name: str
     damage: str
     type: str = "slashing"
     kind: str = "melee"
+    range: float = 0.0
+    targets: int = 1
 
 
 class Shield(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -82,12 +88,16 @@ class Shield(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Spell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """An attack spell: cast with the skill of its ``school`` (seed 003
-    Step 1, "Cast Magic Attacks"), dealing ``damage`` of a magic ``type``."""
+    Step 1, "Cast Magic Attacks"), dealing ``damage`` of a magic ``type``;
+    ``range`` in metres (0: not stated) and ``targets``, how many defenders
+    one casting may face (an area spell: more than 1), as for a weapon."""
 
     name: str
     school: str
     damage: str
     type: str = "magic"
+    range: float = 0.0
+    targets: int = 1
 
 
 class Armour(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -172,6 +182,13 @@ def _check_dice(label: str, field: str, expr: str) -> None:
         raise _fail(label, field, f"{expr!r} is not a dice expression ({exc})") from None
 
 
+def _check_reach(label: str, field: str, item: Weapon | Spell) -> None:
+    if not item.range >= 0:
+        raise _fail(label, f"{field}.range", f"{item.range} is not a range in metres (0 or more)")
+    if item.targets < 1:
+        raise _fail(label, f"{field}.targets", "an attack faces at least 1 defender")
+
+
 def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
     """Check what the schema cannot: ranges, names, dice, variants, the
     Lucky and Unlucky Numbers. Raises :class:`SheetError` (one line)."""
@@ -189,6 +206,7 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
             raise _fail(label, f"weapons.{w.name}.kind", f"{w.kind!r} is not one of {', '.join(WEAPON_KINDS)}")
         if w.type not in types:
             raise _fail(label, f"weapons.{w.name}.type", f"{w.type!r} is not one of {', '.join(types)}")
+        _check_reach(label, f"weapons.{w.name}", w)
         names.add(w.name.lower())
     for s in sheet.shields:
         if s.variant not in tables.SHIELD_VARIANTS:
@@ -201,11 +219,13 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         if sp.type not in tables.MAGIC_TYPES:
             raise _fail(label, f"spells.{sp.name}.type", f"{sp.type!r} is not one of {', '.join(tables.MAGIC_TYPES)}")
         if sp.school not in sheet.skills:
-            raise _fail(label, f"spells.{sp.name}.school", f"no skill {sp.school!r} in [skills]")
+            raise _fail(label, f"spells.{sp.name}.school", f"no skill {sp.school!r} in [skills]{suggestion(sp.school, sheet.skills)}")
+        _check_reach(label, f"spells.{sp.name}", sp)
     for st in sheet.styles:
         for item in st.weapons:
             if item.lower() not in names:
-                raise _fail(label, f"styles.{st.name}.weapons", f"{item!r} is not a weapon or shield of the sheet")
+                raise _fail(label, f"styles.{st.name}.weapons", f"{item!r} is not a weapon or shield of the sheet"
+                            + suggestion(item, [x.name for x in (*sheet.weapons, *sheet.shields)]))
     for loc, a in sheet.armour.items():
         if loc not in tables.LOCATION_NAMES:
             raise _fail(label, f"armour.{loc}", f"unknown location; use {', '.join(tables.LOCATION_NAMES)}")

@@ -14,7 +14,7 @@ from affray.events import commands as cmd
 from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules import gm
 from affray.rules.router import Router
-from affray.rules.uesrpg import advantages, attack, contest, damage, defence, opportunity, turns, wounds
+from affray.rules.uesrpg import advantages, attack, contest, damage, defence, opportunity, several, turns, wounds
 from affray.rules.uesrpg.conditions import CATALOGUE
 from affray.rules.uesrpg.core import exchange_kind
 from affray.rules.uesrpg.rulings import RULINGS_DOC, as_mapping, from_mapping
@@ -65,9 +65,10 @@ def _act(draft: Draft, command: cmd.TakeAction) -> None:
 
 
 def _sequence(draft: Draft) -> None:
-    """The turn sequencer: attacks of opportunity still owed to a mover
-    first (:mod:`.opportunity`), else the turn order (:mod:`.turns`)."""
-    if not opportunity.sequence(draft):
+    """The turn sequencer: the later defenders of an attack against several
+    first (:mod:`.several`), then attacks of opportunity still owed to a
+    mover (:mod:`.opportunity`), else the turn order (:mod:`.turns`)."""
+    if not several.sequence(draft) and not opportunity.sequence(draft):
         turns.advance(draft)
 
 

@@ -256,7 +256,7 @@ class Source:
     def entries(self, *, dice: bool = False) -> Iterator[Entry]:
         """:func:`affray.views.narrate.iter_entries` over one walk (as the
         log says them: :meth:`blocks` makes them safe to print)."""
-        return iter_entries(self.records(), self.names, self.liveness, dice=dice)
+        return iter_entries(self.records(), self.names, self.liveness, dice=dice, system=self.system)
 
     def blocks(
         self, *, rounds: tuple[int, int] | None = None, show_secret: bool = False, view: str = "record",
@@ -364,7 +364,7 @@ class TableWalk:
     def entries(self) -> Iterator[Entry]:
         """The live entries, amends one-lined, exchanges renumbered."""
         numbers: dict[int, int] = {}
-        for e in iter_entries(self._records(), self.src.names, Liveness(())):
+        for e in iter_entries(self._records(), self.src.names, Liveness(()), system=self.src.system):
             if e.version in self._amended:
                 e.text = self._amended.pop(e.version)
             if e.exchange:
@@ -382,7 +382,7 @@ def standing(src: Source, walk: TableWalk, *, show_secret: bool = False) -> list
     walked (it knows the fight's end)."""
     state = src.state()
     if walk.fight_ended is not None:
-        result = narrate(walk.fight_ended, src.names)
+        result = narrate(walk.fight_ended, src.names, src.system)
     elif state.phase in ("over", "closed") and state.winner:
         result = f"The fight is over: side {state.winner} wins"
     elif state.phase in ("over", "closed"):

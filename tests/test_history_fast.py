@@ -1,0 +1,165 @@
+"""Undo and redo read the meta events and a few rows back from the head
+(``commands.points.newest_live_command``, ``redo_stack``), not the whole log,
+and the re-roll guard reads the dice from the first version an undo, redo
+or rewind touched (``commands.handler.slots_ahead``).
+
+Property (hypothesis): after any run of fight commands, notes, undos, redos
+and rewinds (the demo duel, engine dice), the command an undo would retract
+and the redo stack are exactly what a :class:`Timeline` of the whole log
+says (and the guard's map of the dice is :func:`rolled_slots`'s over the
+whole log), whatever the size of the stretches the rows are read in (1 row at
+first, so that every jump over a rewound span and every stretch boundary is
+crossed). The log itself never changes: each check only reads.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from affray.commands.demo import next_command, setup
+from affray.commands.handler import execute, rolled_slots, slots_ahead
+from affray.commands.points import command_points, newest_live_command, redo_stack
+from affray.commands.travel import rewind_from_log, rewind_from_stretch
+from affray.errors import AffrayError
+from affray.events import commands as cmd
+from affray.projections.snapshots import load_state
+from affray.projections.timeline import Timeline
+from affray.store import EventStore
+
+OPS = ("fight", "fight", "note", "undo", "undo", "redo", "rewind")
+MOVES = st.lists(st.sampled_from(OPS), min_size=5, max_size=45)
+
+
+def expected(store, eid):
+    tl = Timeline(store.read(eid))
+    live = [c for c in tl.live_commands() if c != tl.commands[0]]
+    newest = (live[-1], tl.first_version[live[-1]]) if live else None
+    return newest, tl.redo_stack
+
+
+def check(store, eid):
+    newest, stack = expected(store, eid)
+    head = store.version(eid)
+    metas = store.read_meta(eid)
+    for stretch in (1, 3, 64):
+        assert newest_live_command(store, eid, head, metas, stretch=stretch) == newest
+        assert redo_stack(store, eid, head, metas, stretch=stretch) == stack
+    # the re-roll guard's map, read from the first version an undo, redo or rewind touched
+    slots, total = rolled_slots(store, eid)
+    assert slots_ahead(store, eid) == {slot - total: v for slot, v in slots.items()}
+
+
+def fresh(seed):
+    """``(rng, store, eid)``: the demo duel in a new log, its dice from ``seed``."""
+    rng = random.Random(seed)
+    store = EventStore(":memory:")
+    return rng, store, setup(store, seed=rng.randbytes(16), actor="gm")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=MOVES)
+def test_undo_and_redo_targets_are_the_whole_logs(seed, ops):
+    rng, store, eid = fresh(seed)
+    check(store, eid)
+    for op in ops:
+        play(store, eid, rng, op, lambda: [cmd.Rewind(to_version=v) for v in live_ends(store, eid)])
+        check(store, eid)
+
+
+def live_ends(store, eid) -> list[int]:
+    """The last version of every live command but the newest."""
+    tl = Timeline(store.read(eid))
+    return sorted({tl.last_version[c] for c in tl.live_commands()})[:-1]
+
+
+def play(store, eid, rng, op, rewinds) -> None:
+    """One move of the property tests: a fight command (the demo's choice),
+    a note, an undo, a redo, or one of the rewinds ``rewinds()`` offers.
+    A refusal writes nothing and is passed over."""
+    try:
+        if op == "fight":
+            command = next_command(load_state(store, eid))
+            if command is not None:
+                execute(store, command, encounter_id=eid, actor="gm", reroll="property test")
+        elif op == "note":
+            execute(store, cmd.AddNote(text=f"note {rng.random()}"), encounter_id=eid, actor="gm")
+        elif op in ("undo", "redo"):
+            execute(store, cmd.Undo() if op == "undo" else cmd.Redo(), encounter_id=eid, actor="gm")
+        else:
+            choices = rewinds()
+            if choices:
+                execute(store, rng.choice(choices), encounter_id=eid, actor="gm")
+    except AffrayError:
+        pass  # nothing to undo or redo, a rewind point already gone, a fight over: refused, nothing written
+
+
+def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():
+    store = EventStore(":memory:")
+    eid = execute(store, cmd.OpenEncounter(name="Notes", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
+    for i in range(300):
+        execute(store, cmd.AddNote(text=f"n{i}"), encounter_id=eid, actor="gm")
+    keep = store.version(eid) - 250  # 50 notes stay live
+    execute(store, cmd.Rewind(to_version=keep), encounter_id=eid, actor="gm")
+    execute(store, cmd.AddNote(text="after"), encounter_id=eid, actor="gm")
+    execute(store, cmd.Undo(), encounter_id=eid, actor="gm")  # "after" retracted
+    check(store, eid)
+    read = []
+    real = store.read_raw
+
+    def counting(*a, **k):
+        for row in real(*a, **k):
+            read.append(row[2])
+            yield row
+
+    store.read_raw = counting
+    found = newest_live_command(store, eid, store.version(eid), store.read_meta(eid), stretch=4)
+    assert found is not None and found[1] == keep  # the newest live note ends at the rewind point
+    assert len(read) < 60, len(read)  # the 250 rewound rows were jumped over
+    out = execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+    assert out.records[-1].event.command_id == found[0]
+
+
+def rewind_points(store, eid, rng):
+    """Rewind commands to try: every live command boundary (``--version``)
+    and every ``ROUND.STEP`` and ``ROUND`` the live timeline has, a sample."""
+    tl = Timeline(store.read(eid))
+    points = command_points(list(store.read(eid)), tl)
+    tries = [cmd.Rewind(to_version=tl.last_version[c]) for c in tl.live_commands()]
+    tries += [cmd.Rewind(to_point=p.label) for p in points] + [cmd.Rewind(to_point=str(p.ends_round)) for p in points if p.ends_round]
+    tries += [cmd.Rewind(to_version=store.version(eid)), cmd.Rewind(to_point="999.1"), cmd.Rewind(to_point="0.1")]
+    return rng.sample(tries, min(len(tries), 12))
+
+
+def same_rewind(store, eid, command) -> bool:
+    """Whether the rewind decided from a stretch (when it decides) is the
+    one decided from the whole log; True when the stretch decided."""
+    fast = rewind_from_stretch(store, eid, command)
+    try:
+        slow = rewind_from_log(store, eid, command)
+    except AffrayError:
+        slow = None
+    assert fast is None or fast == slow, (command, fast, slow)
+    return fast is not None
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=MOVES)
+def test_a_rewind_decided_from_a_stretch_is_the_whole_logs(seed, ops):
+    rng, store, eid = fresh(seed)
+    decided = 0
+
+    def rewinds():
+        nonlocal decided
+        choices = rewind_points(store, eid, rng)
+        decided += sum(same_rewind(store, eid, c) for c in choices)
+        return choices
+
+    for op in ops:
+        play(store, eid, rng, op, rewinds)
+    for c in rewind_points(store, eid, rng):
+        decided += same_rewind(store, eid, c)
+    if len(ops) >= 20 and ops.count("fight") >= 8:
+        assert decided  # the stretch decides the common rewinds
