@@ -153,3 +153,25 @@ class Canonicals:
             f'"recorded_at":{text.get(recorded_at) or q(recorded_at)},"actor":{text.get(actor) or q(actor)},'
             f'"data":{data}}}'
         )
+
+
+def follow(encounter_id: str, version: int, prev: str, rows):
+    """Yield each of ``rows`` (``(version, command_id, type, schema, data,
+    recorded_at, actor, hash)``, ``data`` the stored JSON text, ``hash``
+    hex) once it is checked to run on from ``version`` and its hash
+    ``prev``: the next version, and the hash that chains from the one
+    before. Raises :class:`~affray.store.errors.StoreError` at the first row
+    that does not (the caller's transaction then writes nothing). Used by
+    every backend's ``append_rows``."""
+    for row in rows:
+        v, command_id, type_, schema, data, recorded_at, actor, hash_ = row
+        if v != version + 1 or chain_hash(
+            prev, canonical(encounter_id, v, command_id, type_, schema, recorded_at, actor, data)
+        ) != hash_:
+            from affray.store.errors import StoreError
+
+            raise StoreError(
+                f"row {v} of {encounter_id} does not follow version {version} of the chain; nothing was recorded"
+            )
+        yield row
+        version, prev = v, hash_

@@ -39,7 +39,7 @@ from affray.events import codec
 from affray.events.core import Event
 from affray.events.envelope import Live, Recorded
 from affray.store import schema_pg
-from affray.store.chain import canonical, chain_hash
+from affray.store.chain import canonical, chain_hash, follow
 from affray.store.errors import (
     ConflictError,
     DatabaseCorrupt,
@@ -90,6 +90,25 @@ _OF_TYPE_MATCH = (
     "WHERE type = %s AND encounter_id = %s AND version <= %s "
     "AND (schema != %s OR (data #> %s)::jsonb = %s::jsonb) ORDER BY version"
 )
+
+
+def _lock_head(conn, encounter_id: str, expected_version: int) -> tuple[int, str]:
+    """Lock the ``heads`` row of ``encounter_id`` for this transaction and
+    return ``(version, hash hex)``; a new encounter's row (``expected_version``
+    0) is inserted first, so two creators queue on it. Raises
+    :class:`ConflictError` when the head is not ``expected_version``."""
+    if expected_version == 0:
+        conn.execute(
+            "INSERT INTO heads (encounter_id, version, hash) VALUES (%s, 0, '') ON CONFLICT (encounter_id) DO NOTHING",
+            (encounter_id,),
+        )
+    head = conn.execute(
+        "SELECT version, encode(hash, 'hex') FROM heads WHERE encounter_id = %s FOR UPDATE", (encounter_id,)
+    ).fetchone()
+    version, prev = (int(head[0]), head[1]) if head else (0, "")
+    if version != expected_version:
+        raise ConflictError(encounter_id, expected_version, version)
+    return version, prev
 
 
 def redact(url: str) -> str:
@@ -319,19 +338,7 @@ class PostgresStore:
             # previous one's result unless it is read (the head, or the new
             # rows for check): fewer round trips to the server
             with conn.pipeline(), conn.transaction():
-                if expected_version == 0:  # a new encounter: creators queue on its head row
-                    conn.execute(
-                        "INSERT INTO heads (encounter_id, version, hash) VALUES (%s, 0, '') "
-                        "ON CONFLICT (encounter_id) DO NOTHING",
-                        (encounter_id,),
-                    )
-                head = conn.execute(
-                    "SELECT version, encode(hash, 'hex') FROM heads WHERE encounter_id = %s FOR UPDATE",
-                    (encounter_id,),
-                ).fetchone()
-                version, prev = (int(head[0]), head[1]) if head else (0, "")
-                if version != expected_version:
-                    raise ConflictError(encounter_id, expected_version, version)
+                version, prev = _lock_head(conn, encounter_id, expected_version)
                 if seed is not None:  # beside the log, never in it: see affray.store.keys
                     self.keys.add(encounter_id, seed)
                 rows, out = [], []
@@ -368,34 +375,12 @@ class PostgresStore:
         conn = self._conn
         try:
             with conn.transaction():
-                if expected_version == 0:
-                    conn.execute(
-                        "INSERT INTO heads (encounter_id, version, hash) VALUES (%s, 0, '') "
-                        "ON CONFLICT (encounter_id) DO NOTHING",
-                        (encounter_id,),
-                    )
-                head = conn.execute(
-                    "SELECT version, encode(hash, 'hex') FROM heads WHERE encounter_id = %s FOR UPDATE",
-                    (encounter_id,),
-                ).fetchone()
-                version, prev = (int(head[0]), head[1]) if head else (0, "")
-                if version != expected_version:
-                    raise ConflictError(encounter_id, expected_version, version)
-                batch = []
-                for v, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
-                    if v != version + 1 or chain_hash(
-                        prev, canonical(encounter_id, v, command_id, type_, schema, recorded_at, actor, data)
-                    ) != hash_:
-                        raise StoreError(
-                            f"row {v} of {encounter_id} does not follow version {version} of the chain; "
-                            "nothing was recorded"
-                        )
-                    batch.append((encounter_id, v, command_id, type_, schema, data, recorded_at, actor,
-                                  bytes.fromhex(hash_)))
-                    version, prev = v, hash_
+                version, prev = _lock_head(conn, encounter_id, expected_version)
+                batch = [(encounter_id, *row[:-1], bytes.fromhex(row[-1]))
+                         for row in follow(encounter_id, version, prev, rows)]
                 if batch:
                     columns = [list(c) for c in zip(*batch)]
-                    conn.execute(_INSERT_AND_HEAD, [*columns, version, bytes.fromhex(prev), encounter_id]).fetchall()
+                    conn.execute(_INSERT_AND_HEAD, [*columns, batch[-1][1], batch[-1][-1], encounter_id]).fetchall()
             return len(batch)
         except (pgerr.UniqueViolation, pgerr.SerializationFailure, pgerr.DeadlockDetected):
             raise ConflictError(encounter_id, expected_version, self.version(encounter_id)) from None

@@ -369,25 +369,17 @@ class EventStore:
         """
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
-        canonical, chain_hash = _chain()
+        from affray.store.chain import follow
+
         with self._writing() as conn:
             head = conn.execute("SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)).fetchone()
             version, prev = head if head else (0, "")
             if version != expected_version:
                 raise ConflictError(encounter_id, expected_version, version)
-            batch = []
-            for v, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
-                if v != version + 1 or chain_hash(
-                    prev, canonical(encounter_id, v, command_id, type_, schema, recorded_at, actor, data)
-                ) != hash_:
-                    raise StoreError(
-                        f"row {v} of {encounter_id} does not follow version {version} of the chain; nothing was recorded"
-                    )
-                batch.append((encounter_id, v, command_id, type_, schema, data, recorded_at, actor, hash_))
-                version, prev = v, hash_
+            batch = [(encounter_id, *row) for row in follow(encounter_id, version, prev, rows)]
             if batch:
                 conn.executemany(_INSERT, batch)
-                conn.execute(_SET_HEAD, (encounter_id, version, prev))
+                conn.execute(_SET_HEAD, (encounter_id, batch[-1][1], batch[-1][-1]))
         return len(batch)
 
     @contextlib.contextmanager
