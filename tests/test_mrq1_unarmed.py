@@ -12,6 +12,7 @@ critical <= 4), Athletics 60%, armour 1 everywhere; Broo Shortspear 60%
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from affray.events import commands as cmd
@@ -142,3 +143,35 @@ def test_attacks_on_a_helpless_character_are_automatic_criticals():
     resolved = t.one(ev.AttackResolved)
     assert resolved.hit and resolved.critical
     assert t.step().kind == "damage"  # no reaction offered
+
+
+def _with_limb(limb: str) -> dict:
+    data = sheet("ulfrik", location_hp=TOUGH)
+    data["weapons"] = [dict(w, limb=limb) if w["name"] == "Fist" else w for w in data["weapons"]]
+    return data
+
+
+def test_the_sheet_names_the_limb_an_unarmed_attack_uses():
+    """Seed 004 Unarmed Combat: the parrying weapon's damage goes "to the limb
+    he is using"; a weapon's ``limb`` on the sheet says which (a left-handed
+    boxer), instead of our ruling's right arm."""
+    t = Table(join(_with_limb("Left-Arm"), "heroes", "ulfrik"), join(sheet("broo", location_hp=TOUGH), "broo", "broo"))
+    t(cmd.StartRound(), "10,1")
+    attack(t, "ulfrik", "broo", "40", weapon="Fist")
+    react(t, "broo", "parry", "30,40", with_item="Shortspear")
+    assert "Ulfrik's left arm" in t.step().prompt
+    t(cmd.RollPending(), "5")
+    assert t.one(ev.DamageDealt).location == "left arm"
+
+
+def test_a_limb_that_is_not_a_hit_location_is_refused():
+    from affray.rules.mrq1.sheet import SheetError, compact, parse_sheet
+
+    with pytest.raises(SheetError, match=r"weapons\[\d\]\.limb: 'tail' is not a hit location") as err:
+        parse_sheet(_with_limb("tail"), "ulfrik.toml")
+    assert "\n" not in str(err.value)
+    parsed = parse_sheet(_with_limb("right-leg"), "ulfrik.toml")
+    assert next(w for w in parsed.weapons if w.name == "Fist").limb == "right leg"
+    # an empty limb is left out of the stored sheet, which stays as before the field existed
+    plain = compact(msgspec.to_builtins(parse_sheet(sheet("ulfrik"), "ulfrik.toml")))
+    assert all("limb" not in w for w in plain["weapons"])

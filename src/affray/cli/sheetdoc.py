@@ -58,6 +58,7 @@ DOCS: dict[str, dict[str, dict[str, str]]] = {
             "reload": "ranged: Combat Actions a Ready Weapon action takes to reload it, 0..20",
             "thrown": "ranged: it leaves the hand when used and must be readied again",
             "group": "the Weapon skill group it belongs to (Spear, Polearm, Staff, 2H Sword...), read by mounted combat",
+            "limb": "unarmed: the hit location it strikes with, which a parry hurts (seed 004 \"Unarmed Combat\"; default: kick/knee/leg/foot the right leg, head the head, else the right arm)",
         },
     },
     "mythras": {

@@ -92,7 +92,11 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     figure, the GM says so with ``--range``), ``reload`` (Combat Actions a
     Ready Weapon action takes to reload it, seed 004 "Ready Weapon" and
     "Loading Ranged Weapons") and ``thrown`` (the weapon leaves the hand when
-    used: it must be readied again).
+    used: it must be readied again). ``limb`` is the hit location an unarmed
+    attack is made with, which a parry hurts (seed 004 "Unarmed Combat":
+    "to the limb he is using"); empty: our ruling by the weapon's name
+    (kick, knee, leg, foot: the right leg; head: the head; else the right
+    arm).
     """
 
     name: str
@@ -108,6 +112,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     reload: int = 1
     thrown: bool = False
     group: str = ""
+    limb: str = ""
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -303,8 +308,14 @@ def validate_sheet(sheet: Sheet, label: str = "sheet") -> Sheet:
         kind = w.kind.strip().lower()
         if kind not in WEAPON_KINDS:
             raise _fail(label, f"{p}.kind", f"{w.kind!r} is not one of {', '.join(WEAPON_KINDS)}")
+        limb = w.limb
+        if limb.strip():
+            try:
+                limb = tables.normalize_location(limb)
+            except ValueError:
+                raise _fail(label, f"{p}.limb", f"{w.limb!r} is not a hit location (use {', '.join(tables.LOCATIONS)})") from None
         weapons.append(msgspec.structs.replace(
-            w, name=w.name.strip(), kind=kind, damage=str(dice.parse(w.damage))
+            w, name=w.name.strip(), kind=kind, damage=str(dice.parse(w.damage)), limb=limb.strip() and limb
         ))
 
     armour = _norm_locations(label, "armour", sheet.armour, 0, 100)
@@ -376,12 +387,13 @@ def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
 
 def compact(data: dict) -> dict:
     """Plain sheet data without the mounted-combat fields at their defaults
-    (``war_trained`` true, a weapon's empty ``group``), so a sheet that does
+    (``war_trained`` true, a weapon's empty ``group``) and a weapon's empty
+    ``limb``, so a sheet that does
     not use them is stored exactly as before they existed."""
     out = dict(data)
     if out.get("war_trained", True) is True:
         out.pop("war_trained", None)
-    out["weapons"] = [{k: v for k, v in w.items() if not (k == "group" and v == "")} for w in out.get("weapons", [])]
+    out["weapons"] = [{k: v for k, v in w.items() if not (k in ("group", "limb") and v == "")} for w in out.get("weapons", [])]
     return out
 
 

@@ -8,8 +8,9 @@ impaled location lays hold of the weapon, which may be yanked at once; the
 impaled creature may spend a Combat Action to yank it himself; yanking per
 "Yanking"). Our rulings, named where used: "parried" means the parry test
 succeeded; shields and crafted or natural weapons hurt, a parrying fist does
-not; the limb is the one the weapon's name points to (kick/knee/leg: right
-leg, head: head), else the right arm.
+not; the limb is the weapon's ``limb`` on the sheet, else the one the
+weapon's name points to (kick/knee/leg/foot: right leg, head: head), else
+the right arm.
 
 Steps: after an ``affray attack``, ``unarmed:bare-parry``; after an ``affray
 react``, ``unarmed:after-parry``; after an ``affray roll``,
@@ -26,6 +27,7 @@ from affray import dice as dicelib
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
 from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, require_turn, sheet_of, skill, test, usable
+from affray.rules.mrq1 import tables
 from affray.rules.mrq1.sheet import Weapon
 
 KINDS = ("unarmed-parried", "impaler-yank", "impaler-damage")
@@ -33,7 +35,13 @@ HURTS = ("melee", "shield", "natural")
 
 
 def limb_of_weapon(w: Weapon) -> str:
-    """The location an unarmed attack is made with (our ruling, see above)."""
+    """The location an unarmed attack is made with: the sheet's ``limb``,
+    else our ruling by name (see above)."""
+    if w.limb.strip():
+        try:
+            return tables.normalize_location(w.limb)
+        except ValueError:
+            pass  # a sheet joined without its checks (a plain dict): the ruling below
     name = w.name.lower()
     if any(k in name for k in ("kick", "knee", "leg", "foot")):
         return "right leg"
