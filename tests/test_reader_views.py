@@ -338,3 +338,26 @@ def test_a_postgres_reader_granted_what_the_readme_says_reads_every_view_and_no_
             conn.execute("RESET ROLE")
             conn.execute(f"DROP OWNED BY {role}")
             conn.execute(f"DROP ROLE {role}")
+
+
+def test_the_views_benchmark_runs(tmp_path, capsys):
+    """``bench/views.py`` (README figures) on a small fight: SQLite always,
+    PostgreSQL too when a server is set (its schema is dropped after)."""
+    import runpy
+    import sys
+
+    from backends import postgres_dsn
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "views.py"
+    argv = ["views.py", "--events", "300", "--runs", "1", "--postgres", postgres_dsn() or ""]
+    saved = sys.argv, list(sys.path)
+    sys.argv = argv
+    try:
+        with pytest.raises(SystemExit) as done:
+            runpy.run_path(str(bench), run_name="__main__")
+    finally:
+        sys.argv, sys.path[:] = saved
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.count("SELECT * FROM combatants") == 2
+    assert ("PostgreSQL" in out) == (postgres_dsn() is not None)
