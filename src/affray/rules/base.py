@@ -44,7 +44,9 @@ class RuleSystem(Protocol):
       rules come from (the seed file).
     - ``rulings(mapping)``: validate named rulings, return them with defaults.
     - ``load_sheet(path)``: read a TOML/YAML/JSON sheet into plain data,
-      raising ``ValueError`` with one line naming the field.
+      raising :class:`RuleError` with one line naming the field;
+      ``sheet_data(sheet)`` the same for a sheet given as a mapping or as
+      the system's ``Sheet`` struct (:class:`SystemBase`).
     - ``decide(state, command, dice)``: the events a command produces; raise
       :class:`RuleError` to refuse it.
     - ``conditions``: the catalogue of condition names and what they do.
@@ -59,6 +61,8 @@ class RuleSystem(Protocol):
     def rulings(self, mapping: dict[str, str]) -> dict[str, str]: ...
 
     def load_sheet(self, path: str) -> dict: ...
+
+    def sheet_data(self, sheet: Any, label: str = "sheet") -> dict: ...
 
     def decide(self, state: State, command: object, dice: object) -> list[ev.Event]: ...
 
