@@ -5,8 +5,11 @@ public name has a docstring with its shapes and errors."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import os
 import re
+import tomllib
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -203,3 +206,58 @@ def test_every_public_name_is_documented():
             assert member.__doc__ and len(member.__doc__) > 30, name
     for fn in (api.open_log, api.new_encounter, api.fight):
         assert "Error" in fn.__doc__, fn.__name__
+
+
+# --------------------------------------------------------------------------- #
+# join: a path, a mapping or the system's loaded Sheet (issue 16)
+# --------------------------------------------------------------------------- #
+
+SHEETS = {
+    "mrq1": ROOT / "examples" / "mrq1" / "vasana.toml",
+    "mythras": ROOT / "examples" / "mythras" / "kaelin.toml",
+    "rq3": next((ROOT / "examples" / "rq3").glob("*.toml")),
+    "rolemaster": ROOT / "examples" / "rolemaster" / "kestrel.toml",
+    "uesrpg": next((ROOT / "examples" / "uesrpg").glob("*.toml")),
+}
+
+
+def _joined_sheets(log, eid: str) -> dict[str, dict]:
+    return {r.event.handle: r.event.sheet for r in log.read(eid) if r.type == "combatant-joined"}
+
+
+@pytest.mark.parametrize("system", sorted(SHEETS))
+def test_join_takes_a_path_a_mapping_or_a_loaded_sheet_alike(log, system):
+    """The three forms store the same sheet data: the file's."""
+    path = SHEETS[system]
+    module = importlib.import_module(f"affray.rules.{system}.sheet")
+    loaded = module.load_sheet(path)  # the system's Sheet struct
+    as_dict = tomllib.loads(path.read_text(encoding="utf-8"))
+    f = api.new_encounter(log, "Three ways", system=system, seed=bytes.fromhex(SEED))
+    f.join(path, side="a", handle="from-path")
+    f.join(as_dict, side="b", handle="from-dict")
+    f.join(loaded, side="b", handle="from-sheet")
+    sheets = _joined_sheets(log, f.encounter_id)
+    assert sheets["from-dict"] == sheets["from-path"] == sheets["from-sheet"]
+    assert {c for c in f.state().combatants} == {"from-path", "from-dict", "from-sheet"}
+
+
+def test_join_checks_data_as_it_checks_a_file(ford):
+    data = tomllib.loads(BROO.read_text(encoding="utf-8"))
+    data["characteristcs"] = data.pop("characteristics")
+    before = _count(ford.log.path)
+    with pytest.raises(api.RuleError, match="characteristcs.*characteristics"):
+        ford.join(data, side="broo")
+    from affray.rules.mythras.sheet import load_sheet as load_mythras
+
+    with pytest.raises(api.RuleError, match="mythras sheet.*mrq1"):
+        ford.join(load_mythras(SHEETS["mythras"]), side="broo")
+    with pytest.raises(api.UserError, match="not int"):
+        ford.join(42, side="broo")
+    assert _count(ford.log.path) == before
+
+
+def test_join_refuses_a_fifo_at_once(ford, tmp_path):
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(api.RuleError, match="FIFO"):
+        ford.join(fifo, side="broo")

@@ -238,6 +238,72 @@ def test_import_refuses_a_fifo(cli, tmp_path):
     assert not cli.db.exists()
 
 
+# --------------------------------------------------------------------------- #
+# Sheets, tables and the key file that are not regular files (issue 16)
+# --------------------------------------------------------------------------- #
+
+SYSTEMS = ["mrq1", "mythras", "rq3", "rolemaster", "uesrpg"]
+
+
+def _special(tmp_path, kind: str) -> Path:
+    """A FIFO, a folder or a device, with a sheet's suffix where it can."""
+    if kind == "FIFO":
+        path = tmp_path / "pipe.toml"
+        os.mkfifo(path)
+        return path
+    if kind == "folder":
+        path = tmp_path / "sheets.toml"
+        path.mkdir()
+        return path
+    return Path("/dev/zero")  # read whole, it would never end
+
+
+@pytest.mark.parametrize("system", [*SYSTEMS, ""])
+def test_sheet_check_refuses_a_fifo_at_once(cli, tmp_path, system):
+    fifo = _special(tmp_path, "FIFO")
+    argv = ["sheet", "check", fifo, *(["--system", system] if system else [])]
+    result = _within(20, lambda: cli(*argv))
+    line = assert_user_error(result, "FIFO", "not a regular file", "name a sheet file")
+    assert str(fifo) in line
+
+
+@pytest.mark.parametrize("kind", ["folder", "device"])
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_sheet_check_refuses_a_folder_or_a_device(cli, tmp_path, kind, system):
+    target = _special(tmp_path, kind)
+    result = _within(20, lambda: cli("sheet", "check", target, "--system", system))
+    assert_user_error(result, f"is a {kind}, not a regular file")
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_join_refuses_a_fifo_sheet_and_appends_nothing(cli, tmp_path, system):
+    cli.ok("new", "Ford", "--system", system, "--seed", SEED)
+    before = cli.events()
+    fifo = _special(tmp_path, "FIFO")
+    result = _within(20, lambda: cli("join", fifo, "--side", "heroes"))
+    assert_user_error(result, "FIFO", "name a sheet file")
+    assert cli.events() == before
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "folder", "device"])
+def test_tables_check_refuses_what_is_not_a_regular_file(cli, tmp_path, kind):
+    target = _special(tmp_path, kind)
+    result = _within(20, lambda: cli("tables", "check", target))
+    assert_user_error(result, f"is a {kind}", "not a regular file", "name a table file")
+
+
+def test_a_fifo_as_the_key_file_is_refused_and_nothing_is_appended(cli, tmp_path):
+    keys = tmp_path / "keys"
+    os.mkfifo(keys)
+    env = {"AFFRAY_KEYS": str(keys)}
+    result = _within(20, lambda: cli("new", "Ford", env=env))
+    assert_user_error(result, "dice key file", "FIFO", "AFFRAY_KEYS")
+    assert not cli.events()
+    cli.ok("new", "Ford")  # its own key file beside the log
+    result = _within(20, lambda: cli("verify", "--dice", env=env))
+    assert_user_error(result, "dice key file", "FIFO")
+
+
 def test_the_gm_rulings_print_hostile_text_inert(hostile):
     for argv in (
         ["set", "gorp", "hp", "chest", "2", "--reason", HOSTILE],

@@ -5,11 +5,18 @@
 projection (the timeline's liveness, ``load_state``) on real fights: the
 sample fights of every system, and a fight with undo, redo, rewind, amend
 and the GM's rulings. ``examples/datasette/metadata.json`` names only what
-is there and hides the seeds."""
+is there and hides the seeds.
+
+PostgreSQL (issue 18; ``READER_VIEWS`` in ``affray.store.schema_pg``, skipped
+without a server, tests/backends.py): the same log played on both backends
+gives every view's columns and rows alike; an older PostgreSQL log gets the
+views at its next write; the README's GRANT lets a reader read every view
+and no seed."""
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -17,13 +24,14 @@ from pathlib import Path
 import pytest
 
 from affray.commands.demo import DEFAULT_SEEDS, SCENARIOS, TACTICAL, autoplay, setup
-from affray.events.core import DamageDealt, DiceRolled
+from affray.events.core import DamageDealt, DiceRolled, HitPointsRestored
 from affray.projections.snapshots import load_state
 from affray.projections.timeline import Liveness, Timeline, is_meta
-from affray.store import SCHEMA_VERSION, EventStore
+from affray.store import SCHEMA_VERSION, EventStore, open_store, schema_pg
 from affray.store.schema import READER_VIEWS
 
-from conftest import BROO, GORP, SEED
+from backends import pg_backend  # noqa: F401 - fixture used by name
+from conftest import BROO, GORP, SEED, Cli
 
 METADATA = Path(__file__).resolve().parents[1] / "examples" / "datasette" / "metadata.json"
 
@@ -94,7 +102,11 @@ def test_views_agree_with_affray_on_every_sample_fight(tmp_path, scenario):
     assert _rows(db, "SELECT count(*) AS n FROM damage")[0]["n"] > 0
 
 
-def test_views_agree_after_undo_redo_rewind_amend_and_rulings(cli):
+def _fight_with_mistakes(cli: Cli, target: str) -> None:
+    """Encounter ``ford``, with an undone join, an undo/redo/undo, a rewind,
+    the GM's set and heal, a restore of more HP than lost (appended as it
+    is: the views cap it, as the projection does), ``out`` and ``close``;
+    and its branch ``river``, amended with a replay."""
     cli.ok("new", "Ford", "--seed", SEED)
     cli.ok("join", GORP, "--side", "heroes", "--name", "Gorp")
     cli.ok("join", BROO, "--side", "broo", "--name", "Broo 1")
@@ -113,13 +125,27 @@ def test_views_agree_after_undo_redo_rewind_amend_and_rulings(cli):
     cli.ok("roll")  # the engine rolls what it rolled there
     cli.ok("set", "broo1", "hp", "head", "1", "--reason", "a ruling")
     cli.ok("heal", "broo1", "head", "2", "--reason", "a potion")
-    cli.ok("out", "gorp", "fled", "--reason", "morale")
-    cli.ok("amend", "1.1", "--mod", "-10:mud", "--replay")
+    with open_store(target) as store:
+        v = store.version("ford")
+        store.append("ford", v, [HitPointsRestored(handle="broo1", location="head", amount=50)],
+                     command_id=f"restore-{v}", actor="gm")
+    cli.ok("branch", "river")
+    cli.ok("-e", "river", "amend", "1.1", "--mod", "-10:mud", "--replay")
+    cli.ok("-e", "ford", "out", "gorp", "fled", "--reason", "morale")
+    cli.ok("-e", "ford", "close")
+
+
+def test_views_agree_after_undo_redo_rewind_amend_and_rulings(cli):
+    _fight_with_mistakes(cli, str(cli.db))
     with EventStore(str(cli.db), readonly=True) as store:
         _check_against_affray(cli.db, store, "ford")
+        _check_against_affray(cli.db, store, "river")
     statuses = {r["status"] for r in _rows(cli.db, "SELECT status FROM event_log_all")}
     assert statuses == {"live", "retracted", "void", "meta"}
-    assert [r["handle"] for r in _rows(cli.db, "SELECT handle FROM combatants")] == ["gorp", "broo1"]
+    rows = _rows(cli.db, "SELECT handle, status, locations FROM combatants WHERE encounter_id = 'ford'")
+    assert [(r["handle"], r["status"]) for r in rows] == [("gorp", "out"), ("broo1", "active")]
+    head = next(l for l in json.loads(rows[1]["locations"]) if l["name"] == "head")
+    assert head["hp"] == head["max_hp"]  # healed to the maximum, no more
 
 
 def test_views_serve_several_encounters_apart(cli):
@@ -180,3 +206,158 @@ def test_datasette_metadata_names_what_is_there_and_hides_the_seeds(cli):
             assert column in columns[name], (name, column)
         for column in spec.get("facets", []):
             assert column in columns[name], (name, column)
+
+
+# --------------------------------------------------------------------------- #
+# PostgreSQL: the same views, the same rows (issue 18; schema_pg.READER_VIEWS)
+# --------------------------------------------------------------------------- #
+
+#: The views' JSON columns: SQLite gives their text, PostgreSQL (``json``) the
+#: value psycopg has already parsed.
+_JSON_COLUMNS = {"data", "faces", "locations"}
+#: Wall-clock columns: the two logs were written at different times.
+_CLOCK_COLUMNS = {"recorded_at", "opened_at"}
+
+
+def _normalised(columns: list[str], row) -> tuple:
+    """One view row with the backends' type differences taken out: JSON text
+    parsed, booleans as 0/1 (SQLite's), times only checked to be there."""
+    out = []
+    for name, value in zip(columns, row):
+        if name in _JSON_COLUMNS and isinstance(value, str):
+            value = json.loads(value)
+        elif isinstance(value, bool):
+            value = int(value)
+        elif name in _CLOCK_COLUMNS:
+            assert isinstance(value, str) and value, (name, value)
+            value = "<time>"
+        out.append(value)
+    return tuple(out)
+
+
+def _view_rows(conn, view: str) -> tuple[list[str], list[tuple]]:
+    """``SELECT * FROM view`` in the view's own order: its columns and rows."""
+    cur = conn.execute(f"SELECT * FROM {view}")
+    columns = [d[0] for d in cur.description]
+    return columns, [_normalised(columns, r) for r in cur.fetchall()]
+
+
+def _play_the_same_log(target: str) -> None:
+    """Every sample fight (fixed seeds) and a fight with undo, redo, a rewind,
+    an amend, a branch and the GM's rulings, into the log at ``target``."""
+    with open_store(target) as store:
+        for scenario in sorted(SCENARIOS):
+            seed = bytes.fromhex(DEFAULT_SEEDS.get(scenario, "")) or bytes(range(16))
+            eid = setup(store, scenario, seed=seed, allow_short_seed=True)  # the built-in, public seeds
+            autoplay(store, eid, tactics=scenario in TACTICAL)
+    _fight_with_mistakes(Cli(target), target)
+
+
+def test_postgres_views_give_the_sqlite_rows(tmp_path, monkeypatch, pg_backend):
+    """The same log on both backends: every reader view has the same columns,
+    in the same order, and the same rows, in the same order."""
+    monkeypatch.chdir(tmp_path)
+    for var in ("AFFRAY_DB", "AFFRAY_ENCOUNTER", "AFFRAY_ACTOR", "AFFRAY_KEYS"):
+        monkeypatch.delenv(var, raising=False)
+    db = tmp_path / "affray.db"
+    _play_the_same_log(str(db))
+    _play_the_same_log(pg_backend.target)
+    assert list(schema_pg.READER_VIEWS) == list(READER_VIEWS)
+    pg = pg_backend.connect()
+    try:
+        made = {r[0] for r in pg.execute(
+            "SELECT table_name FROM information_schema.views WHERE table_schema = current_schema()")}
+        assert made == set(READER_VIEWS)
+        with closing(sqlite3.connect(db)) as lite:
+            for view in READER_VIEWS:
+                want_columns, want = _view_rows(lite, view)
+                got_columns, got = _view_rows(pg, view)
+                assert got_columns == want_columns, view
+                assert got == want, view
+                assert want, view  # every view has rows to compare
+        statuses = {r[0] for r in pg.execute("SELECT DISTINCT status FROM event_log_all")}
+        assert statuses == {"live", "retracted", "void", "meta"}
+        assert pg.execute("SELECT count(*) FROM combatants WHERE conditions <> ''").fetchone()[0] > 0
+        assert pg.execute("SELECT count(*) FROM damage_all WHERE status <> 'live'").fetchone()[0] > 0
+    finally:
+        pg.close()
+
+
+def _pg_views(backend) -> set[str]:
+    with backend.connect() as conn:
+        return {r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.views WHERE table_schema = current_schema()")}
+
+
+def test_an_older_postgres_log_gets_the_views_when_opened_for_writing(tmp_path, monkeypatch, pg_backend):
+    """A log written by an affray that knew only migration 1 (the four old
+    views) gets the reader views from migration 2 at its next write."""
+    monkeypatch.chdir(tmp_path)
+    cli = Cli(pg_backend.target)
+    with monkeypatch.context() as old:
+        old.setattr(schema_pg, "MIGRATIONS", schema_pg.MIGRATIONS[:1])
+        old.setattr(schema_pg, "SCHEMA_VERSION", 1)
+        cli.ok("new", "Ford", "--seed", SEED)
+        cli.ok("join", GORP, "--side", "a")
+    assert _pg_views(pg_backend) == {"event_log", "encounters", "dice_rolls", "damage"}
+    assert pg_backend.query("SELECT max(version) FROM affray_schema") == [(1,)]
+    cli.ok("join", BROO, "--side", "b")  # a writing verb migrates the log
+    assert pg_backend.query("SELECT max(version) FROM affray_schema") == [(schema_pg.SCHEMA_VERSION,)] == [(2,)]
+    assert _pg_views(pg_backend) == set(schema_pg.READER_VIEWS)
+    assert pg_backend.query("SELECT handle, status FROM combatants") == [("gorp", "active"), ("broo", "active")]
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_a_postgres_reader_granted_what_the_readme_says_reads_every_view_and_no_seed(tmp_path, monkeypatch, pg_backend):
+    """The README's GRANT (PostgreSQL, "Where the dice seeds live") names
+    every view: a role granted just that reads each one, and not the seeds."""
+    import psycopg
+
+    grant = re.search(r"`(GRANT SELECT ON [^`]+ TO players)`", README.read_text(encoding="utf-8")).group(1)
+    named = {n.strip() for n in grant.removeprefix("GRANT SELECT ON ").removesuffix(" TO players").split(",")}
+    assert set(READER_VIEWS) <= named and "dice_keys" not in named
+    monkeypatch.chdir(tmp_path)
+    cli = Cli(pg_backend.target)
+    cli.ok("new", "Ford", "--seed", SEED)
+    cli.ok("join", GORP, "--side", "a")
+    role = f"reader_{pg_backend.schema}"
+    with pg_backend.connect() as conn:
+        conn.execute(f"CREATE ROLE {role} NOLOGIN")
+        try:
+            conn.execute(grant.replace(" TO players", f" TO {role}"))
+            conn.execute(f"GRANT USAGE ON SCHEMA {pg_backend.schema} TO {role}")
+            conn.execute(f"SET ROLE {role}")
+            for name in sorted(named):
+                conn.execute(f"SELECT * FROM {name}").fetchall()
+            assert conn.execute("SELECT handle FROM combatants").fetchall() == [("gorp",)]
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("SELECT seed FROM dice_keys")
+        finally:
+            conn.execute("RESET ROLE")
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+
+
+def test_the_views_benchmark_runs(tmp_path, capsys):
+    """``bench/views.py`` (README figures) on a small fight: SQLite always,
+    PostgreSQL too when a server is set (its schema is dropped after)."""
+    import runpy
+    import sys
+
+    from backends import postgres_dsn
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "views.py"
+    argv = ["views.py", "--events", "300", "--runs", "1", "--postgres", postgres_dsn() or ""]
+    saved = sys.argv, list(sys.path)
+    sys.argv = argv
+    try:
+        with pytest.raises(SystemExit) as done:
+            runpy.run_path(str(bench), run_name="__main__")
+    finally:
+        sys.argv, sys.path[:] = saved
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.count("SELECT * FROM combatants") == 2
+    assert ("PostgreSQL" in out) == (postgres_dsn() is not None)

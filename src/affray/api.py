@@ -49,6 +49,9 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Mapping
+
+import msgspec
 
 from affray.commands.core import Outcome, parse_modifiers
 from affray.commands.handler import execute
@@ -165,14 +168,38 @@ class Fight:
             salt=salt,
         )
 
-    def join(self, sheet: str | os.PathLike, *, side: str, name: str = "", handle: str = "",
-             surprised: bool = False) -> Outcome:
-        """Add a combatant from a sheet file (TOML, YAML or JSON, in the
-        format of this encounter's system; README, "Sheets") on ``side``;
-        ``name`` and ``handle`` override the sheet's. Errors: RuleError for a
-        sheet the system refuses, naming the file and the field."""
+    def join(self, sheet: str | os.PathLike | Mapping | msgspec.Struct, *, side: str, name: str = "",
+             handle: str = "", surprised: bool = False) -> Outcome:
+        """Add a combatant on ``side``; ``name`` and ``handle`` override the
+        sheet's. ``sheet`` is, in the format of this encounter's system
+        (README, "Sheets"):
+
+        - a sheet file's path (``str`` or ``os.PathLike``: TOML, YAML or
+          JSON). A ``str`` is always a path: to join from TOML text, decode
+          it first (``tomllib.loads(text)``) and pass the dict;
+        - a mapping of what a sheet file holds (``{"name": "Gorp",
+          "characteristics": {...}, ...}``);
+        - the system's loaded ``Sheet`` struct
+          (``affray.rules.<system>.sheet.Sheet``, as that module's
+          ``load_sheet`` returns it, or built in code).
+
+        Data and structs get the same checks as a file and are stored as a
+        file's would be. Paths inside the data (a rolemaster sheet's
+        ``tables``) are kept as given, so name them absolute; a file's are
+        made absolute against its folder. Errors: RuleError for a sheet the
+        system refuses, naming the file (or ``sheet``) and the field, or
+        another system's ``Sheet`` struct; UserError for anything else."""
         system = base.get(self.state().system)
-        data = system.load_sheet(os.fspath(sheet))
+        if isinstance(sheet, (str, os.PathLike)):
+            data = system.load_sheet(os.fspath(sheet))
+        elif isinstance(sheet, (Mapping, msgspec.Struct)):
+            owner = type(sheet).__module__.split(".")
+            if isinstance(sheet, msgspec.Struct) and owner[:2] == ["affray", "rules"] and owner[2] != system.key:
+                raise RuleError(f"that is a {owner[2]} sheet, and this encounter plays {system.key}; "
+                                f"load the {system.key} sheet instead")
+            data = system.sheet_data(dict(sheet) if isinstance(sheet, Mapping) else sheet)
+        else:
+            raise UserError(f"join takes a sheet file's path, a mapping or a loaded Sheet, not {type(sheet).__name__}")
         return self.issue(commands.JoinCombatant(sheet=data, side=side, name=name, handle=handle, surprised=surprised))
 
     def start(self, *, dice: str = "", reroll: str = "", salt: str = "") -> Outcome:

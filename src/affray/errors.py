@@ -7,6 +7,9 @@ prints it as ``error: ...`` and exits with ``exit_code`` (2 for bad input,
 
 from __future__ import annotations
 
+import os
+import stat
+
 
 class AffrayError(Exception):
     """A user-facing error: one clear line, and the exit code to use."""
@@ -41,3 +44,26 @@ def not_utf8(exc: UnicodeEncodeError) -> str:
     shown = exc.object[start:exc.end + 20] if isinstance(exc.object, str) else ""
     where = f"{bad!r}" if shown == bad else f"{shown!r}: {bad!r}"
     return f"{where} is not UTF-8 text; type it again in UTF-8"
+
+
+def special_file(path) -> str:  # noqa: ANN001 - str or os.PathLike
+    """How ``path`` is not a regular file: ``"a folder"``, ``"a FIFO (named
+    pipe)"``, ``"a socket"``, ``"a device"``; ``""`` for a regular file, a
+    missing path or one that cannot be looked at (whoever opens it says why).
+    Every reader of a file a user names asks this first: opening a FIFO waits
+    for a writer for ever, and a device such as ``/dev/zero`` never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError, TypeError):
+        return ""
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"

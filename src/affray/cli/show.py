@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from affray.errors import UserError
+from affray.errors import UserError, special_file
 from affray.text import escape_json, safe_line
 
 
@@ -18,21 +18,11 @@ def regular_file(path: str, what: str, fix: str) -> None:
     exists but is a directory, a FIFO, a socket or a device: opening a FIFO
     would wait for a writer for ever. A missing path, or one that cannot be
     looked at, is left to whoever opens it. ``what`` names the path in the
-    message (``--db``), ``fix`` says what to do."""
-    import os
-    import stat
-
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
+    message (``--db``), ``fix`` says what to do (the test is
+    :func:`affray.errors.special_file`)."""
+    kind = special_file(path)
+    if not kind:
         return
-    if stat.S_ISREG(mode):
-        return
-    kind = (
-        "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-        else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-        else "not a regular file"
-    )
     raise UserError(f"{what} {path!r} is {kind}, not a regular file; {fix}")
 
 

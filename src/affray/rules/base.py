@@ -23,7 +23,7 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from affray.errors import AffrayError
+from affray.errors import AffrayError, special_file
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
@@ -44,7 +44,9 @@ class RuleSystem(Protocol):
       rules come from (the seed file).
     - ``rulings(mapping)``: validate named rulings, return them with defaults.
     - ``load_sheet(path)``: read a TOML/YAML/JSON sheet into plain data,
-      raising ``ValueError`` with one line naming the field.
+      raising :class:`RuleError` with one line naming the field;
+      ``sheet_data(sheet)`` the same for a sheet given as a mapping or as
+      the system's ``Sheet`` struct (:class:`SystemBase`).
     - ``decide(state, command, dice)``: the events a command produces; raise
       :class:`RuleError` to refuse it.
     - ``conditions``: the catalogue of condition names and what they do.
@@ -59,6 +61,8 @@ class RuleSystem(Protocol):
     def rulings(self, mapping: dict[str, str]) -> dict[str, str]: ...
 
     def load_sheet(self, path: str) -> dict: ...
+
+    def sheet_data(self, sheet: Any, label: str = "sheet") -> dict: ...
 
     def decide(self, state: State, command: object, dice: object) -> list[ev.Event]: ...
 
@@ -110,14 +114,16 @@ class SystemBase:
 
     A subclass sets ``_rulings_from`` (mapping -> rulings object, raising
     ``ValueError``), ``_rulings_as`` (rulings object -> ``dict[str, str]``),
-    ``_sheet_loader`` (path -> sheet struct) and ``_sheet_error`` (the
-    loader's one-line error type). Both methods turn those errors into
-    :class:`RuleError`.
+    ``_sheet_loader`` (path -> sheet struct), ``_sheet_parser`` (plain data,
+    label -> sheet struct: the system's ``parse_sheet``) and
+    ``_sheet_error`` (the loader's and parser's one-line error type). The
+    methods turn those errors into :class:`RuleError`.
     """
 
     _rulings_from = None
     _rulings_as = None
     _sheet_loader = None
+    _sheet_parser = None
     _sheet_error: type[Exception] = ValueError
     #: The system's :class:`affray.rules.router.Router` (its ``system.py``).
     router = None
@@ -139,9 +145,27 @@ class SystemBase:
     def load_sheet(self, path: str) -> dict:
         """Load and validate a sheet file; plain data for ``CombatantJoined``."""
         try:
-            return msgspec.to_builtins(type(self)._sheet_loader(path))
+            return self.stored_sheet(type(self)._sheet_loader(path))
         except self._sheet_error as exc:
             raise RuleError(str(exc)) from None
+
+    def sheet_data(self, sheet: Any, label: str = "sheet") -> dict:
+        """Validate a sheet given as data rather than a file: a mapping of
+        what the sheet file holds (README, "Sheets"), or the system's own
+        ``Sheet`` struct (``affray.rules.<key>.sheet.Sheet``), which is
+        checked again as plain data. Returns what :meth:`load_sheet` returns
+        for the same sheet. Errors: :class:`RuleError`, one line naming
+        ``label`` and the field, as for a file."""
+        if isinstance(sheet, msgspec.Struct):
+            sheet = msgspec.to_builtins(sheet)
+        try:
+            return self.stored_sheet(type(self)._sheet_parser(sheet, label))
+        except self._sheet_error as exc:
+            raise RuleError(str(exc)) from None
+
+    def stored_sheet(self, sheet) -> dict:  # noqa: ANN001 - the system's sheet struct
+        """The sheet struct as the plain data ``CombatantJoined`` stores."""
+        return msgspec.to_builtins(sheet)
 
 
 class FollowUp(NamedTuple):
@@ -293,9 +317,13 @@ def joining(state: State, command, name: str) -> tuple[str, str]:
 def read_sheet_data(path) -> Any:
     """The plain data of a sheet file: ``.toml``, ``.yaml``/``.yml`` or
     ``.json``. Raises ``ValueError`` with one line naming the file and what
-    to do (unreadable, unknown format, not valid). Shared by every system's
+    to do (a folder, FIFO, socket or device; unreadable, unknown format, not
+    valid). Shared by every system's
     ``load_sheet``; the system then validates the data."""
     label, p = str(path), Path(path)
+    kind = special_file(path)  # a FIFO would hang, /dev/zero never end
+    if kind:
+        raise ValueError(f"{label} is {kind}, not a regular file; name a sheet file")
     try:
         raw = p.read_bytes()
     except OSError:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 
+from affray.errors import special_file
 from affray.store.errors import StoreError
 
 #: Environment variable naming the key file (default: ``<db>.keys``).
@@ -49,7 +50,8 @@ class KeyFile:
     def add(self, encounter_id: str, seed: bytes) -> None:
         """Append ``seed`` for ``encounter_id``; the file is created 0600.
 
-        Errors: :class:`StoreError` (one line) when the file cannot be written.
+        Errors: :class:`StoreError` (one line) when the file cannot be
+        written or is not a regular file.
         """
         if any(c.isspace() for c in encounter_id) or not encounter_id:
             raise StoreError(f"encounter id {encounter_id!r} holds a space or a line break; choose another with --id")
@@ -57,6 +59,7 @@ class KeyFile:
             self._memory.append((encounter_id, bytes(seed)))
             return
         line = f"{encounter_id} {bytes(seed).hex()}\n".encode()
+        self._refuse_special()
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         except OSError as exc:
@@ -70,10 +73,22 @@ class KeyFile:
         finally:
             os.close(fd)
 
+    def _refuse_special(self) -> None:
+        """:class:`StoreError` when the key file is a folder, FIFO, socket or
+        device: opening a FIFO would wait for a writer (or reader) for ever."""
+        kind = special_file(self.path)
+        if kind:
+            raise StoreError(
+                f"the dice key file {self.path} is {kind}, not a regular file; "
+                "move it away or set AFFRAY_KEYS to a file"
+            )
+
     def seeds(self, encounter_id: str) -> list[bytes]:
-        """Every seed kept for ``encounter_id``, oldest first (maybe none)."""
+        """Every seed kept for ``encounter_id``, oldest first (maybe none).
+        Errors: :class:`StoreError` when the key file is not a regular file."""
         if self.path is None:
             return [s for e, s in self._memory if e == encounter_id]
+        self._refuse_special()
         try:
             with open(self.path, "rb") as fh:
                 text = fh.read().decode("utf-8", "replace")

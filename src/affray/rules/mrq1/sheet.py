@@ -24,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from affray.errors import special_file
 from affray.rules.base import check_names, decode_sheet, suggestion
 from affray.text import one_line
 from affray.events.core import LocationInit
@@ -441,6 +442,9 @@ def load_sheet(path: str | Path) -> Sheet:
     fmt = _FORMATS.get(p.suffix.lower())
     if fmt is None:
         raise SheetError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
+    kind = special_file(path)  # a FIFO would hang, /dev/zero never end
+    if kind:
+        raise SheetError(f"{label} is {kind}, not a regular file; name a sheet file")
     try:
         with p.open("rb") as fh:
             data = fh.read(MAX_SHEET_BYTES + 1)

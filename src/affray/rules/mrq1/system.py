@@ -45,7 +45,7 @@ from affray.rules.mrq1 import (
 )
 from affray.rules.mrq1.conditions import CATALOGUE
 from affray.rules.mrq1.rulings import QUIET_AT_DEFAULT, RULINGS_DOC, from_mapping
-from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet
+from affray.rules.mrq1.sheet import Sheet, SheetError, compact, derive, load_sheet, parse_sheet
 from affray.rules import gm
 from affray.rules.router import Router
 
@@ -345,6 +345,7 @@ class Mrq1(SystemBase):
 
     _rulings_from = from_mapping
     _sheet_loader = load_sheet
+    _sheet_parser = parse_sheet
     _sheet_error = SheetError
     router = ROUTER
 
@@ -356,10 +357,10 @@ class Mrq1(SystemBase):
             if k not in QUIET_AT_DEFAULT or str(v) != RULINGS_DOC[k][0]
         }
 
-    def load_sheet(self, path: str) -> dict:
+    def stored_sheet(self, sheet: Sheet) -> dict:
         """The sheet as plain data, without mounted-combat fields at their
         defaults (so older logs and exports stay byte for byte the same)."""
-        return compact(super().load_sheet(path))
+        return compact(super().stored_sheet(sheet))
 
 
 SYSTEM = Mrq1()

@@ -53,7 +53,7 @@ from affray.rules.mythras import tables
 from affray.rules.mythras.conditions import CATALOGUE
 from affray.rules.mythras.core import go_on
 from affray.rules.mythras.rulings import RULINGS_DOC, as_mapping, from_mapping
-from affray.rules.mythras.sheet import SheetError, load_sheet
+from affray.rules.mythras.sheet import SheetError, load_sheet, parse_sheet
 from affray.rules import gm
 from affray.rules.router import Router
 
@@ -220,6 +220,7 @@ class Mythras(SystemBase):
     _rulings_from = from_mapping
     _rulings_as = as_mapping
     _sheet_loader = load_sheet
+    _sheet_parser = parse_sheet
     _sheet_error = SheetError
     router = ROUTER
 

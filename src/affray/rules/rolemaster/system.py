@@ -94,6 +94,7 @@ class Rolemaster(SystemBase):
     _rulings_from = from_mapping
     _rulings_as = as_mapping
     _sheet_loader = load_sheet
+    _sheet_parser = parse_sheet
     _sheet_error = SheetError
     router = ROUTER
 

@@ -80,6 +80,7 @@ from pathlib import Path
 
 import msgspec
 
+from affray.errors import special_file
 from affray.rules import tables as shared
 
 __all__ = [
@@ -702,8 +703,12 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
 
 
 def load_file(path: str | Path) -> Loaded:
-    """Load and validate one table file. Raises :class:`TableError`."""
+    """Load and validate one table file. Raises :class:`TableError`, also
+    for a folder, FIFO, socket or device (a FIFO would hang)."""
     p = Path(path)
+    kind = special_file(p)
+    if kind:
+        raise TableError(f"{p} is {kind}, not a regular file; name a table file")
     try:
         raw = p.read_bytes()
     except OSError:

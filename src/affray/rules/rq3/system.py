@@ -20,7 +20,7 @@ from affray.rules.rq3 import (attack, damage, defence, fallen, grapple, intent, 
 from affray.rules.rq3.core import on_map
 from affray.rules.rq3.conditions import CATALOGUE
 from affray.rules.rq3.rulings import RULINGS_DOC, as_mapping, from_mapping
-from affray.rules.rq3.sheet import SheetError, load_sheet
+from affray.rules.rq3.sheet import SheetError, load_sheet, parse_sheet
 
 #: ``affray act WHO "WORD ..."``: the first word -> the step kind it queues.
 ACT_WORDS = {
@@ -125,6 +125,7 @@ class RQ3(SystemBase):
     _rulings_from = from_mapping
     _rulings_as = as_mapping
     _sheet_loader = load_sheet
+    _sheet_parser = parse_sheet
     _sheet_error = SheetError
     router = ROUTER
 

@@ -18,7 +18,7 @@ from affray.rules.uesrpg import advantages, attack, contest, damage, defence, op
 from affray.rules.uesrpg.conditions import CATALOGUE
 from affray.rules.uesrpg.core import exchange_kind
 from affray.rules.uesrpg.rulings import RULINGS_DOC, as_mapping, from_mapping
-from affray.rules.uesrpg.sheet import SheetError, load_sheet
+from affray.rules.uesrpg.sheet import SheetError, load_sheet, parse_sheet
 
 
 def _roll(draft: Draft, command: cmd.RollPending) -> None:
@@ -122,6 +122,7 @@ class Uesrpg(SystemBase):
     _rulings_from = from_mapping
     _rulings_as = as_mapping
     _sheet_loader = load_sheet
+    _sheet_parser = parse_sheet
     _sheet_error = SheetError
     router = ROUTER
 
