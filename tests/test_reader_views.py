@@ -171,10 +171,44 @@ def test_an_older_file_gets_the_views_when_opened_for_writing(cli):
         conn.commit()
     cli.ok("join", GORP, "--side", "a")  # a writing verb migrates the file
     with closing(sqlite3.connect(cli.db)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         views = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
     assert views == set(READER_VIEWS)
     assert _rows(cli.db, "SELECT handle, status FROM combatants") == [{"handle": "gorp", "status": "active"}]
+
+
+def test_a_schema_4_file_gets_the_retracted_lookup(cli):
+    """Migration 5: event_log_all finds a retracted command with an IN lookup
+    (SQLite scanned the LEFT JOIN of migration 4 once per event); the rows
+    are the same."""
+    cli.ok("new", "Ford", "--seed", SEED)
+    cli.ok("join", GORP, "--side", "a")
+    cli.ok("join", BROO, "--side", "b")
+    cli.ok("undo")
+    want = _rows(cli.db, "SELECT * FROM event_log_all")
+    old = READER_VIEWS["event_log_all"].replace(
+        "WHEN (e.encounter_id, e.command_id) IN (SELECT encounter_id, command_id FROM retracted) THEN 'retracted'",
+        "WHEN x.command_id IS NOT NULL THEN 'retracted'",
+    ).replace(
+        "FROM events e\n", "FROM events e LEFT JOIN retracted x ON x.encounter_id = e.encounter_id AND x.command_id = e.command_id\n"
+    )
+    assert old != READER_VIEWS["event_log_all"]
+    with closing(sqlite3.connect(cli.db)) as conn:  # back to schema 4, as the last affray left it
+        for name in reversed(READER_VIEWS):
+            conn.execute(f"DROP VIEW IF EXISTS {name}")
+        conn.execute(f"CREATE VIEW event_log_all AS {old.strip()}")
+        for name, sql in list(READER_VIEWS.items())[1:]:
+            conn.execute(f"CREATE VIEW {name} AS {sql.strip()}")
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0005_reader_views_retracted_lookup'")
+        conn.execute("PRAGMA user_version = 4")
+        conn.commit()
+    assert _rows(cli.db, "SELECT * FROM event_log_all") == want
+    cli.ok("note", "a write migrates the file")
+    with closing(sqlite3.connect(cli.db)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'event_log_all'").fetchone()[0]
+    assert "IN (SELECT encounter_id, command_id FROM retracted)" in sql and "LEFT JOIN" not in sql
+    assert _rows(cli.db, "SELECT * FROM event_log_all")[:len(want)] == want
 
 
 def test_every_view_is_plain_sql_in_one_place(cli):

