@@ -12,7 +12,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.rq3 import core
 
-from test_rq3_missiles import _archer
+from test_rq3_missiles import RuledTable, _archer
 from test_rq3_rules import ROLL, Table, sheet
 
 
@@ -73,6 +73,62 @@ def test_alternating_thirds_in_movement_initiative_order():
     t.act("vasana", "move e")
     assert t.state.pending[0].kind == "end-round"
     assert t.state.combatants["vasana"].moved == 5.0 and _pos(t, "vasana") == (4, 1, 0)
+
+
+@pytest.mark.parametrize("gorakh, intent, thirds", [("19,0", "intent triple", True), ("20,0", "intent triple", False),
+                                                     ("17,0", "intent double attack:vasana:Maul", True),
+                                                     ("18,0", "intent double attack:vasana:Maul", False),
+                                                     ("17,0", "intent double misc:look", False)])
+def test_thirds_begin_once_foes_could_conceivably_reach_each_other(gorakh, intent, thirds):
+    """Seed 002 "MOVEMENT INITIATIVE": "Once hostile characters come within a
+    range where they could conceivably reach each other, the gamemaster and
+    each player alternate moving ... 1/3 of their current movement rate"
+    (ruling map_thirds = in-reach: the distance less the longer declared
+    weapon's engagement range, 1 m or the Maul's 2 m, within the metres both
+    have left: 9 + 9 for two triple moves, 9 + 6 with Gorakh's double)."""
+    t = _placed(gorakh=f"{gorakh} facing=w")
+    _round(t, intent, "intent triple")
+    assert core.in_thirds(t.state) is thirds
+    assert ("third 1 of 3" in t.state.pending[0].prompt) is thirds
+    assert ("the whole move" in t.state.pending[0].prompt) is not thirds
+
+
+def test_out_of_reach_each_makes_the_whole_move_in_turn():
+    """Seed 002 "MOVE": "Any unengaged characters move no further than they
+    have declared to move, in order of movement initiative"; out of
+    conceivable reach there are no thirds (ruling map_thirds = in-reach):
+    Vasana (DEX 16) walks her whole 9 m, then Gorakh his."""
+    t = _placed(gorakh="40,0 facing=w")
+    _round(t, "intent triple", "intent triple")
+    t.refused(cmd.TakeAction(who="vasana", action="move " + "e " * 10), "may move 9 m this Move Phase")
+    t.act("vasana", "move " + "e " * 9)
+    assert _pos(t, "vasana")[:2] == (9, 0) and t.state.combatants["vasana"].has("moved")
+    assert t.state.pending[0].who == "gorakh" and "the whole move" in t.state.pending[0].prompt
+    t.act("gorakh", "move w w")
+    assert t.state.pending[0].kind == "end-round"
+    assert _pos(t, "gorakh")[:2] == (38, 0)
+
+
+def test_thirds_go_on_to_the_end_of_the_phase():
+    """Seed 002 "MOVEMENT INITIATIVE": once begun, the thirds go on "until all
+    movement is completed", even when the foes then stand apart again."""
+    t = _placed(gorakh="19,0 facing=w")
+    _round(t, "intent triple", "intent triple")
+    t.act("vasana", "move face:w w w")  # turns away (1 m) and walks 2 m: 21 m apart, 6 + 9 m left
+    assert not core.conceivably_reach(t.state) and core.in_thirds(t.state)
+    assert t.state.pending[0].who == "gorakh" and "third 1 of 3" in t.state.pending[0].prompt
+    assert core.map_move(t.state.combatants["vasana"]).effects["thirds"] == 1
+
+
+def test_always_thirds_by_ruling():
+    """Ruling map_thirds = always: every Move Phase on the map in thirds,
+    however far apart the foes stand (seed 002 "MOVEMENT INITIATIVE")."""
+    t = RuledTable({"map_thirds": "always"}, ("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t.act("vasana", "place 0,0 facing=e")
+    t.act("gorakh", "place 40,0 facing=w")
+    _round(t, "intent triple", "intent triple")
+    assert "third 1 of 3" in t.state.pending[0].prompt
+    t.refused(cmd.TakeAction(who="vasana", action="move e e e e"), "may move 3 m in this third")
 
 
 def test_facing_and_backwards_cost():

@@ -772,6 +772,47 @@ def open_map_phase(draft: Draft) -> None:
                   note=f"{metres} m this Move Phase" + (f"; {why}" if why else ""))
 
 
+def _left(c: Combatant) -> int:
+    """Metres ``c`` has left this Move Phase on the map (0 once it moved)."""
+    mm = map_move(c)
+    if mm is None or c.has("moved"):
+        return 0
+    return max(0, mm.effects.get("allow", 0) - mm.effects.get("used", 0))
+
+
+def conceivably_reach(state: State) -> bool:
+    """Whether two hostile figures on the map "come within a range where
+    they could conceivably reach each other" this Move Phase (seed 002
+    "MOVEMENT INITIATIVE"; ruling ``map_thirds`` = in-reach): their distance,
+    less the engagement range of the longer weapon either declared a Melee
+    Attack with (at least 1 m), is no more than the metres both have left."""
+    placed = [(c, position(c)) for c in fighters(state)]
+    placed = [(c, p) for c, p in placed if p is not None]
+    for i, (a, pa) in enumerate(placed):
+        for b, pb in placed[i + 1:]:
+            if a.side == b.side:
+                continue
+            gap = hex_distance(pa[:2], pb[:2]) - engagement_range(max(longest_declared_weapon(a), longest_declared_weapon(b)))
+            if gap <= _left(a) + _left(b):
+                return True
+    return False
+
+
+def in_thirds(state: State) -> bool:
+    """Whether the Move Phase on the map goes in alternating thirds now
+    (seed 002 "MOVEMENT INITIATIVE": "Once hostile characters come within a
+    range where they could conceivably reach each other, ... alternate
+    moving ... 1/3 of their current movement rate ... until all movement is
+    completed"). Ruling ``map_thirds``: ``in-reach`` (the seed:
+    :func:`conceivably_reach`, and once the thirds began they go on to the
+    end of the phase) or ``always``."""
+    if rulings_of(state).map_thirds == "always":
+        return True
+    if any((mm := map_move(c)) is not None and mm.effects.get("thirds") for c in fighters(state)):
+        return True
+    return conceivably_reach(state)
+
+
 def finish_move(draft: Draft, handle: str, note: str, *, freed: bool = False) -> None:
     """A Move Phase step is over: without a map the fighter has moved; on
     the map it has taken one of its three thirds (ruling ``map_thirds``),
@@ -780,8 +821,9 @@ def finish_move(draft: Draft, handle: str, note: str, *, freed: bool = False) ->
     c = draft.state.combatants[handle]
     mm = map_move(c)
     if mm is not None and not c.has("moved"):
-        taken = mm.effects.get("pass", 0) + 1
-        effects = dict(mm.effects, **{"pass": taken})
+        thirds = in_thirds(draft.state)
+        taken = mm.effects.get("pass", 0) + 1 if thirds else 3  # ruling map_thirds: out of reach, the whole move
+        effects = dict(mm.effects, **{"pass": taken, "thirds": int(thirds)})
         if freed and effects.get("limited-by-engagement"):
             intent = intent_of(c)
             full, _ = allowance(c, intent.effects.get("moves", 1) if intent is not None else 1, engaged_at_start=False,

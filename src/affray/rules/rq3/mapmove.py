@@ -17,9 +17,12 @@ are hexes (axial ``Q,R``, 1 m apart) with a facing (``e``, ``ne``, ``nw``,
   the end is the free one-side facing shift at the end of the phase (not
   after a fumbled Maneuver). ``move done`` (or ``move stay``) ends one's
   move for the phase.
-- The Move Phase goes in three alternating thirds in movement initiative
-  order (ruling ``map_thirds``): by the end of the k-th third a figure has
-  used at most k/3 of its allowance (rounded up).
+- Once hostile figures could conceivably reach each other (their distance,
+  less the longer declared weapon's engagement range, within the metres
+  both have left), the Move Phase goes in three alternating thirds in
+  movement initiative order to its end (ruling ``map_thirds``): by the end
+  of the k-th third a figure has used at most k/3 of its allowance
+  (rounded up). Before that each figure makes its whole move in turn.
 - Allowance: movement rate x declared moves per Move Phase (ruling
   ``movement_allowance``); a third of it when the figure begins the phase
   engaged, reloads a missile weapon or concentrates (ruling ``third_move``);
@@ -184,12 +187,15 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} is {c.stance}; move stand first (seed 002 'FALLEN CHARACTERS')")
     _not_carrying(state, c, path)
     allow, used, taken = mm.effects.get("allow", 0), mm.effects.get("used", 0), mm.effects.get("pass", 0)
-    cap = math.ceil(allow * (taken + 1) / 3)  # ruling map_thirds: a third of the allowance each time round
+    thirds = core.in_thirds(state)
+    # ruling map_thirds: a third of the allowance each time round, once foes could conceivably reach each other
+    cap = math.ceil(allow * (taken + 1) / 3) if thirds else allow
     q, r, facing = pos
     spent, stopped = 0, ""
     for i, (nq, nr, nf, cost, token) in enumerate(_walk(state, c, pos, path, post=False)):
         if used + spent + cost > cap:
-            raise RuleError(f"{c.name} may move {cap - used} m in this third ({allow} m this Move Phase{_why(mm)}); "
+            raise RuleError(f"{c.name} may move {cap - used} m {'in this third' if thirds else 'this Move Phase'} "
+                            f"({allow} m this Move Phase{_why(mm)}); "
                             f"the path comes to {spent + cost} m at {token!r} (a step back or a turn on the spot costs more)")
         if c.engaged and not mm.effects.get("limited-by-engagement") and cost and (nq, nr) != (q, r):
             names = ", ".join(state.combatants[h].name for h in c.engaged)
@@ -215,7 +221,7 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     for h, metres in _own_reach(draft.state, draft.state.combatants[handle], (q, r), facing) if spent else ():
         draft.emit(ev.EngagementChanged(a=handle, b=h, engaged=True))
         draft.emit(*core.reach_events(draft, handle, h, metres))
-    last = taken + 1 >= 3 or done or used + spent >= allow
+    last = not thirds or taken + 1 >= 3 or done or used + spent >= allow
     if final is not None:
         if not last:
             raise RuleError("the free facing shift comes at the end of the Move Phase: add 'done', or give it in the last third")
@@ -231,8 +237,9 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Move Phase"
                                      + (f": engaged by {stopped}" if stopped else "")))
     core.carry_mount(draft, handle, q, r, facing, spent, "Move Phase")
-    core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=used + spent, **{"pass": taken + 1}),
-                   note=f"{used + spent} of {allow} m after third {taken + 1}")
+    core.condition(draft, handle, "map-move",
+                   effects=dict(mm.effects, used=used + spent, thirds=int(thirds), **{"pass": taken + 1 if thirds else 3}),
+                   note=f"{used + spent} of {allow} m " + (f"after third {taken + 1}" if thirds else "(no foe within reach: the whole move)"))
     if last:
         core.condition(draft, handle, "moved", note=f"moved {used + spent} m on the map"
                        + (f"; engaged by {stopped}" if stopped else ""))

@@ -57,7 +57,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     missile_beyond_range: Literal["refused", "half-to-double"] = "refused"
     moving_target: Literal["gm-penalty"] = "gm-penalty"
     entangle_two_hands: Literal["attacked-weapon", "attacking-weapon"] = "attacked-weapon"
-    map_thirds: Literal["always"] = "always"
+    map_thirds: Literal["in-reach", "always"] = "in-reach"
     hex_rear_step: Literal["backwards"] = "backwards"
     third_move: Literal["of-declared-move"] = "of-declared-move"
     post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
@@ -139,9 +139,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                            "the pull (as Disarm and @Swordbreaking); attacking-weapon: the seed's words, x1.5 when the "
                            "entangling weapon is held in two hands", f"{SEED} '@Entangle' ('if the attacking weapon was "
                            "held in both hands'); our ruling"),
-    "map_thirds": ("always", "on the hex map every Move Phase goes in three alternating thirds in movement initiative "
-                   "order (move done ends one's move early); the GM need not judge when foes 'could conceivably reach "
-                   "each other'", f"{SEED} 'MOVEMENT INITIATIVE'; our ruling"),
+    "map_thirds": ("in-reach", "on the hex map the Move Phase goes in three alternating thirds in movement initiative "
+                   "order once two foes 'could conceivably reach each other': their distance, less the engagement "
+                   "range of the longer weapon either declared (at least 1 m), is within the metres both have left; "
+                   "then to the end of the phase (move done ends one's move early); before that each makes its whole "
+                   "move in turn. always: every Move Phase in thirds",
+                   f"{SEED} 'MOVEMENT INITIATIVE'; our ruling on 'conceivably reach'"),
     "hex_rear_step": ("backwards", "a step into one of the three rear hexes (behind or to the rear sides) is backwards "
                       "movement: 2 m, facing kept; a step to a front side hex shifts the facing one side for free",
                       f"{SEED} 'MOVE' (hex map, backwards at half speed); our ruling on the rear sides"),

@@ -139,6 +139,11 @@ def move_step(state: State, handle: str) -> ev.PendingStep:
     if mm is not None:
         third = mm.effects.get("pass", 0) + 1
         left = mm.effects.get("allow", 0) - mm.effects.get("used", 0)
+        if not core.in_thirds(state):
+            return ev.PendingStep(
+                who=handle, verb="act", kind="move", options=core.DIRECTION_NAMES + ("done", "wait"),
+                prompt=f"Move Phase, {c.name} (DEX {ch.DEX}), the whole move ({left} m; no foe within reach, "
+                       f"ruling map_thirds): affray act {handle} move DIR... (e ne nw w sw se, face:DIR) | move done")
         return ev.PendingStep(
             who=handle, verb="act", kind="move", options=core.DIRECTION_NAMES + ("done", "disengage", "pass", "wait"),
             prompt=f"Move Phase, third {third} of 3, {c.name} (DEX {ch.DEX}, {left} m left of {mm.effects.get('allow', 0)}): "
