@@ -65,6 +65,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     throw_height: Literal["1d6-per-3m"] = "1d6-per-3m"
     protective_spells: Literal["gm-given-ap"] = "gm-given-ap"
     mounted_map: Literal["rider-moves-pair"] = "rider-moves-pair"
+    throw_spell_ap: Literal["half", "none"] = "half"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -162,8 +163,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                      "of the drop, halved with the rest by DEX x1, Acrobatics/2 or Breakfall",
                      f"{SEED} 'GRAPPLING' ('more if the fall is from a greater height', no amount given); our ruling"),
     "protective_spells": ("gm-given-ap", "the GM gives a protective spell's AP (act WHO protect AP SPELL): it adds on every "
-                          "location, a critical ignores it, grapple damage meets half of it, a throw's armour at half "
-                          "leaves it out", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+                          "location, a critical ignores it, grapple damage meets half of it, a throw "
+                          "counts it as ruling throw_spell_ap says", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+    "throw_spell_ap": ("half", "a grapple throw's damage meets the location's armour and the protective spells' AP "
+                       "together at half (rounded down); none: the worn armour at half only",
+                       f"{SEED} 'GRAPPLING' ('armor protecting, at best, at half value'; 'CRITICAL HITS' counts "
+                       "protective spells as armor); our ruling"),
     "mounted_map": ("rider-moves-pair", "on the hex map a rider and its mount share a hex; the rider moves the pair at "
                     "the mount's movement rate times the rider's declared moves, the mount going along; a mount "
                     "carrying a rider does not walk on its own", f"{SEED} 'Lance charge', 'MOVE' (silent on mounted "
