@@ -37,39 +37,34 @@ def test_a_critical_ignores_protective_spells():
     assert d.armour == 0 and "protective spells ignored" in d.note
 
 
-def test_grapple_damage_meets_half_the_spell():
-    """Seed 002 "GRAPPLING": grapple damage: "Armor has no effect.
-    Protective spells have half value": 1D4 3 + 1D6 4 = 7 less 4 // 2."""
-    t = Table()
+def _follow_up(t: Table, follow_up: str, attack: str, dice: str) -> ev.DamageDealt:
+    """Gorakh grabs Vasana's chest; next round, under a 4 AP spell, his
+    ``follow_up`` (damage or throw) rolls ``attack`` and then ``dice``."""
     ready_for_melee(t, "intent double attack:vasana:Grapple", "intent triple")
     t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
     t(ROLL, "12")  # chest held
     t(cmd.EndRound())
     t.act("vasana", "protect 4 Protection")
-    t.act("gorakh", "intent double attack:vasana:Grapple:damage")
+    t.act("gorakh", f"intent double attack:vasana:Grapple:{follow_up}")
     t.act("vasana", "intent triple")
     t.act("vasana", "move stay")
     t.act("gorakh", "move stay")
-    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "15")
-    t(ROLL, "3,4")
-    d = t.events(ev.DamageDealt)[-1]
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), attack)
+    for roll in dice.split(";"):
+        t(ROLL, roll)
+    return t.events(ev.DamageDealt)[-1]
+
+
+def test_grapple_damage_meets_half_the_spell():
+    """Seed 002 "GRAPPLING": grapple damage: "Armor has no effect.
+    Protective spells have half value": 1D4 3 + 1D6 4 = 7 less 4 // 2."""
+    d = _follow_up(Table(), "damage", "15", "3,4")
     assert (d.location, d.rolled, d.armour, d.final) == ("chest", 7, 2, 5)
 
 
 def _thrown(t: Table) -> ev.DamageDealt:
-    ready_for_melee(t, "intent double attack:vasana:Grapple", "intent triple")
-    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "20")
-    t(ROLL, "12")  # chest held
-    t(cmd.EndRound())
-    t.act("vasana", "protect 4 Protection")
-    t.act("gorakh", "intent double attack:vasana:Grapple:throw")
-    t.act("vasana", "intent triple")
-    t.act("vasana", "move stay")
-    t.act("gorakh", "move stay")
-    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "45")
-    t(ROLL, "10")  # STR+DEX against SIZ/2+DEX: thrown
-    t(ROLL, "12,6,6,90")  # chest: 6 + 6 = 12; the DEX x1 roll fails
-    return t.events(ev.DamageDealt)[-1]
+    # STR+DEX against SIZ/2+DEX: thrown; chest: 1D6 6 + 1D6 6 = 12; the DEX x1 roll fails
+    return _follow_up(t, "throw", "45", "10;12,6,6,90")
 
 
 def test_a_throw_meets_armour_and_spell_at_half():
