@@ -252,6 +252,11 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         if core.engagement_range(w.length) < dist and not at_weapon:
             raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
+        if (core.engagement_range(w.length) >= 2 and core.is_closed(state, t, a)
+                and core.rulings_of(state).closed_long_weapon == "no-attack"):
+            raise RuleError(f"{t.name} has closed inside the reach of {a.name}'s {w.name}: a long weapon cannot strike "
+                            f"a closed foe (seed 002 'MANEUVER SKILL'; ruling closed_long_weapon); "
+                            f"affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
         raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
     if any(x.name == "weapon-immobilised" and x.id.endswith(f":{w.name}") for x in a.conditions):

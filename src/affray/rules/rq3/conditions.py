@@ -24,6 +24,7 @@ CATALOGUE: dict[str, str] = {
     "moved": "has taken its Move Phase this round (seed 002 'MOVE PHASE')",
     "move-waiting": "delays its move until those with a lower DEX have moved (seed 002 'MOVEMENT INITIATIVE')",
     "reach": "fighting distance in metres to an engaged foe (seed 002 'RULES OF ENGAGEMENT')",
+    "closed": "has closed inside the long weapon of the handle in the id, into its hex (seed 002 'MANEUVER SKILL')",
     "no-facing-shift": "fumbled Maneuver: stops, no free facing shift this phase (seed 002 'MANEUVER SKILL')",
     "terrain-advantage": "used the terrain to advantage: bonus to attacks and defences this round (seed 002 terrain, special/critical)",
     "fallen-this-round": "fell this round: cannot stand until the next Move Phase (seed 002 'FALLEN CHARACTERS')",

@@ -211,14 +211,60 @@ def reach(c: Combatant, other: str) -> int:
 
 
 def reach_events(draft: Draft, a: str, b: str, metres: int) -> list[ev.Event]:
-    """Conditions recording the fighting distance of ``a`` and ``b``."""
+    """Conditions recording the fighting distance of ``a`` and ``b`` (a new
+    distance ends a closing between them)."""
     s = draft.state
-    out = []
+    out = unclose_events(s, a, b, "a new fighting distance")
     for x, y in ((a, b), (b, a)):
         out.append(ev.ConditionApplied(handle=x, condition=cat.make(
             "reach", cause=draft.next_version, round=s.round, step=s.step, ends="event", key=y,
             effects={"metres": metres}, note=f"{metres} m from {s.combatants[y].name}")))
     return out
+
+
+def unclose_events(state: State, a: str, b: str, why: str) -> list[ev.Event]:
+    """``ConditionExpired`` for the ``closed`` conditions between ``a`` and
+    ``b`` (either way round), if any."""
+    return [ev.ConditionExpired(handle=x, condition_id=f"closed:{y}", reason=why)
+            for x, y in ((a, b), (b, a)) if any(c.id == f"closed:{y}" for c in state.combatants[x].conditions)]
+
+
+def end_engagement(draft: Draft, a: str, b: str, why: str) -> None:
+    """``a`` and ``b`` are no longer engaged: the engagement, their fighting
+    distance and any closing between them end."""
+    draft.emit(ev.EngagementChanged(a=a, b=b, engaged=False))
+    draft.emit(*unclose_events(draft.state, a, b, why))
+    expire(draft, a, f"reach:{b}", why)
+    expire(draft, b, f"reach:{a}", why)
+
+
+def long_weapon_against(c: Combatant, o: Combatant) -> float:
+    """The length of ``o``'s longest declared Melee Attack weapon when it is
+    a long weapon against ``c`` (2 m or more, and engaging further than
+    ``c``'s own), else 0 (seed 002 "MANEUVER SKILL": "an opponent using a
+    longer weapon, such as a long spear against a sword")."""
+    length = longest_declared_weapon(o)
+    if engagement_range(length) >= 2 and engagement_range(length) > engagement_range(longest_declared_weapon(c)):
+        return length
+    return 0.0
+
+
+def is_closed(state: State, c: Combatant, o: Combatant) -> bool:
+    """Whether ``c`` has closed inside ``o``'s long weapon (seed 002
+    "MANEUVER SKILL"): it won the contest into ``o``'s hex (a ``closed``
+    condition; on the map while they share the hex), or it is within 1 m of
+    a weapon of 3 m or more ("characters within 1 meter ... should be
+    treated as closed"), except in a lance charge: the pike strikes the
+    charger first, the charging lance strikes before shorter weapons
+    ("Lance charge")."""
+    if o.handle not in c.engaged or reach(c, o.handle) > 1:
+        return False
+    if engagement_range(longest_declared_weapon(o)) >= 3:
+        return not c.has("lance-charge") and not o.has("lance-charge")
+    if not any(x.id == f"closed:{o.handle}" for x in c.conditions):
+        return False
+    pc, po = position(c), position(o)
+    return pc is None or po is None or pc[:2] == po[:2]
 
 
 def longest_declared_weapon(c: Combatant) -> float:
@@ -632,10 +678,11 @@ def place_event(draft: Draft, handle: str, q: int, r: int, facing: int, why: str
 
 def occupant(state: State, hexes: tuple[int, int], but: str = "") -> Combatant | None:
     """The standing-up figure in hex ``hexes`` (a dead or unconscious one is a
-    fallen body, crossed as terrain), other than ``but``."""
+    fallen body, crossed as terrain), other than ``but`` and those that may
+    share a hex with ``but`` (:func:`sharing`)."""
     for c in state.combatants.values():
         p = position(c)
-        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active" and not paired(state, c.handle, but):
+        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active" and not sharing(state, c.handle, but):
             return c
     return None
 
@@ -656,6 +703,16 @@ def paired(state: State, a: str, b: str) -> bool:
     if not a or not b or a not in state.combatants or b not in state.combatants:
         return False
     return mount_of(state.combatants[a]) == b or mount_of(state.combatants[b]) == a
+
+
+def sharing(state: State, a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` may share a hex: a rider and its mount, or a
+    figure closed inside the other's long weapon (seed 002 "MANEUVER SKILL")."""
+    if paired(state, a, b):
+        return True
+    if not a or not b or a not in state.combatants or b not in state.combatants:
+        return False
+    return any(x.id == f"closed:{y}" for x_, y in ((a, b), (b, a)) for x in state.combatants[x_].conditions)
 
 
 def distance_between(state: State, a: str, b: str) -> int | None:
@@ -748,6 +805,37 @@ def step_to(draft: Draft, handle: str, foe: str, metres: int, why: str) -> None:
         used = mm.effects.get("used", 0) + cost
         condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
                   note=f"{used} of {mm.effects.get('allow', 0)} m: {why}")
+
+
+def step_into(draft: Draft, handle: str, foe: str, why: str) -> None:
+    """On the hex map, put ``handle`` (and its mount) into ``foe``'s hex,
+    keeping its facing, 1 m counted against its movement (seed 002 "MANEUVER
+    SKILL": closing "into the opponents hex"); nothing off the map."""
+    here, there = position(draft.state.combatants[handle]), position(draft.state.combatants[foe])
+    if here is None or there is None or here[:2] == there[:2]:
+        return
+    draft.emit(place_event(draft, handle, there[0], there[1], here[2], why))
+    draft.emit(ev.CombatantMoved(handle=handle, distance=1.0, reason=why))
+    carry_mount(draft, handle, there[0], there[1], here[2], 1, why)
+    mm = map_move(draft.state.combatants[handle])
+    if mm is not None:
+        used = mm.effects.get("used", 0) + 1
+        condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
+                  note=f"{used} of {mm.effects.get('allow', 0)} m: {why}")
+
+
+def drop_apart_closings(draft: Draft, handle: str, why: str) -> None:
+    """On the map, end the closings of ``handle`` (either way round) with
+    foes no longer in its hex (seed 002 "MANEUVER SKILL": closed is inside
+    the wielder's hex)."""
+    s = draft.state
+    for c in list(s.combatants.values()):
+        for x in c.conditions:
+            if x.name != "closed":
+                continue
+            other = x.id.split(":", 1)[1]
+            if handle in (c.handle, other) and distance_between(s, c.handle, other) not in (None, 0):
+                draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=x.id, reason=why))
 
 
 def mount_rate(state: State, c: Combatant) -> int:

@@ -113,9 +113,10 @@ def _line(state, attacker: str, target: str, m: int) -> tuple[tuple[int, int] | 
     the target"), and the first figure in the way ("" if none): the target
     stops in front of it. ``(None, "")`` off the map."""
     a, t = core.position(state.combatants[attacker]), core.position(state.combatants[target])
-    if a is None or t is None or a[:2] == t[:2]:
+    if a is None or t is None:
         return None, ""
-    side = min(range(6), key=lambda k: core.bearing(a[:2], k, t[:2]))
+    # in one hex (a figure closed inside a long weapon): along the attacker's facing
+    side = a[2] if a[:2] == t[:2] else min(range(6), key=lambda k: core.bearing(a[:2], k, t[:2]))
     at = t[:2]
     for _ in range(m):
         nxt = core.neighbour(*at, side)
@@ -130,6 +131,8 @@ def _knocked(draft: Draft, target: str, m: int, points: int, threshold: int, end
     x = draft.state.exchange
     draft.emit(ev.CombatantMoved(handle=target, distance=float(m), reason=f"knockback: {points} points against {threshold}",
                                  away_from=x.attacker if x else ""))
+    if x is not None:  # knocked back out of a closing (seed 002 "MANEUVER SKILL")
+        draft.emit(*core.unclose_events(draft.state, target, x.attacker, "knocked back"))
     here = core.position(draft.state.combatants[target])
     if end is not None and here is not None and end != here[:2]:
         draft.emit(core.place_event(draft, target, end[0], end[1], here[2], "knocked back"))

@@ -233,6 +233,7 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         facing = final
     if (q, r, facing) != pos:
         draft.emit(core.place_event(draft, handle, q, r, facing, "Move Phase"))
+        core.drop_apart_closings(draft, handle, "stepped out of the hex")
     if spent:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Move Phase"
                                      + (f": engaged by {stopped}" if stopped else "")))
@@ -297,6 +298,7 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
             raise RuleError("the free facing shift turns one hex side")
         facing = final
     draft.emit(core.place_event(draft, handle, q, r, facing, "Post Melee Move"))
+    core.drop_apart_closings(draft, handle, "stepped out of the hex")
     if spent:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Post Melee Move"))
     core.carry_mount(draft, handle, q, r, facing, spent, "Post Melee Move")
@@ -308,9 +310,7 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
     for foe in me.engaged:  # ruling post_move_engagement: beyond the fighting distance, no longer engaged
         d = core.distance_between(s, handle, foe)
         if d is not None and d > max(1, core.reach(me, foe)):
-            draft.emit(ev.EngagementChanged(a=handle, b=foe, engaged=False))
-            core.expire(draft, handle, f"reach:{foe}", "moved away")
-            core.expire(draft, foe, f"reach:{handle}", "moved away")
+            core.end_engagement(draft, handle, foe, "moved away")
     s = draft.state
     me = s.combatants[handle]
     for h, metres in _engagers(s, me, (q, r)) + _own_reach(s, me, (q, r), facing):

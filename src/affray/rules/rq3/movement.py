@@ -11,7 +11,12 @@ movement initiative order (DEX) each fighter takes one step:
   3 m from 3 m). A mover whose own weapon is shorter may try to go on
   (a contest of Maneuver) to close to 1 m;
 - ``move close FOE`` / ``move open FOE``: from a long weapon's range to
-  1 m, or back out to it, on winning a contest of Maneuver;
+  1 m, or back out to it, on winning a contest of Maneuver; from 1 m (at
+  the start of the Move Phase) against a longer weapon of 2 m or more,
+  ``close`` goes into the wielder's hex: closed (a ``closed`` condition;
+  within 1 m of a 3 m weapon one is closed already), and the long weapon
+  cannot strike the closer (ruling ``closed_long_weapon``); ``open`` backs
+  out to the longer weapon's range;
 - ``move disengage FOE`` (or ``move pass FOE``, to go on past it): leave
   the engagement on winning the contest;
 - ``move stand``: a fallen character gets up (prone to kneeling and to
@@ -104,12 +109,30 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} is not engaged with {o.name}; move engage {other} first")
     now = core.reach(c, other)
     if verb == "close" and now <= 1:
-        raise RuleError(f"{c.name} is already within 1 m of {o.name}")
+        _may_close_in(state, c, o)
     if verb == "open":
         longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
         if now >= longer:
             raise RuleError(f"{c.name} and {o.name} are already at {now} m, the longer weapon's range")
     _contest_step(draft, handle, other, verb)
+
+
+def _may_close_in(state, c, o) -> None:
+    """Refuse closing from 1 m into ``o``'s hex unless ``o`` uses a longer
+    weapon (2 m or more), ``c`` is not closed already, and ``c`` began the
+    Move Phase adjacent to it (seed 002 "MANEUVER SKILL": "If a character
+    begins a Move Phase adjacent to an opponent using a longer weapon ...
+    Maneuver skill can be used to close with the longer weapon wielder")."""
+    if core.is_closed(state, c, o):
+        raise RuleError(f"{c.name} is already closed inside {o.name}'s reach (within 1 m of a 3 m weapon counts as "
+                        f"closed); move open {o.handle} to back out to its range")
+    if not core.long_weapon_against(c, o):
+        raise RuleError(f"{c.name} is already within 1 m of {o.name}, who declared no weapon longer than {c.name}'s; "
+                        "closing is against a long weapon (seed 002 'MANEUVER SKILL')")
+    x = next((x for x in c.conditions if x.id == f"reach:{o.handle}"), None)
+    if x is not None and x.since_round >= state.round:
+        raise RuleError(f"{c.name} came within 1 m of {o.name} this round; closing into its hex needs to begin the Move "
+                        "Phase adjacent (seed 002 'MANEUVER SKILL'); move done or move stay")
 
 
 def _contest_step(draft: Draft, mover: str, other: str, purpose: str) -> None:
@@ -150,7 +173,13 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
     if mine == "fumble":
         core.condition(draft, mover, "no-facing-shift", note="fumbled Maneuver")
     if won:
-        if purpose == "close":
+        if purpose == "close" and core.reach(c, against) <= 1:
+            # seed 002 "MANEUVER SKILL": "moving into the opponents hex, with the normal effect for closing against a
+            # long weapon" (ruling closed_long_weapon)
+            core.condition(draft, mover, "closed", ends="event", key=against,
+                           note=f"closed inside {o.name}'s {core.longest_declared_weapon(o):g} m weapon")
+            core.step_into(draft, mover, against, f"closes inside {o.name}'s reach")
+        elif purpose == "close":
             draft.emit(*core.reach_events(draft, mover, against, 1))
             core.step_to(draft, mover, against, 1, f"closes with {o.name}")  # on the hex map: beside the foe
         elif purpose == "open":
@@ -158,9 +187,7 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
             draft.emit(*core.reach_events(draft, mover, against, longer))
             core.step_to(draft, mover, against, longer, f"opens to {longer} m from {o.name}")
         elif purpose in ("disengage", "pass"):
-            draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
-            core.expire(draft, mover, f"reach:{against}", "disengaged")
-            core.expire(draft, against, f"reach:{mover}", "disengaged")
+            core.end_engagement(draft, mover, against, "disengaged")
     _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}",
            freed=won and purpose in ("disengage", "pass"))
 
@@ -186,9 +213,7 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
     if verb == "withdraw":
         if other not in c.engaged:
             raise RuleError(f"{c.name} is not engaged with {o.name}")
-        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=False))
-        core.expire(draft, handle, f"reach:{other}", "withdrew")
-        core.expire(draft, other, f"reach:{handle}", "withdrew")
+        core.end_engagement(draft, handle, other, "withdrew")
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(core.sheet_of(c).move), reason="Post Melee Move",
                                      away_from=other))
     else:

@@ -66,6 +66,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     protective_spells: Literal["gm-given-ap"] = "gm-given-ap"
     mounted_map: Literal["rider-moves-pair"] = "rider-moves-pair"
     throw_spell_ap: Literal["half", "none"] = "half"
+    closed_long_weapon: Literal["no-attack", "recorded-only"] = "no-attack"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -165,6 +166,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "protective_spells": ("gm-given-ap", "the GM gives a protective spell's AP (act WHO protect AP SPELL): it adds on every "
                           "location, a critical ignores it, grapple damage meets half of it, a throw "
                           "counts it as ruling throw_spell_ap says", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+    "closed_long_weapon": ("no-attack", "a foe closed inside a long weapon (2 m or more: won a contest of Maneuver "
+                           "from 1 m into the wielder's hex; within 1 m of a 3 m weapon always) cannot be attacked with "
+                           "that weapon; the wielder still parries and dodges, other weapons strike normally; "
+                           "recorded-only: the closing is recorded and its effect is the GM's",
+                           f"{SEED} 'MANEUVER SKILL' ('the normal effect for closing against a long weapon', not given); "
+                           "our ruling"),
     "throw_spell_ap": ("half", "a grapple throw's damage meets the location's armour and the protective spells' AP "
                        "together at half (rounded down); none: the worn armour at half only",
                        f"{SEED} 'GRAPPLING' ('armor protecting, at best, at half value'; 'CRITICAL HITS' counts "
