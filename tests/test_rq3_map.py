@@ -262,7 +262,6 @@ def test_post_melee_move_passes_a_prone_figure_and_leaves_engagement():
     assert t.state.pending[0].kind == "end-round"
     t.refused(cmd.TakeAction(who="vasana", action="move e"), "cannot pass through another")
     t(cmd.TakeAction(who="gorakh", action="place 5,0"))
-    t.refused(cmd.TakeAction(who="vasana", action="withdraw gorakh"), "a hex path there")
     t.act("vasana", "move w w")
     assert "gorakh" not in t.state.combatants["vasana"].engaged
 
@@ -338,3 +337,69 @@ def test_close_and_open_move_the_figure_on_the_map():
     t.act("vasana", "move open gorakh")
     t(ROLL, "10,90")
     assert core.distance_between(t.state, "vasana", "gorakh") == 2
+
+
+def _post_melee(vasana: str, gorakh: str, intents: tuple[str, str], moves: tuple[str, ...] = ()) -> Table:
+    """Both placed, the round declared (Gorakh, Vasana), Vasana's ``moves``
+    then ``move done`` for all, the Melee Phase passed."""
+    t = _placed(vasana=vasana, gorakh=gorakh)
+    _round(t, *intents)
+    for m in moves:
+        t.act("vasana", m)
+    while t.state.pending[0].kind == "move":
+        t.act(t.state.pending[0].who, "move done")
+    while t.state.pending[0].kind == "strike":
+        t.act(t.state.pending[0].who, "pass")
+    assert t.state.pending[0].kind == "end-round"
+    return t
+
+
+def test_withdraw_on_the_map_walks_away():
+    """Seed 002 "4) POST MELEE MOVE PHASE": "All characters can move again as
+    in the Move Phase, except that engagement rules do not apply": on the map
+    ``withdraw FOE`` walks straight away from the foe (turning away, 1 m, then
+    forward, when that goes further than backing off at 2 m a hex) and the
+    engagement ends beyond the fighting distance (ruling
+    post_move_engagement)."""
+    t = _post_melee("2,0 facing=e", "5,0 facing=w", ("intent double attack:vasana:Maul", "intent triple"), ("move e",))
+    assert core.reach(t.state.combatants["vasana"], "gorakh") == 2
+    t.act("vasana", "withdraw gorakh")  # 9 m: turn w (1 m), then 8 hexes west
+    assert _pos(t, "vasana") == (-5, 0, 3)
+    assert "gorakh" not in t.state.combatants["vasana"].engaged
+
+
+def test_withdraw_backs_off_when_turning_gains_nothing():
+    """Seed 002 "MOVE": "To move 1 meter backwards take two meters"; with 2 m
+    left, one hex backwards (facing kept) goes as far as turning and one
+    step, and keeps the foe in front."""
+    t = _post_melee("2,0 facing=e", "5,0 facing=w",
+                    ("intent double attack:vasana:Maul", "intent single attack:gorakh:Broadsword misc:look"), ("move e",))
+    t.act("vasana", "move face:ne")  # 1 m of her 3
+    t.act("vasana", "withdraw gorakh")
+    assert _pos(t, "vasana") == (2, 0, 1)
+    assert "gorakh" not in t.state.combatants["vasana"].engaged
+    t.refused(cmd.TakeAction(who="vasana", action="withdraw gorakh"), "not engaged")
+
+
+def test_approach_on_the_map_walks_to_the_foe():
+    """Seed 002 "4) POST MELEE MOVE PHASE": ``approach FOE`` walks toward the
+    free hex beside the foe (turning first when needed), as far as the Post
+    Melee Move allows; a figure ending in a foe's engagement zone is engaged
+    for the next round (ruling post_move_engagement)."""
+    t = _post_melee("0,0 facing=w", "5,0 facing=w",
+                    ("intent double attack:vasana:Maul", "intent double attack:gorakh:Broadsword"))
+    t.act("vasana", "approach gorakh")  # 6 m: turn e and step (2 m), then 3 more: 4,0
+    assert _pos(t, "vasana") == (4, 0, 0)
+    assert "gorakh" in t.state.combatants["vasana"].engaged
+    t.refused(cmd.TakeAction(who="vasana", action="approach gorakh"), "already stands beside")
+
+
+def test_approach_stops_where_the_movement_ends():
+    """Seed 002 "4) POST MELEE MOVE PHASE": the declared movement again, no
+    more: a single move (3 m) toward a foe 8 m off ends 3 hexes nearer."""
+    t = _post_melee("0,0 facing=e", "8,0 facing=w",
+                    ("intent triple", "intent single attack:gorakh:Broadsword misc:look"))
+    t.act("vasana", "approach gorakh")
+    assert _pos(t, "vasana")[:2] == (3, 0)
+    assert "gorakh" not in t.state.combatants["vasana"].engaged
+    t.refused(cmd.TakeAction(who="vasana", action="approach gorakh"), "no movement left")

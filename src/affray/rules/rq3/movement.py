@@ -27,7 +27,8 @@ movement initiative order (DEX) each fighter takes one step:
   moved (seed 002 "MOVEMENT INITIATIVE").
 
 In the Post Melee Move engagement rules do not apply: ``withdraw FOE`` and
-``approach FOE`` need no contest (a braced character cannot move).
+``approach FOE`` need no contest (a braced character cannot move). A figure
+on the hex map walks them there (:mod:`affray.rules.rq3.mapmove`).
 """
 
 from __future__ import annotations
@@ -204,9 +205,6 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} cannot move now")
     if c.has("braced"):
         raise RuleError(f"{c.name} braced this round and cannot move in the Post Melee Move (seed 002)")
-    if core.position(c) is not None:
-        raise RuleError(f"{c.name} stands on the hex map: the Post Melee Move is a hex path there "
-                        f"(affray act {handle} move DIR ...)")
     verb = words[0].lower()
     other = _foe(draft, handle, words, verb)
     o = state.combatants[other]
