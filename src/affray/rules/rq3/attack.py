@@ -20,7 +20,7 @@ from affray.events import core as ev
 from affray.events import rq3 as rev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, check_target, find_combatant
-from affray.rules.rq3 import core
+from affray.rules.rq3 import core, tables
 
 #: Tactics whose attack roll is not the weapon's plain attack chance.
 HALF = ("aimed",)
@@ -311,19 +311,79 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         s = draft.state
     options = defence_options(s, target, attacker)
     if attacking_limb(s, attacker, target, d):
-        # seed 002 "DODGING BY LARGE CREATURES": no dodge for the limb it attacks with
-        options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
-        options = () if options == ("none",) else options
-        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="attacking limb",
-                                      detail=f"{t.name} cannot dodge a blow at the limb it attacks {a.name} with"))
+        options = _no_dodge(draft, n, attacker, target, options)
+    elif "dodge" in options and d.kind == "attack" and not core.base_mode(d.mode)[2] and attack_limbs(s, attacker, target) \
+            and core.rulings_of(s).large_limb_location == "rolled-first":
+        # ruling large_limb_location: the random location first, to know whether the blow is at the attacking limb
+        high = "high-ground" in core.kind_flags(s.exchange.kind)
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=attacker, verb="roll", kind="limb-location", exchange=n, data={"sr": d.sr, "level": level},
+            dice=(ev.DiceNeed(f"hit location: {t.name} (before its dodge)", "1D10" if high else "1D20", by=attacker),),
+            prompt=f"{a.name} hits {t.name}, which attacks with a limb: roll the hit location before the reaction "
+                   "(seed 002 'DODGING BY LARGE CREATURES'): affray roll"),)))
+        return
+    _react_or_damage(draft, n, attacker, target, d.sr, level, w.name, options)
+
+
+def _no_dodge(draft: Draft, n: int, attacker: str, target: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    """Seed 002 "DODGING BY LARGE CREATURES": no dodge for the limb it
+    attacks with; the reaction options without the dodge."""
+    s = draft.state
+    options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
+    draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="attacking limb",
+                                  detail=f"{s.combatants[target].name} cannot dodge a blow at the limb it attacks "
+                                         f"{s.combatants[attacker].name} with"))
+    return () if options == ("none",) else options
+
+
+def _react_or_damage(draft: Draft, n: int, attacker: str, target: str, sr: int, level: str, weapon: str,
+                     options: tuple[str, ...]) -> None:
+    """Offer the target its reactions to a hit, or go on to the damage."""
+    s = draft.state
+    a, t = s.combatants[attacker], s.combatants[target]
     if options:
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=target, verb="react", kind="react", options=options, exchange=n,
-            dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
-            prompt=f"{t.name}, reaction to {a.name}'s {level} hit with {w.name} at SR {d.sr}: "
+            dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": sr, "level": level},
+            prompt=f"{t.name}, reaction to {a.name}'s {level} hit with {weapon} at SR {sr}: "
                    f"{' | '.join(_describe(s, target, attacker, o) for o in options)} (affray react {target} OPTION)"),)))
         return
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
+
+
+def limb_location(draft: Draft, step: ev.PendingStep) -> None:
+    """The hit location rolled before a large creature's reaction (ruling
+    ``large_limb_location`` = rolled-first): a blow landing on a limb the
+    creature attacks the attacker with this round cannot be dodged (seed
+    002 "DODGING BY LARGE CREATURES"); the damage step uses this location."""
+    s = draft.state
+    x = s.exchange
+    need = step.dice[0]
+    roll = draft.roll(need.expr, need.purpose, by=x.attacker).total
+    location = tables.hit_location(min(20, roll + (10 if need.expr == "1D10" else 0)))
+    core.condition(draft, x.target, "blow-location", key=str(x.id), location=location,
+                   note=f"{'1D10+10' if need.expr == '1D10' else 'd20'}={roll} {location}, rolled before the reaction")
+    options = defence_options(draft.state, x.target, x.attacker)
+    if location in attack_limbs(draft.state, x.attacker, x.target):
+        options = _no_dodge(draft, x.id, x.attacker, x.target, options)
+    _react_or_damage(draft, x.id, x.attacker, x.target, int(step.data["sr"]), str(step.data["level"]), x.weapon, options)
+
+
+def attack_limbs(state: State, attacker: str, target: str) -> set[str]:
+    """The limbs ``target`` attacks ``attacker`` with this round (declared
+    natural-weapon attacks whose sheet names a ``limb``), when it has at
+    least three times ``attacker``'s SIZ; empty otherwise (seed 002
+    "DODGING BY LARGE CREATURES")."""
+    if not _large_target(state, attacker, target):
+        return set()
+    t = state.combatants[target]
+    out = set()
+    for own in core.declared(t):
+        if own.kind == "attack" and not own.abort and own.target in ("", attacker):
+            w = core.weapon_of(t, own.weapon)
+            if w.kind == "unarmed" and w.limb:
+                out.add(w.limb)
+    return out
 
 
 def attacking_limb(state: State, attacker: str, target: str, d: core.Declared) -> bool:
@@ -333,19 +393,12 @@ def attacking_limb(state: State, attacker: str, target: str, d: core.Declared) -
     [with] at least three times the SIZ of its opponent"): ``d`` is aimed
     (Aimed Shot or @Aimed Blow) at a limb with which ``target`` declared a
     natural-weapon attack on ``attacker`` this round (the weapon's ``limb``
-    on the sheet). A weapon that keeps it out of reach leaves the dodge."""
+    on the sheet). A weapon that keeps it out of reach leaves the dodge.
+    An unaimed blow: :func:`limb_location`."""
     where = core.base_mode(d.mode)[2]
     if not where or d.kind != "attack":
         return False
-    if not _large_target(state, attacker, target):
-        return False
-    t = state.combatants[target]
-    for own in core.declared(t):
-        if own.kind == "attack" and not own.abort and own.target in ("", attacker):
-            w = core.weapon_of(t, own.weapon)
-            if w.kind == "unarmed" and w.limb == where:
-                return True
-    return False
+    return where in attack_limbs(state, attacker, target)
 
 
 def _tactic_note(mode: str, level: str, skill: int) -> str:

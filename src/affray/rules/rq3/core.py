@@ -450,7 +450,8 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         dice.append(ev.DiceNeed(f"@Weave: {state.combatants[x.target].name}'s free dodge", "1D100", by=x.target))
     chosen = mode == "aimed" or (mode == "@aimed-blow" and level in ("special", "critical"))
     at_weapon = mode == "break" or (mode == "@entangle" and aimed_at == "weapon")
-    if not at_weapon and not (chosen and aimed_at):
+    rolled_first = blow_location(state.combatants[x.target], x.id)
+    if not at_weapon and not (chosen and aimed_at) and not rolled_first:
         dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                                 by=x.attacker))
     if mode not in ("slam",):
@@ -487,12 +488,20 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all), "free-dodge": int(free_dodge)}
     if chosen and aimed_at:
         data["location"] = aimed_at
+    elif rolled_first and not at_weapon:
+        data.update({"location": rolled_first, "location-first": 1})
     if parry_weapon:
         data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
     if tactic_option:
         data["tactic-option"] = tactic_option
     return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
                           prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
+
+
+def blow_location(c: Combatant, exchange: int) -> str:
+    """The hit location rolled for exchange ``exchange`` on ``c`` before its
+    reaction (ruling ``large_limb_location``), or ""."""
+    return next((x.location for x in c.conditions if x.name == "blow-location" and x.id.endswith(f":{exchange}")), "")
 
 
 def abort_events(draft: Draft, handle: str, d: Declared, how: str, replacement: str) -> None:

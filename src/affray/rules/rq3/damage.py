@@ -55,7 +55,10 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         dodged_through = core.succeeded(core.test(draft, t.handle, "Dodge", core.skill_of(t, "Dodge"),
                                                   purpose=need.purpose))
     notes: list[str] = []
-    if "location" in step.data:
+    if "location" in step.data and int(step.data.get("location-first", 0)):
+        location = str(step.data["location"])
+        notes.append(f"{location} (rolled before the reaction)")
+    elif "location" in step.data:
         location = str(step.data["location"])
         notes.append(f"{location} chosen ({'Aimed Shot' if mode == 'aimed' else '@Aimed Blow'})")
     elif at_weapon:

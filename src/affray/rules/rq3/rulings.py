@@ -67,6 +67,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     mounted_map: Literal["rider-moves-pair"] = "rider-moves-pair"
     throw_spell_ap: Literal["half", "none"] = "half"
     closed_long_weapon: Literal["no-attack", "recorded-only"] = "no-attack"
+    large_limb_location: Literal["rolled-first", "aimed-only"] = "rolled-first"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -172,6 +173,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                            "recorded-only: the closing is recorded and its effect is the GM's",
                            f"{SEED} 'MANEUVER SKILL' ('the normal effect for closing against a long weapon', not given); "
                            "our ruling"),
+    "large_limb_location": ("rolled-first", "an unaimed melee hit on a creature of three times the attacker's SIZ "
+                            "that attacks it with a limb this round rolls the hit location before the reaction; on "
+                            "that limb the creature cannot dodge, and the damage uses that location; aimed-only: only "
+                            "an Aimed Shot or @Aimed Blow at the limb is 'directed at' it",
+                            f"{SEED} 'DODGING BY LARGE CREATURES' ('an attack directed at the attacking arm or leg'); "
+                            "our ruling"),
     "throw_spell_ap": ("half", "a grapple throw's damage meets the location's armour and the protective spells' AP "
                        "together at half (rounded down); none: the worn armour at half only",
                        f"{SEED} 'GRAPPLING' ('armor protecting, at best, at half value'; 'CRITICAL HITS' counts "

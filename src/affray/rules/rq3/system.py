@@ -104,6 +104,7 @@ ROUTER = Router(
         "grapple:break-free": grapple.break_free,
         "grapple:end": grapple.end,
         "roll:maneuver": movement.roll_contest,
+        "roll:limb-location": attack.limb_location,
         "roll:damage": damage.roll,
         "roll:knockback": knockback.roll,
         "wounds": wounds.inflict,
