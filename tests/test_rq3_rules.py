@@ -1041,6 +1041,34 @@ def test_breakfall_negates_a_fall_in_the_move_phase_and_no_standing_on_a_useless
     t2.refused(cmd.TakeAction(who="vasana", action="move stand"), "cannot stand on a useless leg")
 
 
+def test_a_fall_in_the_move_phase_stands_in_the_post_melee_move():
+    """Seed 002 "FALLEN CHARACTERS": "A character that fell in the course of
+    a Move or Post Melee Move will normally be unable to stand until the
+    next movement phase, either Move or Post Melee Move": fallen in
+    difficult terrain in the Move Phase, she stands in the Post Melee Move;
+    one felled in the Melee Phase may not without Acrobatics or Breakfall
+    (test_breakfall_lets_her_stand_in_the_post_melee_move)."""
+    t = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double misc:look")
+    t.refused(cmd.TakeAction(who="vasana", action="stand"), "belongs to the Post Melee Move")
+    t.act("vasana", "move stay terrain=difficult moves=1")
+    t(ROLL, "90")  # DEX x5 80 (Maneuver 55 lower): she falls; no Acrobatics or Breakfall
+    assert t.state.combatants["vasana"].stance == "prone"
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].kind == "end-round"
+    t.act("vasana", "stand")
+    assert t.state.combatants["vasana"].stance == "standing"
+    t2 = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t2, "intent double attack:vasana:Maul", "intent triple")
+    t2(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t2(ROLL, "12,3,3,1")
+    t2(ROLL, "90")  # knocked down in the Melee Phase
+    assert t2.state.pending[0].kind == "end-round"
+    t2.refused(cmd.TakeAction(who="vasana", action="stand"), "cannot stand before the next Move Phase")
+
+
 def test_glancing_parry_critical_and_shield_special():
     """Seed 002 "@Glancing Parry": on a critical no damage is done to the
     defender or the parrying weapon; with a shield a special adds only half
