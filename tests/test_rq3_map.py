@@ -403,3 +403,25 @@ def test_approach_stops_where_the_movement_ends():
     assert _pos(t, "vasana")[:2] == (3, 0)
     assert "gorakh" not in t.state.combatants["vasana"].engaged
     t.refused(cmd.TakeAction(who="vasana", action="approach gorakh"), "no movement left")
+
+
+def test_a_won_contest_gains_movement_initiative():
+    """Seed 002 "MOVE": winning a contest of Maneuver, "the character can
+    move normally, and gains movement initiative over the defeated target if
+    he or she did not already have it": Gorakh (DEX 11) disengages from
+    Vasana (DEX 16) in the first third and moves before her in the next."""
+    t = _placed(vasana="3,0 facing=e", gorakh="5,0 facing=w")
+    _round(t, "intent double attack:vasana:Maul", "intent triple")
+    t.act("vasana", "move e done")  # engaged at 1 m
+    t.act("gorakh", "move done")
+    t.act("gorakh", "pass")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    assert t.state.pending[0].who == "vasana"
+    t.act("vasana", "move face:e")
+    t.act("gorakh", "move disengage vasana")
+    t(ROLL, "10,90")  # Gorakh's success against her failure
+    assert core.movement_order(t.state)[:2] == ["gorakh", "vasana"]
+    step = t.state.pending[0]
+    assert step.who == "gorakh" and "third 2 of 3" in step.prompt

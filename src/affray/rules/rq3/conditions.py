@@ -26,6 +26,7 @@ CATALOGUE: dict[str, str] = {
     "reach": "fighting distance in metres to an engaged foe (seed 002 'RULES OF ENGAGEMENT')",
     "closed": "has closed inside the long weapon of the handle in the id, into its hex (seed 002 'MANEUVER SKILL')",
     "blow-location": "the hit location of the exchange in the id, rolled before this large creature's reaction (seed 002 'DODGING BY LARGE CREATURES'; ruling 'large_limb_location')",
+    "initiative-over": "won a contest of Maneuver: movement initiative over the handle in the id this round (seed 002 'MOVE')",
     "no-facing-shift": "fumbled Maneuver: stops, no free facing shift this phase (seed 002 'MANEUVER SKILL')",
     "terrain-advantage": "used the terrain to advantage: bonus to attacks and defences this round (seed 002 terrain, special/critical)",
     "fallen-this-round": "fell this round: cannot stand until the next Move Phase (seed 002 'FALLEN CHARACTERS')",

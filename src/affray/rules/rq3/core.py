@@ -195,10 +195,19 @@ def intent_order(state: State) -> list[str]:
 
 def movement_order(state: State) -> list[str]:
     """Movement initiative: highest DEX first, ties by the die; those who
-    chose to wait move after the rest (seed 002 "MOVEMENT INITIATIVE")."""
+    chose to wait move after the rest (seed 002 "MOVEMENT INITIATIVE"); one
+    who won a contest of Maneuver moves before the defeated target (seed
+    002 "MOVE")."""
     rows = [(int(c.has("move-waiting")), -sheet_of(c).characteristics.DEX, -tiebreak(state, c.handle), i, c.handle)
             for i, c in enumerate(state.combatants.values())]
-    return [r[-1] for r in sorted(rows)]
+    order = [r[-1] for r in sorted(rows)]
+    for c in state.combatants.values():  # "gains movement initiative over the defeated target" (seed 002 "MOVE")
+        for x in c.conditions:
+            loser = x.id.split(":", 1)[1] if x.name == "initiative-over" else ""
+            if loser in order and order.index(c.handle) > order.index(loser):
+                order.remove(c.handle)
+                order.insert(order.index(loser), c.handle)
+    return order
 
 
 def reach(c: Combatant, other: str) -> int:
