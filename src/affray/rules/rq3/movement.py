@@ -174,8 +174,11 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
     if mine == "fumble":
         core.condition(draft, mover, "no-facing-shift", note="fumbled Maneuver")
     if won:
-        # seed 002 "MOVE": the winner "gains movement initiative over the defeated target"
-        core.condition(draft, mover, "initiative-over", key=against, note=f"moves before {o.name} this round")
+        order = core.movement_order(s)
+        if order.index(mover) > order.index(against):
+            # seed 002 "MOVE": the winner "gains movement initiative over the defeated target if he or she did not
+            # already have it"
+            core.condition(draft, mover, "initiative-over", key=against, note=f"moves before {o.name} this round")
         if purpose == "close" and core.reach(c, against) <= 1:
             # seed 002 "MANEUVER SKILL": "moving into the opponents hex, with the normal effect for closing against a
             # long weapon" (ruling closed_long_weapon)
