@@ -16,8 +16,7 @@ from affray.events import core as ev
 from affray.rules.rq3 import core
 
 from test_rq3_map import _placed, _pos
-from test_rq3_missiles import RuledTable
-from test_rq3_rules import ROLL, Table, ready_for_melee, sheet
+from test_rq3_rules import ROLL, RuledTable, Table, ready_for_melee, sheet
 
 
 def _closed(t: Table, who: str = "vasana", foe: str = "gorakh") -> bool:

@@ -12,8 +12,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import rq3 as rev
 
-from test_rq3_missiles import RuledTable
-from test_rq3_rules import ROLL, Table, sheet
+from test_rq3_rules import ROLL, RuledTable, Table, sheet
 
 
 def _giant(siz: int = 40) -> dict:

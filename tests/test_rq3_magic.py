@@ -10,8 +10,7 @@ from __future__ import annotations
 from affray.events import commands as cmd
 from affray.events import core as ev
 
-from test_rq3_missiles import RuledTable
-from test_rq3_rules import ROLL, Table, ready_for_melee, sheet
+from test_rq3_rules import ROLL, RuledTable, Table, ready_for_melee, sheet
 
 
 def test_a_protective_spell_adds_armour():

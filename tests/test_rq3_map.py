@@ -12,8 +12,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.rq3 import core
 
-from test_rq3_missiles import RuledTable, _archer
-from test_rq3_rules import ROLL, Table, sheet
+from test_rq3_rules import ROLL, RuledTable, Table, _archer, sheet
 
 
 def _pos(t: Table, who: str) -> tuple[int, int, int]:

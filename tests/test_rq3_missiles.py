@@ -14,22 +14,7 @@ from affray.events import core as ev
 from affray.rules.rq3 import attack
 from affray.rules.rq3.sheet import Weapon
 
-from affray.commands.handler import execute
-from affray.store import EventStore
-
-from test_rq3_rules import Table, _archer, ready_for_melee, sheet
-
-
-class RuledTable(Table):
-    """A :class:`Table` opened with ``rulings``."""
-
-    def __init__(self, rulings: dict[str, str], *joins):
-        self.store = EventStore(":memory:")
-        self.out = execute(self.store, cmd.OpenEncounter(name="rules", system="rq3", manual_dice=True, rulings=rulings),
-                           seed=b"s", actor="gm")
-        self.eid = self.out.encounter_id
-        for handle, data, side in joins:
-            self(cmd.JoinCombatant(sheet=data, side=side, handle=handle))
+from test_rq3_rules import RuledTable, Table, _archer, ready_for_melee, sheet
 
 
 def _shooting(weapon: str = "Bow", rulings: dict | None = None, gorakh: dict | None = None) -> Table:

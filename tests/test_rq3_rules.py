@@ -74,6 +74,18 @@ class Table:
         return text
 
 
+class RuledTable(Table):
+    """A :class:`Table` opened with ``rulings``."""
+
+    def __init__(self, rulings: dict[str, str], *joins):
+        self.store = EventStore(":memory:")
+        self.out = execute(self.store, cmd.OpenEncounter(name="rules", system="rq3", manual_dice=True, rulings=rulings),
+                           seed=b"s", actor="gm")
+        self.eid = self.out.encounter_id
+        for handle, data, side in joins:
+            self(cmd.JoinCombatant(sheet=data, side=side, handle=handle))
+
+
 def declared_of(t: Table, who: str) -> list[core.Declared]:
     return core.declared(t.state.combatants[who])
 
@@ -864,6 +876,29 @@ def test_bash_knockback_from_weapon_and_half_str_siz():
     t(ROLL, "12,5")  # 5+1 + 25//2 = 18 against SIZ 18: 1 m (no damage modifier)
     assert t.events(ev.DamageDealt)[-1].final == 0
     assert t.state.pending[0].kind == "knockback"
+
+
+@pytest.mark.parametrize("weapon, rulings, dice", [("Dagger", None, ["1D20"]), ("Spear", None, ["1D20"]),
+                                                   ("Spear", {"bash_weapon": "any"}, ["1D20", "1D8+1"]),
+                                                   ("Broadsword", None, ["1D20", "1D8+1"])])
+def test_bash_with_thrusting_or_small_weapons(weapon, rulings, dice):
+    """Seed 002 "Bash": "Thrusting weapons must be used in a crushing or
+    cutting mode (staff or halberd) to effectively add to a Bash attempt,
+    and smaller weapons (SR 3) are generally ineffective" (ruling
+    bash_weapon = seed: neither adds its damage; any: every weapon does)."""
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Spear", "damage": "1D8+1", "sr": 1, "length": 1.5, "modes": ["impale"], "attack": 50,
+                         "parry": 40, "hands": 2})
+    v["ready"] = [weapon]
+    joins = (("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t = RuledTable(rulings, *joins) if rulings else Table(*joins)
+    ready_for_melee(t, "intent triple", f"intent double attack:gorakh:{weapon}:bash")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "20")
+    assert [n.expr for n in t.state.pending[0].dice] == dice
+    t(ROLL, ",".join(["12", "6"][:len(dice)]))
+    knock = (6 if len(dice) > 1 else 0) + (13 + 12) // 2
+    assert t.events(ev.DamageDealt)[-1].final == 0
+    assert (t.state.pending[0].kind == "knockback") is (knock >= 18)
 
 
 def test_disarm_needs_a_special_and_a_resistance_roll():

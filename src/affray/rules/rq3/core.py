@@ -463,7 +463,7 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     if not at_weapon and not (chosen and aimed_at) and not rolled_first:
         dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                                 by=x.attacker))
-    if mode not in ("slam",):
+    if mode != "slam" and (mode != "bash" or bash_adds_weapon(state, w)):
         dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
     if mode == "impale" and level in ("special", "critical"):
         dice.append(ev.DiceNeed(f"impale (second roll): {w.name}", w.damage, by=x.attacker))
@@ -505,6 +505,16 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         data["tactic-option"] = tactic_option
     return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
                           prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
+
+
+def bash_adds_weapon(state: State, w: Weapon) -> bool:
+    """Whether ``w``'s rolled damage adds to a Bash's knockback (seed 002
+    "Bash": "Thrusting weapons must be used in a crushing or cutting mode
+    (staff or halberd) to effectively add to a Bash attempt, and smaller
+    weapons (SR 3) are generally ineffective"; ruling ``bash_weapon``)."""
+    if rulings_of(state).bash_weapon == "any":
+        return True
+    return bool({"slash", "crush"} & set(w.modes)) and w.sr < 3
 
 
 def blow_location(c: Combatant, exchange: int) -> str:

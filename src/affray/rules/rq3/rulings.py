@@ -68,6 +68,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     throw_spell_ap: Literal["half", "none"] = "half"
     closed_long_weapon: Literal["no-attack", "recorded-only"] = "no-attack"
     large_limb_location: Literal["rolled-first", "aimed-only"] = "rolled-first"
+    bash_weapon: Literal["seed", "any"] = "seed"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -179,6 +180,9 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                             "an Aimed Shot or @Aimed Blow at the limb is 'directed at' it",
                             f"{SEED} 'DODGING BY LARGE CREATURES' ('an attack directed at the attacking arm or leg'); "
                             "our ruling"),
+    "bash_weapon": ("seed", "a Bash adds the weapon's rolled damage only from a weapon with a slash or crush mode and "
+                    "of SR 2 or less ('generally ineffective' read as none from SR 3); any: every weapon adds it",
+                    f"{SEED} 'Bash'; our ruling on 'generally ineffective'"),
     "throw_spell_ap": ("half", "a grapple throw's damage meets the location's armour and the protective spells' AP "
                        "together at half (rounded down); none: the worn armour at half only",
                        f"{SEED} 'GRAPPLING' ('armor protecting, at best, at half value'; 'CRITICAL HITS' counts "
