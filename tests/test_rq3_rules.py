@@ -245,6 +245,49 @@ def test_two_parries_two_attackers_one_1h_weapon():
     assert [d.penalty for d in declared_of(t, "vasana")] == [-20, -20]
 
 
+@pytest.mark.parametrize("parries, second", [("intent double parry:gorakh:Broadsword", [ev.Modifier(-10, "parrying the same source again")]),
+                                              ("intent single parry:gorakh:Broadsword parry:gorakh:Broadsword", [])])
+def test_parrying_one_source_twice(parries, second):
+    """Seed 002 "4. Parry": "If the source for some reason strikes more than
+    once, each Parry roll after the first is at a cumulative penalty of
+    -10%"; "Selecting two Parry options": "Alternately, the character can
+    ignore the modifier for parrying multiple attacks from a single
+    source". Gorakh's Maul strikes twice (SR 5 and 8)."""
+    t = Table()
+    ready_for_melee(t, "intent single attack:vasana:Maul attack:vasana:Maul", parries)
+    for sr in (5, 8):
+        assert t.state.pending[0].data["sr"] == sr
+        t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "30")
+        t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "40")
+        parry = t.events(ev.SkillTested)[-1]
+        assert list(parry.modifiers) == ([] if sr == 5 else second)
+        t(ROLL, "12,1,1,1")  # 2 + 1 = 3, stopped by the Broadsword
+
+
+def test_dodging_attacks_on_the_same_sr():
+    """Seed 002 "5. Dodge": "Attacks landing on the same strike rank are at a
+    -10% to Dodge skill for each attack beyond the first": the beast's Claw
+    and Talon both land on SR 9."""
+    beast = sheet("gorakh", name="Beast")
+    beast["weapons"] = [{"name": n, "damage": "1D6", "sr": 2, "kind": "unarmed", "attack": 50, "modes": ["slash"]}
+                        for n in ("Claw", "Talon", "Bite", "Tail")]
+    beast["ready"] = []
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("beast", beast, "monsters"))
+    t(cmd.StartRound())
+    t.act("beast", "intent double attack:vasana:Claw+Talon")
+    t.act("vasana", "intent double dodge:beast")
+    t.act("vasana", "move engage beast")
+    t.act("beast", "move stay")
+    mods = []
+    for _ in range(2):
+        assert t.state.pending[0].data["sr"] == 9
+        t(cmd.DeclareAttack(attacker="beast", target="vasana"), "30")
+        t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "95")
+        mods.append(list(t.events(ev.SkillTested)[-1].modifiers))
+        t(ROLL, "12,1,1")
+    assert mods == [[], [ev.Modifier(-10, "attacks landing on the same SR")]]
+
+
 def test_two_spells_must_fit_10_sr():
     """Seed 002 "Selecting two Cast Spell actions": the second goes off at the
     sum of both; only if the total is 10 SR or less. A spell is DEX SR + MP
