@@ -115,6 +115,21 @@ def test_intent_order_lowest_int_first():
     t.refused(cmd.TakeAction(who="vasana", action="intent triple"), "cannot state an intent now")
 
 
+def test_a_round_is_five_seconds():
+    """Seed 002 "THE MELEE ROUND": "For the purposes of keeping track of
+    time, each melee round lasts 5 seconds": the Statement of Intent prompt
+    keeps the time."""
+    t = Table()
+    t(cmd.StartRound())
+    assert "round 1 (0-5 s of the fight)" in t.state.pending[0].prompt
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.EndRound())
+    assert "round 2 (5-10 s of the fight)" in t.state.pending[0].prompt
+
+
 def test_intent_ties_by_a_die():
     """Seed 002: "Resolve ties by a die roll" (ruling tied_initiative_die:
     1D10 each, the higher states first)."""

@@ -120,14 +120,17 @@ def end_round(draft: Draft, command: cmd.EndRound) -> None:
 
 
 def intent_step(state: State, handle: str) -> ev.PendingStep:
-    """The Statement of Intent step of ``handle``."""
+    """The Statement of Intent step of ``handle``; its prompt keeps the
+    time, 5 seconds a round (seed 002 "THE MELEE ROUND": "For the purposes
+    of keeping track of time, each melee round lasts 5 seconds")."""
     c = state.combatants[handle]
     ch = core.sheet_of(c).characteristics
     foe = next((x.handle for x in core.fighters(state) if x.side != c.side), "FOE")
     w = next(iter(c.ready), "WEAPON")
+    n = state.round
     return ev.PendingStep(
         who=handle, verb="act", kind="intent", options=tuple(core.TYPES),
-        prompt=(f"Statement of Intent, {c.name} (INT {ch.INT}): affray act {handle} "
+        prompt=(f"Statement of Intent, round {n} ({5 * (n - 1)}-{5 * n} s of the fight), {c.name} (INT {ch.INT}): affray act {handle} "
                 f"intent single attack:{foe}:{w} parry:{foe}:{w} (triple | double ACTION | single ACTION ACTION)"))
 
 
