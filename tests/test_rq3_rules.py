@@ -303,6 +303,30 @@ def test_dodging_attacks_on_the_same_sr():
     assert mods == [[], [ev.Modifier(-10, "attacks landing on the same SR")]]
 
 
+def test_perception_half_in_combat_full_after_looking_around():
+    """Seed 002 "9. Miscellaneous Action": "most perception skills, such as
+    Scan, Listen, etc. are at half skill while in combat. Taking a
+    miscellaneous action to look around would allow the use of Scan, Listen,
+    etc. at full skill" (ruling perception_skills)."""
+    t = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55, "Scan": 60}), "heroes"),
+              ("gorakh", sheet("gorakh"), "trolls"))
+    t.refused(cmd.TakeAction(who="vasana", action="perceive Scan"), "for a running fight", "10")
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double misc:look")
+    t.act("vasana", "perceive scan", "50")
+    tested = t.events(ev.SkillTested)[-1]
+    assert (tested.skill, tested.base, tested.result) == ("Scan", 30, "failure") and "half skill" in tested.purpose
+    t.refused(cmd.TakeAction(who="vasana", action="perceive Climb"), "not a perception skill", "10")
+    t.refused(cmd.TakeAction(who="vasana", action="perceive Listen"), "has no Listen", "10")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].kind == "end-round"  # the look resolved at its SR
+    t.act("vasana", "perceive Scan", "50")
+    tested = t.events(ev.SkillTested)[-1]
+    assert (tested.base, tested.result) == (60, "success") and "full skill" in tested.purpose
+
+
 def test_two_spells_must_fit_10_sr():
     """Seed 002 "Selecting two Cast Spell actions": the second goes off at the
     sum of both; only if the total is 10 SR or less. A spell is DEX SR + MP

@@ -69,6 +69,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     closed_long_weapon: Literal["no-attack", "recorded-only"] = "no-attack"
     large_limb_location: Literal["rolled-first", "aimed-only"] = "rolled-first"
     bash_weapon: Literal["seed", "any"] = "seed"
+    perception_skills: Literal["listen-scan-search-track"] = "listen-scan-search-track"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -183,6 +184,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "bash_weapon": ("seed", "a Bash adds the weapon's rolled damage only from a weapon with a slash or crush mode and "
                     "of SR 2 or less ('generally ineffective' read as none from SR 3); any: every weapon adds it",
                     f"{SEED} 'Bash'; our ruling on 'generally ineffective'"),
+    "perception_skills": ("listen-scan-search-track", "the perception skills rolled at half in combat (full after a "
+                          "Miscellaneous Action to look around, resolved this round) are Listen, Scan, Search and Track",
+                          f"{SEED} '9. Miscellaneous Action' ('most perception skills, such as Scan, Listen, etc.'); "
+                          "our ruling on the list"),
     "throw_spell_ap": ("half", "a grapple throw's damage meets the location's armour and the protective spells' AP "
                        "together at half (rounded down); none: the worn armour at half only",
                        f"{SEED} 'GRAPPLING' ('armor protecting, at best, at half value'; 'CRITICAL HITS' counts "

@@ -16,7 +16,7 @@ from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules import gm
 from affray.rules.router import Router
 from affray.rules.rq3 import (attack, damage, defence, fallen, grapple, intent, knockback, magic, mapmove, mounted,
-                              movement, terrain, turns, wounds)
+                              movement, perception, terrain, turns, wounds)
 from affray.rules.rq3.core import on_map, position
 from affray.rules.rq3.conditions import CATALOGUE
 from affray.rules.rq3.rulings import RULINGS_DOC, as_mapping, from_mapping
@@ -26,7 +26,7 @@ from affray.rules.rq3.sheet import SheetError, load_sheet
 ACT_WORDS = {
     "intent": "act:intent", "declare": "act:intent", "abort": "act:abort", "move": "act:move",
     "withdraw": "act:post-move", "approach": "act:post-move", "pass": "act:pass", "stand": "act:stand",
-    "place": "act:place", "protect": "act:protect",
+    "place": "act:place", "protect": "act:protect", "perceive": "act:perceive",
 }
 
 
@@ -87,6 +87,7 @@ ROUTER = Router(
         "act:terrain": lambda draft, who, words: terrain.start(draft, who, words),
         "act:map-move": lambda draft, who, words: mapmove.move(draft, who, words),
         "act:map-post-move": lambda draft, who, words: mapmove.toward_or_away(draft, who, words),
+        "act:perceive": lambda draft, who, words: perception.perceive(draft, who, words),
         "act:place": lambda draft, who, words: mapmove.place(draft, who, words),
         "act:protect": lambda draft, who, words: magic.protect(draft, who, words),
         "act:stand": lambda draft, who, words: fallen.stand(draft, who, words),
