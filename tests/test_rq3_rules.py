@@ -1477,6 +1477,23 @@ def test_four_sources_all_with_two_options():
     assert len(declared_of(t, "beast")) == 4
 
 
+def test_creatures_with_more_than_two_means_of_parrying():
+    """Seed 002 "4. Parry": "Creatures with more than two possible means of
+    parrying (i.e., more than two arms) can parry with up to half of them if
+    they select a single parry option"; "Selecting two Parry options": "can
+    choose to parry with all of them" (ruling multi_arm: three or more)."""
+    beast = sheet("gorakh", name="Beast")
+    arms = ("Scimitar", "Axe", "Mace", "Buckler")  # a four-armed creature, a weapon in each hand
+    beast["weapons"] = [{"name": n, "damage": "1D6", "sr": 2, "attack": 50, "parry": 40, "modes": ["slash"]} for n in arms]
+    beast["ready"] = list(arms)
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("beast", beast, "monsters"))
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="beast", action="intent double parry:vasana:Scimitar+Axe+Mace"),
+              "may parry with up to 2 of its 4 sources (half with one option), not 3")
+    t.act("beast", "intent single parry:vasana:Scimitar+Axe parry:vasana:Mace+Buckler")
+    assert sorted(d.weapon for d in declared_of(t, "beast")) == sorted(arms)
+
+
 def test_shield_covers_locations_against_missiles():
     """Seed 002 "PARRYING AND DODGING MISSILE WEAPONS": "Instead of parrying,
     shields can be used to cover locations": a missile hit there meets the
