@@ -1089,6 +1089,23 @@ def test_two_spirit_attacks_allow_nothing_else_and_divine_spells():
     assert [d.sr for d in declared_of(t, "gorakh")] == [3 + 2 + 3]
 
 
+@pytest.mark.parametrize("spirit", ["spirit-attack:vasana spirit-attack:vasana", "spirit-defend spirit-defend"])
+def test_two_spirit_actions_allow_no_abort(spirit):
+    """Seed 002: two spirit attacks allow "no other actions, including
+    defending him or herself from the attacking spirit"; two defensive
+    actions "but no other actions": no Defensive or Movement Abort; a plain
+    abort stays."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", f"intent single {spirit}")
+    t.act("vasana", "intent double attack:gorakh:Broadsword")
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 defensive dodge:vasana"), "can take no other action")
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 movement"), "can take no other action")
+    t.act("gorakh", "abort 2")
+    assert [d.abort for d in declared_of(t, "gorakh")] == ["", "plain"]
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 defensive dodge:vasana"), "can take no other action")
+
+
 def test_two_dodges_against_two_opponents():
     """Seed 002 "Selecting two Dodge options": -10% cumulative for each
     opponent after the first."""

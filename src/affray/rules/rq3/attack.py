@@ -45,7 +45,7 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
         out.append("dodge")
     intent = core.intent_of(t)
     spare = [d for d in ds if d.kind in core.TIMED and not d.used]
-    if intent is not None and spare and not intent.effects.get("aborted"):
+    if intent is not None and spare and not intent.effects.get("aborted") and not core.spirit_bound(t):
         if t.ready:
             out.append("abort-parry")
         if not intent.effects.get("brace"):

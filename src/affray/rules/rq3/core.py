@@ -148,6 +148,16 @@ def declared_condition(draft: Draft, handle: str, d: Declared) -> ev.ConditionAp
                  "abort": _ABORTS.index(d.abort)}, note=d.note))
 
 
+def spirit_bound(c: Combatant) -> bool:
+    """Whether ``c`` declared two spirit attacks or two spirit defences this
+    round, which allow "no other actions, including defending him or
+    herself" (seed 002 "A character in spirit combat can choose to attack
+    twice ... or can choose to take two defensive actions but no other
+    actions"): no Defensive or Movement Abort."""
+    kinds = [d.kind for d in declared(c)]  # as stated, aborted or not
+    return kinds.count("spirit-attack") >= 2 or kinds.count("spirit-defend") >= 2
+
+
 def mark_used(draft: Draft, handle: str, d: Declared) -> None:
     """Record that declared action ``d`` is spent."""
     draft.emit(declared_condition(draft, handle, msgspec.structs.replace(d, used=True)))
