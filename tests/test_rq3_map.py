@@ -424,3 +424,32 @@ def test_a_won_contest_gains_movement_initiative():
     assert core.movement_order(t.state)[:2] == ["gorakh", "vasana"]
     step = t.state.pending[0]
     assert step.who == "gorakh" and "third 2 of 3" in step.prompt
+
+
+def test_standing_up_on_the_map_costs_two_moves():
+    """Seed 002 "FALLEN CHARACTERS": prone to kneeling and kneeling to
+    standing take a move action each: on the map a triple move (9 m) that
+    stands has 3 m left, walked in the same whole move (no foe within
+    reach: ruling map_thirds)."""
+    joins = (("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t = _placed(vasana="3,0 facing=e", gorakh="5,0 facing=w", joins=joins)
+    _round(t, "intent double attack:vasana:Maul", "intent triple")
+    t.act("vasana", "move e done")
+    t.act("gorakh", "move done")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,3,3,1")
+    t(ROLL, "90")  # knocked back and down
+    assert t.state.combatants["vasana"].stance == "prone"
+    t.act("gorakh", "withdraw vasana")
+    assert not t.state.combatants["vasana"].engaged
+    t(cmd.EndRound())
+    t.act("gorakh", "place 40,0 facing=w")
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stand")
+    assert core.map_move(t.state.combatants["vasana"]).effects["used"] == 6
+    assert t.state.pending[0].who == "vasana" and "3 m" in t.state.pending[0].prompt
+    here = _pos(t, "vasana")
+    t.refused(cmd.TakeAction(who="vasana", action="move w w w w"), "may move 3 m this Move Phase")
+    t.act("vasana", "move face:w w w")
+    assert _pos(t, "vasana")[:2] == (here[0] - 2, here[1])

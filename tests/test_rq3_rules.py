@@ -476,14 +476,27 @@ def test_fumbled_maneuver_loses_the_facing_shift():
     assert t.state.combatants["vasana"].has("no-facing-shift")
 
 
-def test_standing_takes_two_moves():
-    """Seed 002 "FALLEN CHARACTERS": prone to kneeling and kneeling to
-    standing take a move each; a single move cannot stand."""
-    t = Table()
-    t(cmd.StartRound())
+@pytest.mark.parametrize("intent, left", [("intent triple", []),
+                                          ("intent double attack:gorakh:Broadsword", ["attack"]),
+                                          ("intent single attack:gorakh:Broadsword parry:gorakh:Broadsword", ["attack"])])
+def test_standing_takes_two_moves(intent, left):
+    """Seed 002 "FALLEN CHARACTERS": "moving from a prone position to a
+    kneeling position takes a single move action ..., moving from a kneeling
+    position to a standing position takes another move action. In other
+    words, a character going from a prone position to a standing position
+    will only have a single melee or move action left to use": a double move
+    keeps its melee action, a single move gives up one of its two."""
+    t = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,3,3,1")
+    t(ROLL, "90")  # knocked down
+    t(cmd.EndRound())
     t.act("gorakh", "intent triple")
-    t.act("vasana", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
-    t.refused(cmd.TakeAction(who="vasana", action="move stand"), "already standing")
+    t.act("vasana", intent)
+    t.act("vasana", "move stand")
+    assert t.state.combatants["vasana"].stance == "standing"
+    assert [d.kind for d in declared_of(t, "vasana") if not d.abort] == left
 
 
 def test_post_melee_withdraw_needs_no_contest():

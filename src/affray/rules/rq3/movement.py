@@ -77,12 +77,29 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         if c.has("fallen-this-round"):
             raise RuleError(f"{c.name} fell this round and cannot stand until the next Move Phase (seed 002)")
         intent = core.intent_of(c)
-        if intent is not None and intent.effects.get("moves", 1) < 2:
-            raise RuleError(f"standing takes two moves (prone, kneeling, standing) and {c.name} declared a single move; "
-                            "declare double or triple to stand (seed 002 'FALLEN CHARACTERS')")
         if any(x.name in ("useless-limb", "severed") and "leg" in x.location for x in c.conditions):
             raise RuleError(f"{c.name} cannot stand on a useless leg; move stay")
-        draft.emit(ev.StanceChanged(handle=handle, stance="standing", reason="stood up: two moves (prone, kneeling, standing)"))
+        spent = ""
+        if intent is not None and intent.effects.get("moves", 1) < 2:
+            # seed 002 "FALLEN CHARACTERS": prone to standing takes two move actions, leaving "a single melee or move
+            # action": a single move pays the second with one of its two melee actions
+            spare = [d for d in core.declared(c) if not d.used and not d.abort]
+            if len(spare) < 2:
+                raise RuleError(f"standing takes two moves (prone, kneeling, standing); {c.name} declared a single move "
+                                "and has no second action to give up for it (seed 002 'FALLEN CHARACTERS')")
+            core.abort_events(draft, handle, spare[-1], "plain", "")
+            spent = f"; gave up action {spare[-1].slot} ({spare[-1].kind}) for the second move"
+        draft.emit(ev.StanceChanged(handle=handle, stance="standing",
+                                    reason="stood up: two moves (prone, kneeling, standing)" + spent))
+        mm = core.map_move(draft.state.combatants[handle])
+        if mm is not None:  # on the hex map the two moves come off this Move Phase's allowance
+            rate = core.mount_rate(draft.state, c) or core.sheet_of(c).move
+            used = min(mm.effects.get("allow", 0), mm.effects.get("used", 0) + rate * (2 if not spent else 1))
+            core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
+                           note=f"{used} of {mm.effects.get('allow', 0)} m: stood up")
+            if used < mm.effects.get("allow", 0) and not core.in_thirds(draft.state):
+                draft.hand_over()  # the whole move: the metres left are walked in the same turn
+                return
         return _moved(draft, handle, "stood up")
     if verb == "charge":
         return _lance_charge(draft, handle, words)
