@@ -584,6 +584,21 @@ def test_critical_ignores_armour_but_not_a_critical_parry():
     assert t.events(ev.ReactionResolved)[-1].cell == "parry:critical/critical"
 
 
+def test_a_critical_is_also_a_special():
+    """Seed 002 "CRITICAL HITS": "As it is also a special success, it will
+    typically have an additional effect depending on the weapon and mode of
+    attack used": a critical slash to the head does maximum weapon damage
+    (1D8+1: 9) and ignores the helm and skin."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "3")
+    assert t.events(ev.AttackResolved)[-1].critical
+    t(ROLL, "19,2,1")  # head; the weapon's 2 becomes 9; +1D4 1
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("head", 10, 0, 10)
+    assert "maximum weapon damage 9" in d.note
+
+
 def test_standard_parry_weapon_loses_an_ap():
     """Seed 002 "Standard Parry": the parrying weapon loses 1 AP from an
     attack exceeding its AP; the excess strikes the parrier. A special parry
