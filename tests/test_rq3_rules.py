@@ -1033,6 +1033,31 @@ def test_break_weapon_excess_over_ap():
     assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 7
 
 
+def test_break_weapon_parried_at_the_same_level_and_impaling_weapons():
+    """Seed 002 "Break Weapon": "If the weapon being attacked is used to
+    parry the attack, and achieves an equal degree of success ..., it will
+    suffer 1 armor point of damage from the attack if the damage done
+    exceeds the parrying weapon's armor points"; "Impaling weapons cannot
+    effectively damage an opponent's weapon unless they are used in a
+    cutting or crushing mode" (a Spear that only impales: refused, one line)."""
+    v = sheet("vasana")
+    v["weapons"].append({"name": "Spear", "damage": "1D8+1", "sr": 1, "length": 1.5, "modes": ["impale"], "attack": 50,
+                         "parry": 40, "hands": 2})
+    v["ready"] = ["Broadsword", "Spear"]
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent double parry:vasana:Maul")
+    t.refused(cmd.TakeAction(who="vasana", action="intent double attack:gorakh:Spear:break"), "cannot break weapons")
+    t.act("vasana", "intent double attack:gorakh:Broadsword:break")
+    t.act("vasana", "move engage gorakh")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")  # a success
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "40")  # a success too
+    t(ROLL, "8,4")  # 9 + 4 = 13 against the Maul's AP 10
+    g = t.state.combatants["gorakh"]
+    assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 9
+
+
 def test_flurry_second_blow():
     """Seed 002 "@Flurry": a special allows a second free attack in the
     default mode, DEX SR after the first."""
