@@ -86,6 +86,11 @@ class RuledTable(Table):
             self(cmd.JoinCombatant(sheet=data, side=side, handle=handle))
 
 
+#: A spear that only impales (seed 002 "Bash", "Break Weapon": a thrusting weapon).
+SPEAR = {"name": "Spear", "damage": "1D8+1", "sr": 1, "length": 1.5, "modes": ["impale"], "attack": 50, "parry": 40,
+         "hands": 2}
+
+
 def declared_of(t: Table, who: str) -> list[core.Declared]:
     return core.declared(t.state.combatants[who])
 
@@ -997,8 +1002,7 @@ def test_bash_with_thrusting_or_small_weapons(weapon, rulings, dice):
     and smaller weapons (SR 3) are generally ineffective" (ruling
     bash_weapon = seed: neither adds its damage; any: every weapon does)."""
     v = sheet("vasana")
-    v["weapons"].append({"name": "Spear", "damage": "1D8+1", "sr": 1, "length": 1.5, "modes": ["impale"], "attack": 50,
-                         "parry": 40, "hands": 2})
+    v["weapons"].append(SPEAR)
     v["ready"] = [weapon]
     joins = (("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     t = RuledTable(rulings, *joins) if rulings else Table(*joins)
@@ -1041,8 +1045,7 @@ def test_break_weapon_parried_at_the_same_level_and_impaling_weapons():
     effectively damage an opponent's weapon unless they are used in a
     cutting or crushing mode" (a Spear that only impales: refused, one line)."""
     v = sheet("vasana")
-    v["weapons"].append({"name": "Spear", "damage": "1D8+1", "sr": 1, "length": 1.5, "modes": ["impale"], "attack": 50,
-                         "parry": 40, "hands": 2})
+    v["weapons"].append(SPEAR)
     v["ready"] = ["Broadsword", "Spear"]
     t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     t(cmd.StartRound())
