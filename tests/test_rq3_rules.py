@@ -642,17 +642,20 @@ def test_fumbled_dodge_makes_a_critical_do_maximum():
     assert (d.rolled, d.armour, d.critical) == (16 + 6, 0, True)
 
 
-def test_feint_special_lowers_the_defence():
+@pytest.mark.parametrize("roll, cut", [("10", -35), ("3", -70)])
+def test_feint_special_lowers_the_defence(roll, cut):
     """Seed 002 "@Feint": a special subtracts half the attack skill from the
-    parry or dodge."""
+    parry or dodge; "A critical feint does normal damage ignoring armor, but
+    subtracts the attackers attack skill" (70)."""
     v = sheet("vasana")
     v["weapons"][0]["tactics"] = ["@feint", "@glancing"]
     t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     ready_for_melee(t, "intent double parry:vasana:Maul", "intent double attack:gorakh:Broadsword:@feint")
-    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), roll)
     t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "20")
     tested = t.events(ev.SkillTested)[-1]
-    assert tested.modifiers == (ev.Modifier(-35, "@Feint"),) and tested.target == 10 and tested.result == "failure"
+    assert tested.modifiers == (ev.Modifier(cut, "@Feint"),) and tested.target == max(0, 45 + cut)
+    assert tested.result == "failure"
 
 
 def test_flexible_weapon_parried_by_shield_at_three_quarters():
