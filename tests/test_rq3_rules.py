@@ -225,6 +225,27 @@ def test_glancing_parry_needs_dex_3_over_minimum():
     t.refused(cmd.TakeAction(who="vasana", action="intent double parry:gorakh:Broadsword:@glancing"), "DEX at least 3")
 
 
+@pytest.mark.parametrize("tactic, STR, DEX, ok", [
+    ("@flurry", 13, 10, True), ("@flurry", 12, 12, False), ("@flurry", 11, 13, True), ("@flurry", 11, 12, False),
+    ("@flurry", 10, 16, False), ("@aimed-blow:head", 10, 13, True), ("@aimed-blow:head", 10, 12, False)])
+def test_flurry_and_aimed_blow_minimums(tactic, STR, DEX, ok):
+    """Seed 002 "@Flurry": "requires STR at least 3 above the minimum weapon
+    STR; or STR at least 1 above the minimum weapon STR, and DEX at least 3
+    above the minimum weapon DEX"; "@Aimed Blow": "requires a minimum DEX of
+    13" (the Broadsword's minimums set to STR 10, DEX 10)."""
+    v = sheet("vasana", STR=STR, DEX=DEX)
+    v["weapons"][0].update(min_str=10, min_dex=10, tactics=["@flurry", "@aimed-blow"])
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    action = cmd.TakeAction(who="vasana", action=f"intent double attack:gorakh:Broadsword:{tactic}")
+    if ok:
+        t(action)
+        assert declared_of(t, "vasana")[0].mode.startswith(tactic.split(":")[0])
+    else:
+        t.refused(action, "falls short" if tactic == "@flurry" else "needs DEX 13")
+
+
 def test_two_attacks_with_one_weapon():
     """Seed 002 "Selecting two Melee Attack actions": one weapon twice at
     -10% (ruling: both blows), the second 3 SR after the first."""
