@@ -1109,6 +1109,26 @@ def test_riposte_after_a_special_parry():
     assert (step.kind, step.who, step.data["sr"]) == ("strike", "vasana", 9)
 
 
+@pytest.mark.parametrize("roll, hit", [("95", True), ("00", False)])
+def test_critical_riposte_blocks_only_its_ap_and_hits_anyway(roll, hit):
+    """Seed 002 "@Riposte": "A critical parry using Riposte will block only
+    its armor points in damage, not all damage as does a standard parry";
+    "A critical riposte allows the riposter to automatically hit ... even if
+    the attack roll is a miss. A fumbled attack becomes a simple miss"."""
+    t = Table(("vasana", _trained("@riposte"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword:@riposte")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "2")  # a critical parry
+    step = t.state.pending[0]
+    assert (step.data["block"], step.data["block-all"]) == (10, 0)  # the Broadsword's AP only
+    t(ROLL, "12,1,1,1")
+    assert t.state.pending[0].kind == "strike" and t.state.pending[0].who == "vasana"
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), roll)
+    assert t.events(ev.AttackResolved)[-1].hit is hit
+    assert not t.events(ev.AttackResolved)[-1].fumble
+    assert t.events(rev.SpecialApplied)[-1].effect == ("sure blow" if hit else "simple miss")
+
+
 def test_counter_dodge_counts_one_level_lower():
     """Seed 002 "@Counter": a special dodge is treated as a normal dodge and
     sets up a free attack."""

@@ -278,6 +278,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if auto == "auto" and level == "failure" or auto == "sure" and level in ("failure", "fumble"):
         level = "success"  # seed 002 "@Riposte"/"@Counter" critical, "@Flurry" critical: the blow hits anyway
         draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="sure blow", detail="the free blow hits even on a miss"))
+    elif auto == "auto" and level == "fumble":
+        level = "failure"  # seed 002 "@Riposte"/"@Counter": "A fumbled attack becomes a simple miss"
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="simple miss", detail="a fumbled free blow is a simple miss"))
     draft.emit(ev.AttackResolved(exchange=n, hit=core.succeeded(level), critical=level == "critical",
                                  fumble=level == "fumble", roll=tested.roll, skill=tested.target))
     core.mark_used(draft, attacker, d)
