@@ -118,3 +118,16 @@ def test_range_refused_for_a_melee_attack():
     t = Table()
     ready_for_melee(t, "intent double parry:vasana:Maul", "intent double attack:gorakh:Broadsword")
     t.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("moving=10",)), "missile attacks", "30")
+
+
+def test_an_unaware_target_cannot_dodge_a_missile():
+    """Seed 002 "PARRYING AND DODGING MISSILE WEAPONS": "Thrown weapons and
+    missile weapons can be dodged if the dodger is aware of the attack and
+    ready to dodge": ``--situation unaware`` leaves no dodge (Gorakh
+    declared one); for a melee blow it is refused in one line."""
+    t = _shooting("Javelin")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("unaware", "range=10")), "30")
+    assert t.state.pending[0].kind == "damage"
+    t2 = Table()
+    ready_for_melee(t2, "intent triple", "intent double attack:gorakh:Broadsword")
+    t2.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("unaware",)), "for a missile attack", "30")

@@ -58,8 +58,9 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
 #: 1D10+10 locations with a 1H melee weapon), ``high-ground-locations`` (the
 #: same, choosing the 1D10+10 locations with a 2H weapon too), ``wall`` /
 #: ``solid-wall`` (a creature or free-standing object / a wall behind the
-#: target, for knockback).
-SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall")
+#: target, for knockback), ``unaware`` (a missile the target does not see
+#: coming: it cannot be dodged).
+SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall", "unaware")
 #: ``affray attack --situation KEY=N`` for missile attacks: ``range=N`` the
 #: distance to the target in metres (``affray attack --range N`` says the
 #: same), ``moving=N`` the moving-target penalty in percent the GM sets for
@@ -123,6 +124,8 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
         out.append("high-ground")
     out += [x for x in ("wall", "solid-wall") if x in situations]
+    if "unaware" in situations:
+        out.append("unaware")
     into = behind(state, attacker, target, situations)
     if into:
         out.append(f"into={into}")
@@ -241,6 +244,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if "height" in valued and d.mode != "throw":
         raise RuleError("height= is for a grapple throw (attack:FOE:Grapple:throw): the drop in metres")
     valued.pop("height", None)
+    if "unaware" in command.situations and d.kind != "missile":
+        raise RuleError("unaware is for a missile attack the target does not see coming (seed 002 'PARRYING AND DODGING "
+                        "MISSILE WEAPONS'); drop it for a melee blow")
     if valued and d.kind != "missile":
         raise RuleError(f"{', '.join(k + '=' for k in valued)} belong to missile attacks; "
                         f"{a.name}'s {w.name} attack is a melee attack: drop them")
@@ -313,6 +319,10 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                              auto="sure" if level == "critical" else "")
         s = draft.state
     options = defence_options(s, target, attacker)
+    if "unaware" in command.situations:
+        # seed 002: missiles "can be dodged if the dodger is aware of the attack and ready to dodge"
+        options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
+        options = () if options == ("none",) else options
     if attacking_limb(s, attacker, target, d):
         options = _no_dodge(draft, n, attacker, target, options)
     elif "dodge" in options and d.kind == "attack" and not core.base_mode(d.mode)[2] and attack_limbs(s, attacker, target) \
