@@ -1179,12 +1179,13 @@ def test_spell_over_10_sr_carries_over():
 
 def test_two_spirit_attacks_allow_nothing_else_and_divine_spells():
     """Seed 002: "A character in spirit combat can choose to attack twice, in
-    which case he or she can take no other actions"; "Divine magic ... goes
-    off on DEX SR ... (add 1 SR per MP)"."""
+    which case he or she can take no other actions"; "Divine magic never
+    requires readying and goes off on DEX SR ... (add 1 SR per MP)"."""
     t = Table()
     t(cmd.StartRound())
     t.refused(cmd.TakeAction(who="gorakh", action="intent single spirit-attack:vasana spirit-attack:vasana misc:shout"),
               "attacking twice in spirit combat allows no other action")
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double cast:shield:2:ready+divine"), "'ready'")  # "never requires readying"
     t.act("gorakh", "intent double cast:shield:2:divine")
     assert [d.sr for d in declared_of(t, "gorakh")] == [3 + 2 + 3]
 
