@@ -883,9 +883,17 @@ def test_projected_missile_parried_at_one_fifth_and_fired_while_engaged():
     """Seed 002: projected missiles "are parried by a weapon at 1/5 normal
     percentage"; "If a character with a missile weapon starts the melee round
     adjacent to an opponent, missile attacks are at half percentage"; no
-    damage modifier for a bow."""
+    damage modifier for a bow. In the round she closed to 1 m she shoots at
+    full chance; the next round, having started it adjacent, at half."""
     t = Table(("vasana", _archer(), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     ready_for_melee(t, "intent double parry:vasana:Maul", "intent double missile:gorakh:Bow")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "95")
+    assert t.events(ev.SkillTested)[-1].base == 60
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double parry:vasana:Maul")
+    t.act("vasana", "intent double missile:gorakh:Bow")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
     t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "25")
     assert t.events(ev.SkillTested)[-1].base == 30 and t.events(ev.SkillTested)[-1].result == "success"
     t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "9")  # Maul parry 45 / 5 = 9

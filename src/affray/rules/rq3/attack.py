@@ -191,7 +191,7 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         mods.append(ev.Modifier(d.penalty, "two attacks with one weapon"))
     if core.base_mode(d.mode)[0] in HALF:
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
-    if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
+    if d.kind == "missile" and not w.thrown and any(core.adjacent_since_round_began(state, a, h) for h in a.engaged):
         factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
     band = missile_band(state, attacker, d, situations, target)
     if band == "half":

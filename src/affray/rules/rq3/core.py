@@ -229,6 +229,15 @@ def reach(c: Combatant, other: str) -> int:
     return x.effects.get("metres", 1) if x else 1
 
 
+def adjacent_since_round_began(state: State, c: Combatant, other: str) -> bool:
+    """Whether ``c`` has been within 1 m of ``other`` since before this round
+    (its ``reach`` condition at 1 m dates from an earlier round): seed 002 "If
+    a character with a missile weapon starts the melee round adjacent to an
+    opponent"."""
+    x = next((x for x in c.conditions if x.id == f"reach:{other}"), None)
+    return other in c.engaged and reach(c, other) == 1 and x is not None and x.since_round < state.round
+
+
 def reach_events(draft: Draft, a: str, b: str, metres: int) -> list[ev.Event]:
     """Conditions recording the fighting distance of ``a`` and ``b`` (a new
     distance ends a closing between them)."""
