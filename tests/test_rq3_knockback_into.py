@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from affray.events import commands as cmd
 from affray.events import core as ev
+from affray.events import rq3 as rev
 from affray.rules.rq3 import core
 
-from test_rq3_rules import ROLL, Table, sheet
+from test_rq3_rules import ROLL, Table, ready_for_melee, sheet
 
 JOINS = (("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"),
          ("kesh", sheet("vasana", name="Kesh", INT=12, DEX=14), "heroes"))
@@ -114,3 +115,21 @@ def test_pass_a_figure_knocked_aside_in_the_post_melee_move():
     t.refused(cmd.TakeAction(who="kesh", action="move w w w"), "cannot pass through another")
     t.act("gorakh", "move e e e e")  # through Vasana's hex to 4,0
     assert core.position(t.state.combatants["gorakh"])[:2] == (4, 0)
+
+
+def test_a_free_standing_object_takes_damage_too():
+    """Seed 002 "KNOCKBACK INTO SMALL OBJECTS, PEOPLE AND SOLID OBJECTS": "If
+    the target was knocked back and hit a creature or free standing object,
+    both take 1d6 damage ... for every two meters of knockback" (ruling
+    knockback_collision: 1 m gives 1D6): the object's own 1D6 is rolled and
+    recorded; a solid wall takes none (test_rq3_rules)."""
+    t = Table()
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana", situations=("wall",)), "40")
+    t(ROLL, "12,3,3,1")  # 1 m of knockback
+    assert [n.expr for n in t.state.pending[0].dice] == ["1D100", "1D100", "1D20", "1D6", "1D6"]
+    t(ROLL, "10,10,1,3,5")  # stays up twice; right leg 3 - 1 AP = 2; the object takes 5
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.final) == ("right leg", 3, 2)
+    hit = [e for e in t.events(rev.SpecialApplied) if e.effect == "object damaged"]
+    assert len(hit) == 1 and "takes 5 damage" in hit[0].detail

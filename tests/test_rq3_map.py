@@ -12,8 +12,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.rq3 import core
 
-from test_rq3_missiles import _archer
-from test_rq3_rules import ROLL, Table, sheet
+from test_rq3_rules import ROLL, RuledTable, Table, _archer, sheet
 
 
 def _pos(t: Table, who: str) -> tuple[int, int, int]:
@@ -73,6 +72,62 @@ def test_alternating_thirds_in_movement_initiative_order():
     t.act("vasana", "move e")
     assert t.state.pending[0].kind == "end-round"
     assert t.state.combatants["vasana"].moved == 5.0 and _pos(t, "vasana") == (4, 1, 0)
+
+
+@pytest.mark.parametrize("gorakh, intent, thirds", [("19,0", "intent triple", True), ("20,0", "intent triple", False),
+                                                     ("17,0", "intent double attack:vasana:Maul", True),
+                                                     ("18,0", "intent double attack:vasana:Maul", False),
+                                                     ("17,0", "intent double misc:look", False)])
+def test_thirds_begin_once_foes_could_conceivably_reach_each_other(gorakh, intent, thirds):
+    """Seed 002 "MOVEMENT INITIATIVE": "Once hostile characters come within a
+    range where they could conceivably reach each other, the gamemaster and
+    each player alternate moving ... 1/3 of their current movement rate"
+    (ruling map_thirds = in-reach: the distance less the longer declared
+    weapon's engagement range, 1 m or the Maul's 2 m, within the metres both
+    have left: 9 + 9 for two triple moves, 9 + 6 with Gorakh's double)."""
+    t = _placed(gorakh=f"{gorakh} facing=w")
+    _round(t, intent, "intent triple")
+    assert core.in_thirds(t.state) is thirds
+    assert ("third 1 of 3" in t.state.pending[0].prompt) is thirds
+    assert ("the whole move" in t.state.pending[0].prompt) is not thirds
+
+
+def test_out_of_reach_each_makes_the_whole_move_in_turn():
+    """Seed 002 "MOVE": "Any unengaged characters move no further than they
+    have declared to move, in order of movement initiative"; out of
+    conceivable reach there are no thirds (ruling map_thirds = in-reach):
+    Vasana (DEX 16) walks her whole 9 m, then Gorakh his."""
+    t = _placed(gorakh="40,0 facing=w")
+    _round(t, "intent triple", "intent triple")
+    t.refused(cmd.TakeAction(who="vasana", action="move " + "e " * 10), "may move 9 m this Move Phase")
+    t.act("vasana", "move " + "e " * 9)
+    assert _pos(t, "vasana")[:2] == (9, 0) and t.state.combatants["vasana"].has("moved")
+    assert t.state.pending[0].who == "gorakh" and "the whole move" in t.state.pending[0].prompt
+    t.act("gorakh", "move w w")
+    assert t.state.pending[0].kind == "end-round"
+    assert _pos(t, "gorakh")[:2] == (38, 0)
+
+
+def test_thirds_go_on_to_the_end_of_the_phase():
+    """Seed 002 "MOVEMENT INITIATIVE": once begun, the thirds go on "until all
+    movement is completed", even when the foes then stand apart again."""
+    t = _placed(gorakh="19,0 facing=w")
+    _round(t, "intent triple", "intent triple")
+    t.act("vasana", "move face:w w w")  # turns away (1 m) and walks 2 m: 21 m apart, 6 + 9 m left
+    assert not core.conceivably_reach(t.state) and core.in_thirds(t.state)
+    assert t.state.pending[0].who == "gorakh" and "third 1 of 3" in t.state.pending[0].prompt
+    assert core.map_move(t.state.combatants["vasana"]).effects["thirds"] == 1
+
+
+def test_always_thirds_by_ruling():
+    """Ruling map_thirds = always: every Move Phase on the map in thirds,
+    however far apart the foes stand (seed 002 "MOVEMENT INITIATIVE")."""
+    t = RuledTable({"map_thirds": "always"}, ("vasana", sheet("vasana"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t.act("vasana", "place 0,0 facing=e")
+    t.act("gorakh", "place 40,0 facing=w")
+    _round(t, "intent triple", "intent triple")
+    assert "third 1 of 3" in t.state.pending[0].prompt
+    t.refused(cmd.TakeAction(who="vasana", action="move e e e e"), "may move 3 m in this third")
 
 
 def test_facing_and_backwards_cost():
@@ -206,7 +261,6 @@ def test_post_melee_move_passes_a_prone_figure_and_leaves_engagement():
     assert t.state.pending[0].kind == "end-round"
     t.refused(cmd.TakeAction(who="vasana", action="move e"), "cannot pass through another")
     t(cmd.TakeAction(who="gorakh", action="place 5,0"))
-    t.refused(cmd.TakeAction(who="vasana", action="withdraw gorakh"), "a hex path there")
     t.act("vasana", "move w w")
     assert "gorakh" not in t.state.combatants["vasana"].engaged
 
@@ -282,3 +336,120 @@ def test_close_and_open_move_the_figure_on_the_map():
     t.act("vasana", "move open gorakh")
     t(ROLL, "10,90")
     assert core.distance_between(t.state, "vasana", "gorakh") == 2
+
+
+def _post_melee(vasana: str, gorakh: str, intents: tuple[str, str], moves: tuple[str, ...] = ()) -> Table:
+    """Both placed, the round declared (Gorakh, Vasana), Vasana's ``moves``
+    then ``move done`` for all, the Melee Phase passed."""
+    t = _placed(vasana=vasana, gorakh=gorakh)
+    _round(t, *intents)
+    for m in moves:
+        t.act("vasana", m)
+    while t.state.pending[0].kind == "move":
+        t.act(t.state.pending[0].who, "move done")
+    while t.state.pending[0].kind == "strike":
+        t.act(t.state.pending[0].who, "pass")
+    assert t.state.pending[0].kind == "end-round"
+    return t
+
+
+def test_withdraw_on_the_map_walks_away():
+    """Seed 002 "4) POST MELEE MOVE PHASE": "All characters can move again as
+    in the Move Phase, except that engagement rules do not apply": on the map
+    ``withdraw FOE`` walks straight away from the foe (turning away, 1 m, then
+    forward, when that goes further than backing off at 2 m a hex) and the
+    engagement ends beyond the fighting distance (ruling
+    post_move_engagement)."""
+    t = _post_melee("2,0 facing=e", "5,0 facing=w", ("intent double attack:vasana:Maul", "intent triple"), ("move e",))
+    assert core.reach(t.state.combatants["vasana"], "gorakh") == 2
+    t.act("vasana", "withdraw gorakh")  # 9 m: turn w (1 m), then 8 hexes west
+    assert _pos(t, "vasana") == (-5, 0, 3)
+    assert "gorakh" not in t.state.combatants["vasana"].engaged
+
+
+def test_withdraw_backs_off_when_turning_gains_nothing():
+    """Seed 002 "MOVE": "To move 1 meter backwards take two meters"; with 2 m
+    left, one hex backwards (facing kept) goes as far as turning and one
+    step, and keeps the foe in front."""
+    t = _post_melee("2,0 facing=e", "5,0 facing=w",
+                    ("intent double attack:vasana:Maul", "intent single attack:gorakh:Broadsword misc:look"), ("move e",))
+    t.act("vasana", "move face:ne")  # 1 m of her 3
+    t.act("vasana", "withdraw gorakh")
+    assert _pos(t, "vasana") == (2, 0, 1)
+    assert "gorakh" not in t.state.combatants["vasana"].engaged
+    t.refused(cmd.TakeAction(who="vasana", action="withdraw gorakh"), "not engaged")
+
+
+def test_approach_on_the_map_walks_to_the_foe():
+    """Seed 002 "4) POST MELEE MOVE PHASE": ``approach FOE`` walks toward the
+    free hex beside the foe (turning first when needed), as far as the Post
+    Melee Move allows; a figure ending in a foe's engagement zone is engaged
+    for the next round (ruling post_move_engagement)."""
+    t = _post_melee("0,0 facing=w", "5,0 facing=w",
+                    ("intent double attack:vasana:Maul", "intent double attack:gorakh:Broadsword"))
+    t.act("vasana", "approach gorakh")  # 6 m: turn e and step (2 m), then 3 more: 4,0
+    assert _pos(t, "vasana") == (4, 0, 0)
+    assert "gorakh" in t.state.combatants["vasana"].engaged
+    t.refused(cmd.TakeAction(who="vasana", action="approach gorakh"), "already stands beside")
+
+
+def test_approach_stops_where_the_movement_ends():
+    """Seed 002 "4) POST MELEE MOVE PHASE": the declared movement again, no
+    more: a single move (3 m) toward a foe 8 m off ends 3 hexes nearer."""
+    t = _post_melee("0,0 facing=e", "8,0 facing=w",
+                    ("intent triple", "intent single attack:gorakh:Broadsword misc:look"))
+    t.act("vasana", "approach gorakh")
+    assert _pos(t, "vasana")[:2] == (3, 0)
+    assert "gorakh" not in t.state.combatants["vasana"].engaged
+    t.refused(cmd.TakeAction(who="vasana", action="approach gorakh"), "no movement left")
+
+
+def test_a_won_contest_gains_movement_initiative():
+    """Seed 002 "MOVE": winning a contest of Maneuver, "the character can
+    move normally, and gains movement initiative over the defeated target if
+    he or she did not already have it": Gorakh (DEX 11) disengages from
+    Vasana (DEX 16) in the first third and moves before her in the next."""
+    t = _placed(vasana="3,0 facing=e", gorakh="5,0 facing=w")
+    _round(t, "intent double attack:vasana:Maul", "intent triple")
+    t.act("vasana", "move e done")  # engaged at 1 m
+    t.act("gorakh", "move done")
+    t.act("gorakh", "pass")
+    t(cmd.EndRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    assert t.state.pending[0].who == "vasana"
+    t.act("vasana", "move face:e")
+    t.act("gorakh", "move disengage vasana")
+    t(ROLL, "10,90")  # Gorakh's success against her failure
+    assert core.movement_order(t.state)[:2] == ["gorakh", "vasana"]
+    step = t.state.pending[0]
+    assert step.who == "gorakh" and "third 2 of 3" in step.prompt
+
+
+def test_standing_up_on_the_map_costs_two_moves():
+    """Seed 002 "FALLEN CHARACTERS": prone to kneeling and kneeling to
+    standing take a move action each: on the map a triple move (9 m) that
+    stands has 3 m left, walked in the same whole move (no foe within
+    reach: ruling map_thirds)."""
+    joins = (("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t = _placed(vasana="3,0 facing=e", gorakh="5,0 facing=w", joins=joins)
+    _round(t, "intent double attack:vasana:Maul", "intent triple")
+    t.act("vasana", "move e done")
+    t.act("gorakh", "move done")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,3,3,1")
+    t(ROLL, "90")  # knocked back and down
+    assert t.state.combatants["vasana"].stance == "prone"
+    t.act("gorakh", "withdraw vasana")
+    assert not t.state.combatants["vasana"].engaged
+    t(cmd.EndRound())
+    t.act("gorakh", "place 40,0 facing=w")
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stand")
+    assert core.map_move(t.state.combatants["vasana"]).effects["used"] == 6
+    assert t.state.pending[0].who == "vasana" and "3 m" in t.state.pending[0].prompt
+    here = _pos(t, "vasana")
+    t.refused(cmd.TakeAction(who="vasana", action="move w w w w"), "may move 3 m this Move Phase")
+    t.act("vasana", "move face:w w w")
+    assert _pos(t, "vasana")[:2] == (here[0] - 2, here[1])

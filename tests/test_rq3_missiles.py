@@ -14,22 +14,7 @@ from affray.events import core as ev
 from affray.rules.rq3 import attack
 from affray.rules.rq3.sheet import Weapon
 
-from affray.commands.handler import execute
-from affray.store import EventStore
-
-from test_rq3_rules import Table, _archer, ready_for_melee, sheet
-
-
-class RuledTable(Table):
-    """A :class:`Table` opened with ``rulings``."""
-
-    def __init__(self, rulings: dict[str, str], *joins):
-        self.store = EventStore(":memory:")
-        self.out = execute(self.store, cmd.OpenEncounter(name="rules", system="rq3", manual_dice=True, rulings=rulings),
-                           seed=b"s", actor="gm")
-        self.eid = self.out.encounter_id
-        for handle, data, side in joins:
-            self(cmd.JoinCombatant(sheet=data, side=side, handle=handle))
+from test_rq3_rules import RuledTable, Table, _archer, ready_for_melee, sheet
 
 
 def _shooting(weapon: str = "Bow", rulings: dict | None = None, gorakh: dict | None = None) -> Table:
@@ -133,3 +118,16 @@ def test_range_refused_for_a_melee_attack():
     t = Table()
     ready_for_melee(t, "intent double parry:vasana:Maul", "intent double attack:gorakh:Broadsword")
     t.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("moving=10",)), "missile attacks", "30")
+
+
+def test_an_unaware_target_cannot_dodge_a_missile():
+    """Seed 002 "PARRYING AND DODGING MISSILE WEAPONS": "Thrown weapons and
+    missile weapons can be dodged if the dodger is aware of the attack and
+    ready to dodge": ``--situation unaware`` leaves no dodge (Gorakh
+    declared one); for a melee blow it is refused in one line."""
+    t = _shooting("Javelin")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("unaware", "range=10")), "30")
+    assert t.state.pending[0].kind == "damage"
+    t2 = Table()
+    ready_for_melee(t2, "intent triple", "intent double attack:gorakh:Broadsword")
+    t2.refused(cmd.DeclareAttack(attacker="vasana", target="gorakh", situations=("unaware",)), "for a missile attack", "30")

@@ -74,6 +74,23 @@ class Table:
         return text
 
 
+class RuledTable(Table):
+    """A :class:`Table` opened with ``rulings``."""
+
+    def __init__(self, rulings: dict[str, str], *joins):
+        self.store = EventStore(":memory:")
+        self.out = execute(self.store, cmd.OpenEncounter(name="rules", system="rq3", manual_dice=True, rulings=rulings),
+                           seed=b"s", actor="gm")
+        self.eid = self.out.encounter_id
+        for handle, data, side in joins:
+            self(cmd.JoinCombatant(sheet=data, side=side, handle=handle))
+
+
+#: A spear that only impales (seed 002 "Bash", "Break Weapon": a thrusting weapon).
+SPEAR = {"name": "Spear", "damage": "1D8+1", "sr": 1, "length": 1.5, "modes": ["impale"], "attack": 50, "parry": 40,
+         "hands": 2}
+
+
 def declared_of(t: Table, who: str) -> list[core.Declared]:
     return core.declared(t.state.combatants[who])
 
@@ -101,6 +118,21 @@ def test_intent_order_lowest_int_first():
     assert [e.handle for e in t.state.order] == ["gorakh", "vasana"]
     assert t.state.pending[0].kind == "intent" and t.state.pending[0].who == "gorakh"
     t.refused(cmd.TakeAction(who="vasana", action="intent triple"), "cannot state an intent now")
+
+
+def test_a_round_is_five_seconds():
+    """Seed 002 "THE MELEE ROUND": "For the purposes of keeping track of
+    time, each melee round lasts 5 seconds": the Statement of Intent prompt
+    keeps the time."""
+    t = Table()
+    t(cmd.StartRound())
+    assert "round 1 (0-5 s of the fight)" in t.state.pending[0].prompt
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent triple")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    t(cmd.EndRound())
+    assert "round 2 (5-10 s of the fight)" in t.state.pending[0].prompt
 
 
 def test_intent_ties_by_a_die():
@@ -193,6 +225,27 @@ def test_glancing_parry_needs_dex_3_over_minimum():
     t.refused(cmd.TakeAction(who="vasana", action="intent double parry:gorakh:Broadsword:@glancing"), "DEX at least 3")
 
 
+@pytest.mark.parametrize("tactic, STR, DEX, ok", [
+    ("@flurry", 13, 10, True), ("@flurry", 12, 12, False), ("@flurry", 11, 13, True), ("@flurry", 11, 12, False),
+    ("@flurry", 10, 16, False), ("@aimed-blow:head", 10, 13, True), ("@aimed-blow:head", 10, 12, False)])
+def test_flurry_and_aimed_blow_minimums(tactic, STR, DEX, ok):
+    """Seed 002 "@Flurry": "requires STR at least 3 above the minimum weapon
+    STR; or STR at least 1 above the minimum weapon STR, and DEX at least 3
+    above the minimum weapon DEX"; "@Aimed Blow": "requires a minimum DEX of
+    13" (the Broadsword's minimums set to STR 10, DEX 10)."""
+    v = sheet("vasana", STR=STR, DEX=DEX)
+    v["weapons"][0].update(min_str=10, min_dex=10, tactics=["@flurry", "@aimed-blow"])
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    action = cmd.TakeAction(who="vasana", action=f"intent double attack:gorakh:Broadsword:{tactic}")
+    if ok:
+        t(action)
+        assert declared_of(t, "vasana")[0].mode.startswith(tactic.split(":")[0])
+    else:
+        t.refused(action, "falls short" if tactic == "@flurry" else "needs DEX 13")
+
+
 def test_two_attacks_with_one_weapon():
     """Seed 002 "Selecting two Melee Attack actions": one weapon twice at
     -10% (ruling: both blows), the second 3 SR after the first."""
@@ -231,6 +284,73 @@ def test_two_parries_two_attackers_one_1h_weapon():
     t.act("grak", "intent triple")
     t.act("vasana", "intent single parry:gorakh:Broadsword parry:grak:Broadsword")
     assert [d.penalty for d in declared_of(t, "vasana")] == [-20, -20]
+
+
+@pytest.mark.parametrize("parries, second", [("intent double parry:gorakh:Broadsword", [ev.Modifier(-10, "parrying the same source again")]),
+                                              ("intent single parry:gorakh:Broadsword parry:gorakh:Broadsword", [])])
+def test_parrying_one_source_twice(parries, second):
+    """Seed 002 "4. Parry": "If the source for some reason strikes more than
+    once, each Parry roll after the first is at a cumulative penalty of
+    -10%"; "Selecting two Parry options": "Alternately, the character can
+    ignore the modifier for parrying multiple attacks from a single
+    source". Gorakh's Maul strikes twice (SR 5 and 8)."""
+    t = Table()
+    ready_for_melee(t, "intent single attack:vasana:Maul attack:vasana:Maul", parries)
+    for sr in (5, 8):
+        assert t.state.pending[0].data["sr"] == sr
+        t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "30")
+        t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "40")
+        parry = t.events(ev.SkillTested)[-1]
+        assert list(parry.modifiers) == ([] if sr == 5 else second)
+        t(ROLL, "12,1,1,1")  # 2 + 1 = 3, stopped by the Broadsword
+
+
+def test_dodging_attacks_on_the_same_sr():
+    """Seed 002 "5. Dodge": "Attacks landing on the same strike rank are at a
+    -10% to Dodge skill for each attack beyond the first": the beast's Claw
+    and Talon both land on SR 9."""
+    beast = sheet("gorakh", name="Beast")
+    beast["weapons"] = [{"name": n, "damage": "1D6", "sr": 2, "kind": "unarmed", "attack": 50, "modes": ["slash"]}
+                        for n in ("Claw", "Talon", "Bite", "Tail")]
+    beast["ready"] = []
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("beast", beast, "monsters"))
+    t(cmd.StartRound())
+    t.act("beast", "intent double attack:vasana:Claw+Talon")
+    t.act("vasana", "intent double dodge:beast")
+    t.act("vasana", "move engage beast")
+    t.act("beast", "move stay")
+    mods = []
+    for _ in range(2):
+        assert t.state.pending[0].data["sr"] == 9
+        t(cmd.DeclareAttack(attacker="beast", target="vasana"), "30")
+        t(cmd.ChooseReaction(defender="vasana", reaction="dodge"), "95")
+        mods.append(list(t.events(ev.SkillTested)[-1].modifiers))
+        t(ROLL, "12,1,1")
+    assert mods == [[], [ev.Modifier(-10, "attacks landing on the same SR")]]
+
+
+def test_perception_half_in_combat_full_after_looking_around():
+    """Seed 002 "9. Miscellaneous Action": "most perception skills, such as
+    Scan, Listen, etc. are at half skill while in combat. Taking a
+    miscellaneous action to look around would allow the use of Scan, Listen,
+    etc. at full skill" (ruling perception_skills)."""
+    t = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55, "Scan": 60}), "heroes"),
+              ("gorakh", sheet("gorakh"), "trolls"))
+    t.refused(cmd.TakeAction(who="vasana", action="perceive Scan"), "for a running fight", "10")
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double misc:look")
+    t.act("vasana", "perceive scan", "50")
+    tested = t.events(ev.SkillTested)[-1]
+    assert (tested.skill, tested.base, tested.result) == ("Scan", 30, "failure") and "half skill" in tested.purpose
+    t.refused(cmd.TakeAction(who="vasana", action="perceive Climb"), "not a perception skill", "10")
+    t.refused(cmd.TakeAction(who="vasana", action="perceive Listen"), "has no Listen", "10")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].kind == "end-round"  # the look resolved at its SR
+    t.act("vasana", "perceive Scan", "50")
+    tested = t.events(ev.SkillTested)[-1]
+    assert (tested.base, tested.result) == (60, "success") and "full skill" in tested.purpose
 
 
 def test_two_spells_must_fit_10_sr():
@@ -382,14 +502,27 @@ def test_fumbled_maneuver_loses_the_facing_shift():
     assert t.state.combatants["vasana"].has("no-facing-shift")
 
 
-def test_standing_takes_two_moves():
-    """Seed 002 "FALLEN CHARACTERS": prone to kneeling and kneeling to
-    standing take a move each; a single move cannot stand."""
-    t = Table()
-    t(cmd.StartRound())
+@pytest.mark.parametrize("intent, left", [("intent triple", []),
+                                          ("intent double attack:gorakh:Broadsword", ["attack"]),
+                                          ("intent single attack:gorakh:Broadsword parry:gorakh:Broadsword", ["attack"])])
+def test_standing_takes_two_moves(intent, left):
+    """Seed 002 "FALLEN CHARACTERS": "moving from a prone position to a
+    kneeling position takes a single move action ..., moving from a kneeling
+    position to a standing position takes another move action. In other
+    words, a character going from a prone position to a standing position
+    will only have a single melee or move action left to use": a double move
+    keeps its melee action, a single move gives up one of its two."""
+    t = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent triple")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(ROLL, "12,3,3,1")
+    t(ROLL, "90")  # knocked down
+    t(cmd.EndRound())
     t.act("gorakh", "intent triple")
-    t.act("vasana", "intent single attack:gorakh:Broadsword parry:gorakh:Broadsword")
-    t.refused(cmd.TakeAction(who="vasana", action="move stand"), "already standing")
+    t.act("vasana", intent)
+    t.act("vasana", "move stand")
+    assert t.state.combatants["vasana"].stance == "standing"
+    assert [d.kind for d in declared_of(t, "vasana") if not d.abort] == left
 
 
 def test_post_melee_withdraw_needs_no_contest():
@@ -477,6 +610,21 @@ def test_critical_ignores_armour_but_not_a_critical_parry():
     assert t.events(ev.ReactionResolved)[-1].cell == "parry:critical/critical"
 
 
+def test_a_critical_is_also_a_special():
+    """Seed 002 "CRITICAL HITS": "As it is also a special success, it will
+    typically have an additional effect depending on the weapon and mode of
+    attack used": a critical slash to the head does maximum weapon damage
+    (1D8+1: 9) and ignores the helm and skin."""
+    t = Table()
+    ready_for_melee(t, "intent triple", "intent double attack:gorakh:Broadsword")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "3")
+    assert t.events(ev.AttackResolved)[-1].critical
+    t(ROLL, "19,2,1")  # head; the weapon's 2 becomes 9; +1D4 1
+    d = t.events(ev.DamageDealt)[-1]
+    assert (d.location, d.rolled, d.armour, d.final) == ("head", 10, 0, 10)
+    assert "maximum weapon damage 9" in d.note
+
+
 def test_standard_parry_weapon_loses_an_ap():
     """Seed 002 "Standard Parry": the parrying weapon loses 1 AP from an
     attack exceeding its AP; the excess strikes the parrier. A special parry
@@ -515,17 +663,20 @@ def test_fumbled_dodge_makes_a_critical_do_maximum():
     assert (d.rolled, d.armour, d.critical) == (16 + 6, 0, True)
 
 
-def test_feint_special_lowers_the_defence():
+@pytest.mark.parametrize("roll, cut", [("10", -35), ("3", -70)])
+def test_feint_special_lowers_the_defence(roll, cut):
     """Seed 002 "@Feint": a special subtracts half the attack skill from the
-    parry or dodge."""
+    parry or dodge; "A critical feint does normal damage ignoring armor, but
+    subtracts the attackers attack skill" (70)."""
     v = sheet("vasana")
     v["weapons"][0]["tactics"] = ["@feint", "@glancing"]
     t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     ready_for_melee(t, "intent double parry:vasana:Maul", "intent double attack:gorakh:Broadsword:@feint")
-    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "10")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), roll)
     t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "20")
     tested = t.events(ev.SkillTested)[-1]
-    assert tested.modifiers == (ev.Modifier(-35, "@Feint"),) and tested.target == 10 and tested.result == "failure"
+    assert tested.modifiers == (ev.Modifier(cut, "@Feint"),) and tested.target == max(0, 45 + cut)
+    assert tested.result == "failure"
 
 
 def test_flexible_weapon_parried_by_shield_at_three_quarters():
@@ -732,9 +883,17 @@ def test_projected_missile_parried_at_one_fifth_and_fired_while_engaged():
     """Seed 002: projected missiles "are parried by a weapon at 1/5 normal
     percentage"; "If a character with a missile weapon starts the melee round
     adjacent to an opponent, missile attacks are at half percentage"; no
-    damage modifier for a bow."""
+    damage modifier for a bow. In the round she closed to 1 m she shoots at
+    full chance; the next round, having started it adjacent, at half."""
     t = Table(("vasana", _archer(), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
     ready_for_melee(t, "intent double parry:vasana:Maul", "intent double missile:gorakh:Bow")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "95")
+    assert t.events(ev.SkillTested)[-1].base == 60
+    t(cmd.EndRound())
+    t.act("gorakh", "intent double parry:vasana:Maul")
+    t.act("vasana", "intent double missile:gorakh:Bow")
+    t.act("vasana", "move stay")
+    t.act("gorakh", "move stay")
     t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "25")
     assert t.events(ev.SkillTested)[-1].base == 30 and t.events(ev.SkillTested)[-1].result == "success"
     t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "9")  # Maul parry 45 / 5 = 9
@@ -866,6 +1025,28 @@ def test_bash_knockback_from_weapon_and_half_str_siz():
     assert t.state.pending[0].kind == "knockback"
 
 
+@pytest.mark.parametrize("weapon, rulings, dice", [("Dagger", None, ["1D20"]), ("Spear", None, ["1D20"]),
+                                                   ("Spear", {"bash_weapon": "any"}, ["1D20", "1D8+1"]),
+                                                   ("Broadsword", None, ["1D20", "1D8+1"])])
+def test_bash_with_thrusting_or_small_weapons(weapon, rulings, dice):
+    """Seed 002 "Bash": "Thrusting weapons must be used in a crushing or
+    cutting mode (staff or halberd) to effectively add to a Bash attempt,
+    and smaller weapons (SR 3) are generally ineffective" (ruling
+    bash_weapon = seed: neither adds its damage; any: every weapon does)."""
+    v = sheet("vasana")
+    v["weapons"].append(SPEAR)
+    v["ready"] = [weapon]
+    joins = (("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t = RuledTable(rulings, *joins) if rulings else Table(*joins)
+    ready_for_melee(t, "intent triple", f"intent double attack:gorakh:{weapon}:bash")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "20")
+    assert [n.expr for n in t.state.pending[0].dice] == dice
+    t(ROLL, ",".join(["12", "6"][:len(dice)]))
+    knock = (6 if len(dice) > 1 else 0) + (13 + 12) // 2
+    assert t.events(ev.DamageDealt)[-1].final == 0
+    assert (t.state.pending[0].kind == "knockback") is (knock >= 18)
+
+
 def test_disarm_needs_a_special_and_a_resistance_roll():
     """Seed 002 "Disarm": a special hit, then STR vs STR (x1.5 for a weapon
     in two hands); the weapon lands 1D6-1 m away."""
@@ -886,6 +1067,30 @@ def test_break_weapon_excess_over_ap():
     t(ROLL, "8,4")  # 9 + 4 = 13 against the Maul's AP 10
     g = t.state.combatants["gorakh"]
     assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 7
+
+
+def test_break_weapon_parried_at_the_same_level_and_impaling_weapons():
+    """Seed 002 "Break Weapon": "If the weapon being attacked is used to
+    parry the attack, and achieves an equal degree of success ..., it will
+    suffer 1 armor point of damage from the attack if the damage done
+    exceeds the parrying weapon's armor points"; "Impaling weapons cannot
+    effectively damage an opponent's weapon unless they are used in a
+    cutting or crushing mode" (a Spear that only impales: refused, one line)."""
+    v = sheet("vasana")
+    v["weapons"].append(SPEAR)
+    v["ready"] = ["Broadsword", "Spear"]
+    t = Table(("vasana", v, "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent double parry:vasana:Maul")
+    t.refused(cmd.TakeAction(who="vasana", action="intent double attack:gorakh:Spear:break"), "cannot break weapons")
+    t.act("vasana", "intent double attack:gorakh:Broadsword:break")
+    t.act("vasana", "move engage gorakh")
+    t.act("gorakh", "move stay")
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), "40")  # a success
+    t(cmd.ChooseReaction(defender="gorakh", reaction="parry"), "40")  # a success too
+    t(ROLL, "8,4")  # 9 + 4 = 13 against the Maul's AP 10
+    g = t.state.combatants["gorakh"]
+    assert core.weapon_ap(g, core.weapon_of(g, "Maul")) == 9
 
 
 def test_flurry_second_blow():
@@ -910,6 +1115,26 @@ def test_riposte_after_a_special_parry():
     t(ROLL, "12,1,1,1")
     step = t.state.pending[0]
     assert (step.kind, step.who, step.data["sr"]) == ("strike", "vasana", 9)
+
+
+@pytest.mark.parametrize("roll, hit", [("95", True), ("00", False)])
+def test_critical_riposte_blocks_only_its_ap_and_hits_anyway(roll, hit):
+    """Seed 002 "@Riposte": "A critical parry using Riposte will block only
+    its armor points in damage, not all damage as does a standard parry";
+    "A critical riposte allows the riposter to automatically hit ... even if
+    the attack roll is a miss. A fumbled attack becomes a simple miss"."""
+    t = Table(("vasana", _trained("@riposte"), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t, "intent double attack:vasana:Maul", "intent double parry:gorakh:Broadsword:@riposte")
+    t(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t(cmd.ChooseReaction(defender="vasana", reaction="parry"), "2")  # a critical parry
+    step = t.state.pending[0]
+    assert (step.data["block"], step.data["block-all"]) == (10, 0)  # the Broadsword's AP only
+    t(ROLL, "12,1,1,1")
+    assert t.state.pending[0].kind == "strike" and t.state.pending[0].who == "vasana"
+    t(cmd.DeclareAttack(attacker="vasana", target="gorakh"), roll)
+    assert t.events(ev.AttackResolved)[-1].hit is hit
+    assert not t.events(ev.AttackResolved)[-1].fumble
+    assert t.events(rev.SpecialApplied)[-1].effect == ("sure blow" if hit else "simple miss")
 
 
 def test_counter_dodge_counts_one_level_lower():
@@ -962,14 +1187,32 @@ def test_spell_over_10_sr_carries_over():
 
 def test_two_spirit_attacks_allow_nothing_else_and_divine_spells():
     """Seed 002: "A character in spirit combat can choose to attack twice, in
-    which case he or she can take no other actions"; "Divine magic ... goes
-    off on DEX SR ... (add 1 SR per MP)"."""
+    which case he or she can take no other actions"; "Divine magic never
+    requires readying and goes off on DEX SR ... (add 1 SR per MP)"."""
     t = Table()
     t(cmd.StartRound())
     t.refused(cmd.TakeAction(who="gorakh", action="intent single spirit-attack:vasana spirit-attack:vasana misc:shout"),
               "attacking twice in spirit combat allows no other action")
+    t.refused(cmd.TakeAction(who="gorakh", action="intent double cast:shield:2:ready+divine"), "'ready'")  # "never requires readying"
     t.act("gorakh", "intent double cast:shield:2:divine")
     assert [d.sr for d in declared_of(t, "gorakh")] == [3 + 2 + 3]
+
+
+@pytest.mark.parametrize("spirit", ["spirit-attack:vasana spirit-attack:vasana", "spirit-defend spirit-defend"])
+def test_two_spirit_actions_allow_no_abort(spirit):
+    """Seed 002: two spirit attacks allow "no other actions, including
+    defending him or herself from the attacking spirit"; two defensive
+    actions "but no other actions": no Defensive or Movement Abort; a plain
+    abort stays."""
+    t = Table()
+    t(cmd.StartRound())
+    t.act("gorakh", f"intent single {spirit}")
+    t.act("vasana", "intent double attack:gorakh:Broadsword")
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 defensive dodge:vasana"), "can take no other action")
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 movement"), "can take no other action")
+    t.act("gorakh", "abort 2")
+    assert [d.abort for d in declared_of(t, "gorakh")] == ["", "plain"]
+    t.refused(cmd.TakeAction(who="gorakh", action="abort 1 defensive dodge:vasana"), "can take no other action")
 
 
 def test_two_dodges_against_two_opponents():
@@ -1039,6 +1282,34 @@ def test_breakfall_negates_a_fall_in_the_move_phase_and_no_standing_on_a_useless
     t2.act("gorakh", "intent triple")
     t2.act("vasana", "intent triple")
     t2.refused(cmd.TakeAction(who="vasana", action="move stand"), "cannot stand on a useless leg")
+
+
+def test_a_fall_in_the_move_phase_stands_in_the_post_melee_move():
+    """Seed 002 "FALLEN CHARACTERS": "A character that fell in the course of
+    a Move or Post Melee Move will normally be unable to stand until the
+    next movement phase, either Move or Post Melee Move": fallen in
+    difficult terrain in the Move Phase, she stands in the Post Melee Move;
+    one felled in the Melee Phase may not without Acrobatics or Breakfall
+    (test_breakfall_lets_her_stand_in_the_post_melee_move)."""
+    t = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    t(cmd.StartRound())
+    t.act("gorakh", "intent triple")
+    t.act("vasana", "intent double misc:look")
+    t.refused(cmd.TakeAction(who="vasana", action="stand"), "belongs to the Post Melee Move")
+    t.act("vasana", "move stay terrain=difficult moves=1")
+    t(ROLL, "90")  # DEX x5 80 (Maneuver 55 lower): she falls; no Acrobatics or Breakfall
+    assert t.state.combatants["vasana"].stance == "prone"
+    t.act("gorakh", "move stay")
+    assert t.state.pending[0].kind == "end-round"
+    t.act("vasana", "stand")
+    assert t.state.combatants["vasana"].stance == "standing"
+    t2 = Table(("vasana", sheet("vasana", skills={"Dodge": 40, "Maneuver": 55}), "heroes"), ("gorakh", sheet("gorakh"), "trolls"))
+    ready_for_melee(t2, "intent double attack:vasana:Maul", "intent triple")
+    t2(cmd.DeclareAttack(attacker="gorakh", target="vasana"), "40")
+    t2(ROLL, "12,3,3,1")
+    t2(ROLL, "90")  # knocked down in the Melee Phase
+    assert t2.state.pending[0].kind == "end-round"
+    t2.refused(cmd.TakeAction(who="vasana", action="stand"), "cannot stand before the next Move Phase")
 
 
 def test_glancing_parry_critical_and_shield_special():
@@ -1330,6 +1601,23 @@ def test_four_sources_all_with_two_options():
     t(cmd.StartRound())
     t.act("beast", "intent single attack:vasana:Claw+Talon attack:vasana:Bite+Tail")
     assert len(declared_of(t, "beast")) == 4
+
+
+def test_creatures_with_more_than_two_means_of_parrying():
+    """Seed 002 "4. Parry": "Creatures with more than two possible means of
+    parrying (i.e., more than two arms) can parry with up to half of them if
+    they select a single parry option"; "Selecting two Parry options": "can
+    choose to parry with all of them" (ruling multi_arm: three or more)."""
+    beast = sheet("gorakh", name="Beast")
+    arms = ("Scimitar", "Axe", "Mace", "Buckler")  # a four-armed creature, a weapon in each hand
+    beast["weapons"] = [{"name": n, "damage": "1D6", "sr": 2, "attack": 50, "parry": 40, "modes": ["slash"]} for n in arms]
+    beast["ready"] = list(arms)
+    t = Table(("vasana", sheet("vasana"), "heroes"), ("beast", beast, "monsters"))
+    t(cmd.StartRound())
+    t.refused(cmd.TakeAction(who="beast", action="intent double parry:vasana:Scimitar+Axe+Mace"),
+              "may parry with up to 2 of its 4 sources (half with one option), not 3")
+    t.act("beast", "intent single parry:vasana:Scimitar+Axe parry:vasana:Mace+Buckler")
+    assert sorted(d.weapon for d in declared_of(t, "beast")) == sorted(arms)
 
 
 def test_shield_covers_locations_against_missiles():

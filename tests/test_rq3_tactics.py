@@ -11,8 +11,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events import rq3 as rev
 
-from test_rq3_missiles import RuledTable
-from test_rq3_rules import ROLL, Table, _trained, ready_for_melee, sheet
+from test_rq3_rules import ROLL, RuledTable, Table, _trained, ready_for_melee, sheet
 
 
 def _whip() -> dict:

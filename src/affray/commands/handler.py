@@ -49,7 +49,7 @@ _STEP_VERBS = {
 # rq3 (rules/rq3): the declared attack at its SR, and its roll steps
 _STEP_VERBS[cmd.DeclareAttack] += ("strike",)
 _STEP_VERBS[cmd.RollPending] += ("maneuver", "terrain", "fall", "breakfall", "grapple-hold", "grapple-follow", "thrown",
-                                  "disarm", "weapon-hit")
+                                  "disarm", "weapon-hit", "limb-location")
 _STEP_VERBS[cmd.ChooseReaction] += ("parry-miss",)
 
 

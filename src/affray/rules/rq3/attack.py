@@ -20,7 +20,7 @@ from affray.events import core as ev
 from affray.events import rq3 as rev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, check_target, find_combatant
-from affray.rules.rq3 import core
+from affray.rules.rq3 import core, tables
 
 #: Tactics whose attack roll is not the weapon's plain attack chance.
 HALF = ("aimed",)
@@ -45,7 +45,7 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
         out.append("dodge")
     intent = core.intent_of(t)
     spare = [d for d in ds if d.kind in core.TIMED and not d.used]
-    if intent is not None and spare and not intent.effects.get("aborted"):
+    if intent is not None and spare and not intent.effects.get("aborted") and not core.spirit_bound(t):
         if t.ready:
             out.append("abort-parry")
         if not intent.effects.get("brace"):
@@ -58,8 +58,9 @@ def defence_options(state: State, defender: str, attacker: str) -> tuple[str, ..
 #: 1D10+10 locations with a 1H melee weapon), ``high-ground-locations`` (the
 #: same, choosing the 1D10+10 locations with a 2H weapon too), ``wall`` /
 #: ``solid-wall`` (a creature or free-standing object / a wall behind the
-#: target, for knockback).
-SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall")
+#: target, for knockback), ``unaware`` (a missile the target does not see
+#: coming: it cannot be dodged).
+SITUATIONS = ("point-blank", "high-ground", "high-ground-locations", "wall", "solid-wall", "unaware")
 #: ``affray attack --situation KEY=N`` for missile attacks: ``range=N`` the
 #: distance to the target in metres (``affray attack --range N`` says the
 #: same), ``moving=N`` the moving-target penalty in percent the GM sets for
@@ -123,6 +124,8 @@ def flags(state: State, attacker: str, target: str, d: core.Declared, situations
     if d.kind == "attack" and high and (w.hands == 1 or "high-ground-locations" in situations):
         out.append("high-ground")
     out += [x for x in ("wall", "solid-wall") if x in situations]
+    if "unaware" in situations:
+        out.append("unaware")
     into = behind(state, attacker, target, situations)
     if into:
         out.append(f"into={into}")
@@ -188,7 +191,7 @@ def _skill(state: State, attacker: str, target: str, d: core.Declared, situation
         mods.append(ev.Modifier(d.penalty, "two attacks with one weapon"))
     if core.base_mode(d.mode)[0] in HALF:
         factor = (1, 2)  # seed 002 "Aimed Shot": half the normal chance
-    if d.kind == "missile" and not w.thrown and any(core.reach(a, h) == 1 for h in a.engaged):
+    if d.kind == "missile" and not w.thrown and any(core.adjacent_since_round_began(state, a, h) for h in a.engaged):
         factor = (factor[0], factor[1] * 2)  # seed 002: firing while engaged, half
     band = missile_band(state, attacker, d, situations, target)
     if band == "half":
@@ -241,6 +244,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if "height" in valued and d.mode != "throw":
         raise RuleError("height= is for a grapple throw (attack:FOE:Grapple:throw): the drop in metres")
     valued.pop("height", None)
+    if "unaware" in command.situations and d.kind != "missile":
+        raise RuleError("unaware is for a missile attack the target does not see coming (seed 002 'PARRYING AND DODGING "
+                        "MISSILE WEAPONS'); drop it for a melee blow")
     if valued and d.kind != "missile":
         raise RuleError(f"{', '.join(k + '=' for k in valued)} belong to missile attacks; "
                         f"{a.name}'s {w.name} attack is a melee attack: drop them")
@@ -252,6 +258,11 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         if core.engagement_range(w.length) < dist and not at_weapon:
             raise RuleError(f"{t.name} is {dist} m away: only a weapon of at least {dist} m reaches; "
                             f"{a.name}'s {w.name} cannot (seed 002 'RULES OF ENGAGEMENT'); affray act {attacker} pass")
+        if (core.engagement_range(w.length) >= 2 and core.is_closed(state, t, a)
+                and core.rulings_of(state).closed_long_weapon == "no-attack"):
+            raise RuleError(f"{t.name} has closed inside the reach of {a.name}'s {w.name}: a long weapon cannot strike "
+                            f"a closed foe (seed 002 'MANEUVER SKILL'; ruling closed_long_weapon); "
+                            f"affray act {attacker} pass")
     if w.name not in a.ready and w.kind != "unarmed":
         raise RuleError(f"{a.name} no longer holds {w.name}; affray act {attacker} pass")
     if any(x.name == "weapon-immobilised" and x.id.endswith(f":{w.name}") for x in a.conditions):
@@ -273,6 +284,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if auto == "auto" and level == "failure" or auto == "sure" and level in ("failure", "fumble"):
         level = "success"  # seed 002 "@Riposte"/"@Counter" critical, "@Flurry" critical: the blow hits anyway
         draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="sure blow", detail="the free blow hits even on a miss"))
+    elif auto == "auto" and level == "fumble":
+        level = "failure"  # seed 002 "@Riposte"/"@Counter": "A fumbled attack becomes a simple miss"
+        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="simple miss", detail="a fumbled free blow is a simple miss"))
     draft.emit(ev.AttackResolved(exchange=n, hit=core.succeeded(level), critical=level == "critical",
                                  fumble=level == "fumble", roll=tested.roll, skill=tested.target))
     core.mark_used(draft, attacker, d)
@@ -305,20 +319,84 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
                              auto="sure" if level == "critical" else "")
         s = draft.state
     options = defence_options(s, target, attacker)
-    if attacking_limb(s, attacker, target, d):
-        # seed 002 "DODGING BY LARGE CREATURES": no dodge for the limb it attacks with
+    if "unaware" in command.situations:
+        # seed 002: missiles "can be dodged if the dodger is aware of the attack and ready to dodge"
         options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
         options = () if options == ("none",) else options
-        draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="attacking limb",
-                                      detail=f"{t.name} cannot dodge a blow at the limb it attacks {a.name} with"))
+    if attacking_limb(s, attacker, target, d):
+        options = _no_dodge(draft, n, attacker, target, options)
+    elif "dodge" in options and d.kind == "attack" and not core.base_mode(d.mode)[2] and attack_limbs(s, attacker, target) \
+            and core.rulings_of(s).large_limb_location == "rolled-first":
+        # ruling large_limb_location: the random location first, to know whether the blow is at the attacking limb
+        high = "high-ground" in core.kind_flags(s.exchange.kind)
+        draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+            who=attacker, verb="roll", kind="limb-location", exchange=n, data={"sr": d.sr, "level": level},
+            dice=(ev.DiceNeed(f"hit location: {t.name} (before its dodge)", "1D10" if high else "1D20", by=attacker),),
+            prompt=f"{a.name} hits {t.name}, which attacks with a limb: roll the hit location before the reaction "
+                   "(seed 002 'DODGING BY LARGE CREATURES'): affray roll"),)))
+        return
+    _react_or_damage(draft, n, attacker, target, d.sr, level, w.name, options)
+
+
+def _no_dodge(draft: Draft, n: int, attacker: str, target: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    """Seed 002 "DODGING BY LARGE CREATURES": no dodge for the limb it
+    attacks with; the reaction options without the dodge."""
+    s = draft.state
+    options = tuple(o for o in options if o not in ("dodge", "abort-dodge"))
+    draft.emit(rev.SpecialApplied(exchange=n, by=attacker, effect="attacking limb",
+                                  detail=f"{s.combatants[target].name} cannot dodge a blow at the limb it attacks "
+                                         f"{s.combatants[attacker].name} with"))
+    return () if options == ("none",) else options
+
+
+def _react_or_damage(draft: Draft, n: int, attacker: str, target: str, sr: int, level: str, weapon: str,
+                     options: tuple[str, ...]) -> None:
+    """Offer the target its reactions to a hit, or go on to the damage."""
+    s = draft.state
+    a, t = s.combatants[attacker], s.combatants[target]
     if options:
         draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
             who=target, verb="react", kind="react", options=options, exchange=n,
-            dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": d.sr, "level": level},
-            prompt=f"{t.name}, reaction to {a.name}'s {level} hit with {w.name} at SR {d.sr}: "
+            dice=(ev.DiceNeed(f"defence: {t.name}", "1D100", by=target),), data={"sr": sr, "level": level},
+            prompt=f"{t.name}, reaction to {a.name}'s {level} hit with {weapon} at SR {sr}: "
                    f"{' | '.join(_describe(s, target, attacker, o) for o in options)} (affray react {target} OPTION)"),)))
         return
     draft.emit(ev.StepsAwaited(steps=(core.damage_step(s, level),)))
+
+
+def limb_location(draft: Draft, step: ev.PendingStep) -> None:
+    """The hit location rolled before a large creature's reaction (ruling
+    ``large_limb_location`` = rolled-first): a blow landing on a limb the
+    creature attacks the attacker with this round cannot be dodged (seed
+    002 "DODGING BY LARGE CREATURES"); the damage step uses this location."""
+    s = draft.state
+    x = s.exchange
+    need = step.dice[0]
+    roll = draft.roll(need.expr, need.purpose, by=x.attacker).total
+    location = tables.hit_location(min(20, roll + (10 if need.expr == "1D10" else 0)))
+    core.condition(draft, x.target, "blow-location", key=str(x.id), location=location,
+                   note=f"{'1D10+10' if need.expr == '1D10' else 'd20'}={roll} {location}, rolled before the reaction")
+    options = defence_options(draft.state, x.target, x.attacker)
+    if location in attack_limbs(draft.state, x.attacker, x.target):
+        options = _no_dodge(draft, x.id, x.attacker, x.target, options)
+    _react_or_damage(draft, x.id, x.attacker, x.target, int(step.data["sr"]), str(step.data["level"]), x.weapon, options)
+
+
+def attack_limbs(state: State, attacker: str, target: str) -> set[str]:
+    """The limbs ``target`` attacks ``attacker`` with this round (declared
+    natural-weapon attacks whose sheet names a ``limb``), when it has at
+    least three times ``attacker``'s SIZ; empty otherwise (seed 002
+    "DODGING BY LARGE CREATURES")."""
+    if not _large_target(state, attacker, target):
+        return set()
+    t = state.combatants[target]
+    out = set()
+    for own in core.declared(t):
+        if own.kind == "attack" and not own.abort and own.target in ("", attacker):
+            w = core.weapon_of(t, own.weapon)
+            if w.kind == "unarmed" and w.limb:
+                out.add(w.limb)
+    return out
 
 
 def attacking_limb(state: State, attacker: str, target: str, d: core.Declared) -> bool:
@@ -328,19 +406,12 @@ def attacking_limb(state: State, attacker: str, target: str, d: core.Declared) -
     [with] at least three times the SIZ of its opponent"): ``d`` is aimed
     (Aimed Shot or @Aimed Blow) at a limb with which ``target`` declared a
     natural-weapon attack on ``attacker`` this round (the weapon's ``limb``
-    on the sheet). A weapon that keeps it out of reach leaves the dodge."""
+    on the sheet). A weapon that keeps it out of reach leaves the dodge.
+    An unaimed blow: :func:`limb_location`."""
     where = core.base_mode(d.mode)[2]
     if not where or d.kind != "attack":
         return False
-    if not _large_target(state, attacker, target):
-        return False
-    t = state.combatants[target]
-    for own in core.declared(t):
-        if own.kind == "attack" and not own.abort and own.target in ("", attacker):
-            w = core.weapon_of(t, own.weapon)
-            if w.kind == "unarmed" and w.limb == where:
-                return True
-    return False
+    return where in attack_limbs(state, attacker, target)
 
 
 def _tactic_note(mode: str, level: str, skill: int) -> str:

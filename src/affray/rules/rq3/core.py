@@ -148,6 +148,16 @@ def declared_condition(draft: Draft, handle: str, d: Declared) -> ev.ConditionAp
                  "abort": _ABORTS.index(d.abort)}, note=d.note))
 
 
+def spirit_bound(c: Combatant) -> bool:
+    """Whether ``c`` declared two spirit attacks or two spirit defences this
+    round, which allow "no other actions, including defending him or
+    herself" (seed 002 "A character in spirit combat can choose to attack
+    twice ... or can choose to take two defensive actions but no other
+    actions"): no Defensive or Movement Abort."""
+    kinds = [d.kind for d in declared(c)]  # as stated, aborted or not
+    return kinds.count("spirit-attack") >= 2 or kinds.count("spirit-defend") >= 2
+
+
 def mark_used(draft: Draft, handle: str, d: Declared) -> None:
     """Record that declared action ``d`` is spent."""
     draft.emit(declared_condition(draft, handle, msgspec.structs.replace(d, used=True)))
@@ -195,10 +205,19 @@ def intent_order(state: State) -> list[str]:
 
 def movement_order(state: State) -> list[str]:
     """Movement initiative: highest DEX first, ties by the die; those who
-    chose to wait move after the rest (seed 002 "MOVEMENT INITIATIVE")."""
+    chose to wait move after the rest (seed 002 "MOVEMENT INITIATIVE"); one
+    who won a contest of Maneuver moves before the defeated target (seed
+    002 "MOVE")."""
     rows = [(int(c.has("move-waiting")), -sheet_of(c).characteristics.DEX, -tiebreak(state, c.handle), i, c.handle)
             for i, c in enumerate(state.combatants.values())]
-    return [r[-1] for r in sorted(rows)]
+    order = [r[-1] for r in sorted(rows)]
+    for c in state.combatants.values():  # "gains movement initiative over the defeated target" (seed 002 "MOVE")
+        for x in c.conditions:
+            loser = x.id.split(":", 1)[1] if x.name == "initiative-over" else ""
+            if loser in order and order.index(c.handle) > order.index(loser):
+                order.remove(c.handle)
+                order.insert(order.index(loser), c.handle)
+    return order
 
 
 def reach(c: Combatant, other: str) -> int:
@@ -210,15 +229,70 @@ def reach(c: Combatant, other: str) -> int:
     return x.effects.get("metres", 1) if x else 1
 
 
+def adjacent_since_round_began(state: State, c: Combatant, other: str) -> bool:
+    """Whether ``c`` has been within 1 m of ``other`` since before this round
+    (its ``reach`` condition at 1 m dates from an earlier round): seed 002 "If
+    a character with a missile weapon starts the melee round adjacent to an
+    opponent"."""
+    x = next((x for x in c.conditions if x.id == f"reach:{other}"), None)
+    return other in c.engaged and reach(c, other) == 1 and x is not None and x.since_round < state.round
+
+
 def reach_events(draft: Draft, a: str, b: str, metres: int) -> list[ev.Event]:
-    """Conditions recording the fighting distance of ``a`` and ``b``."""
+    """Conditions recording the fighting distance of ``a`` and ``b`` (a new
+    distance ends a closing between them)."""
     s = draft.state
-    out = []
+    out = unclose_events(s, a, b, "a new fighting distance")
     for x, y in ((a, b), (b, a)):
         out.append(ev.ConditionApplied(handle=x, condition=cat.make(
             "reach", cause=draft.next_version, round=s.round, step=s.step, ends="event", key=y,
             effects={"metres": metres}, note=f"{metres} m from {s.combatants[y].name}")))
     return out
+
+
+def unclose_events(state: State, a: str, b: str, why: str) -> list[ev.Event]:
+    """``ConditionExpired`` for the ``closed`` conditions between ``a`` and
+    ``b`` (either way round), if any."""
+    return [ev.ConditionExpired(handle=x, condition_id=f"closed:{y}", reason=why)
+            for x, y in ((a, b), (b, a)) if any(c.id == f"closed:{y}" for c in state.combatants[x].conditions)]
+
+
+def end_engagement(draft: Draft, a: str, b: str, why: str) -> None:
+    """``a`` and ``b`` are no longer engaged: the engagement, their fighting
+    distance and any closing between them end."""
+    draft.emit(ev.EngagementChanged(a=a, b=b, engaged=False))
+    draft.emit(*unclose_events(draft.state, a, b, why))
+    expire(draft, a, f"reach:{b}", why)
+    expire(draft, b, f"reach:{a}", why)
+
+
+def long_weapon_against(c: Combatant, o: Combatant) -> float:
+    """The length of ``o``'s longest declared Melee Attack weapon when it is
+    a long weapon against ``c`` (2 m or more, and engaging further than
+    ``c``'s own), else 0 (seed 002 "MANEUVER SKILL": "an opponent using a
+    longer weapon, such as a long spear against a sword")."""
+    length = longest_declared_weapon(o)
+    if engagement_range(length) >= 2 and engagement_range(length) > engagement_range(longest_declared_weapon(c)):
+        return length
+    return 0.0
+
+
+def is_closed(state: State, c: Combatant, o: Combatant) -> bool:
+    """Whether ``c`` has closed inside ``o``'s long weapon (seed 002
+    "MANEUVER SKILL"): it won the contest into ``o``'s hex (a ``closed``
+    condition; on the map while they share the hex), or it is within 1 m of
+    a weapon of 3 m or more ("characters within 1 meter ... should be
+    treated as closed"), except in a lance charge: the pike strikes the
+    charger first, the charging lance strikes before shorter weapons
+    ("Lance charge")."""
+    if o.handle not in c.engaged or reach(c, o.handle) > 1:
+        return False
+    if engagement_range(longest_declared_weapon(o)) >= 3:
+        return not c.has("lance-charge") and not o.has("lance-charge")
+    if not any(x.id == f"closed:{o.handle}" for x in c.conditions):
+        return False
+    pc, po = position(c), position(o)
+    return pc is None or po is None or pc[:2] == po[:2]
 
 
 def longest_declared_weapon(c: Combatant) -> float:
@@ -404,10 +478,11 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
         dice.append(ev.DiceNeed(f"@Weave: {state.combatants[x.target].name}'s free dodge", "1D100", by=x.target))
     chosen = mode == "aimed" or (mode == "@aimed-blow" and level in ("special", "critical"))
     at_weapon = mode == "break" or (mode == "@entangle" and aimed_at == "weapon")
-    if not at_weapon and not (chosen and aimed_at):
+    rolled_first = blow_location(state.combatants[x.target], x.id)
+    if not at_weapon and not (chosen and aimed_at) and not rolled_first:
         dice.append(ev.DiceNeed(f"hit location: {state.combatants[x.target].name}", "1D10" if high else "1D20",
                                 by=x.attacker))
-    if mode not in ("slam",):
+    if mode != "slam" and (mode != "bash" or bash_adds_weapon(state, w)):
         dice.append(ev.DiceNeed(f"damage: {w.name}", w.damage, by=x.attacker))
     if mode == "impale" and level in ("special", "critical"):
         dice.append(ev.DiceNeed(f"impale (second roll): {w.name}", w.damage, by=x.attacker))
@@ -441,12 +516,30 @@ def damage_step(state: State, level: str, *, block: int = 0, block_all: bool = F
     data: dict[str, str | int] = {"level": level, "block": block, "block-all": int(block_all), "free-dodge": int(free_dodge)}
     if chosen and aimed_at:
         data["location"] = aimed_at
+    elif rolled_first and not at_weapon:
+        data.update({"location": rolled_first, "location-first": 1})
     if parry_weapon:
         data.update({"parry-weapon": parry_weapon, "parry-level": parry_level, "tactic": tactic})
     if tactic_option:
         data["tactic-option"] = tactic_option
     return ev.PendingStep(who=x.attacker, verb="roll", kind="damage", exchange=x.id, dice=tuple(dice), data=data,
                           prompt=f"{a.name} rolls damage ({level} hit with {w.name}, {mode}): affray roll")
+
+
+def bash_adds_weapon(state: State, w: Weapon) -> bool:
+    """Whether ``w``'s rolled damage adds to a Bash's knockback (seed 002
+    "Bash": "Thrusting weapons must be used in a crushing or cutting mode
+    (staff or halberd) to effectively add to a Bash attempt, and smaller
+    weapons (SR 3) are generally ineffective"; ruling ``bash_weapon``)."""
+    if rulings_of(state).bash_weapon == "any":
+        return True
+    return bool({"slash", "crush"} & set(w.modes)) and w.sr < 3
+
+
+def blow_location(c: Combatant, exchange: int) -> str:
+    """The hit location rolled for exchange ``exchange`` on ``c`` before its
+    reaction (ruling ``large_limb_location``), or ""."""
+    return next((x.location for x in c.conditions if x.name == "blow-location" and x.id.endswith(f":{exchange}")), "")
 
 
 def abort_events(draft: Draft, handle: str, d: Declared, how: str, replacement: str) -> None:
@@ -632,10 +725,11 @@ def place_event(draft: Draft, handle: str, q: int, r: int, facing: int, why: str
 
 def occupant(state: State, hexes: tuple[int, int], but: str = "") -> Combatant | None:
     """The standing-up figure in hex ``hexes`` (a dead or unconscious one is a
-    fallen body, crossed as terrain), other than ``but``."""
+    fallen body, crossed as terrain), other than ``but`` and those that may
+    share a hex with ``but`` (:func:`sharing`)."""
     for c in state.combatants.values():
         p = position(c)
-        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active" and not paired(state, c.handle, but):
+        if c.handle != but and p is not None and p[:2] == hexes and c.status == "active" and not sharing(state, c.handle, but):
             return c
     return None
 
@@ -656,6 +750,16 @@ def paired(state: State, a: str, b: str) -> bool:
     if not a or not b or a not in state.combatants or b not in state.combatants:
         return False
     return mount_of(state.combatants[a]) == b or mount_of(state.combatants[b]) == a
+
+
+def sharing(state: State, a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` may share a hex: a rider and its mount, or a
+    figure closed inside the other's long weapon (seed 002 "MANEUVER SKILL")."""
+    if paired(state, a, b):
+        return True
+    if not a or not b or a not in state.combatants or b not in state.combatants:
+        return False
+    return any(x.id == f"closed:{y}" for x_, y in ((a, b), (b, a)) for x in state.combatants[x_].conditions)
 
 
 def distance_between(state: State, a: str, b: str) -> int | None:
@@ -750,6 +854,37 @@ def step_to(draft: Draft, handle: str, foe: str, metres: int, why: str) -> None:
                   note=f"{used} of {mm.effects.get('allow', 0)} m: {why}")
 
 
+def step_into(draft: Draft, handle: str, foe: str, why: str) -> None:
+    """On the hex map, put ``handle`` (and its mount) into ``foe``'s hex,
+    keeping its facing, 1 m counted against its movement (seed 002 "MANEUVER
+    SKILL": closing "into the opponents hex"); nothing off the map."""
+    here, there = position(draft.state.combatants[handle]), position(draft.state.combatants[foe])
+    if here is None or there is None or here[:2] == there[:2]:
+        return
+    draft.emit(place_event(draft, handle, there[0], there[1], here[2], why))
+    draft.emit(ev.CombatantMoved(handle=handle, distance=1.0, reason=why))
+    carry_mount(draft, handle, there[0], there[1], here[2], 1, why)
+    mm = map_move(draft.state.combatants[handle])
+    if mm is not None:
+        used = mm.effects.get("used", 0) + 1
+        condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
+                  note=f"{used} of {mm.effects.get('allow', 0)} m: {why}")
+
+
+def drop_apart_closings(draft: Draft, handle: str, why: str) -> None:
+    """On the map, end the closings of ``handle`` (either way round) with
+    foes no longer in its hex (seed 002 "MANEUVER SKILL": closed is inside
+    the wielder's hex)."""
+    s = draft.state
+    for c in list(s.combatants.values()):
+        for x in c.conditions:
+            if x.name != "closed":
+                continue
+            other = x.id.split(":", 1)[1]
+            if handle in (c.handle, other) and distance_between(s, c.handle, other) not in (None, 0):
+                draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=x.id, reason=why))
+
+
 def mount_rate(state: State, c: Combatant) -> int:
     """The movement rate of the mount ``c`` rides (0 when on foot)."""
     m = mount_of(c)
@@ -772,6 +907,47 @@ def open_map_phase(draft: Draft) -> None:
                   note=f"{metres} m this Move Phase" + (f"; {why}" if why else ""))
 
 
+def _left(c: Combatant) -> int:
+    """Metres ``c`` has left this Move Phase on the map (0 once it moved)."""
+    mm = map_move(c)
+    if mm is None or c.has("moved"):
+        return 0
+    return max(0, mm.effects.get("allow", 0) - mm.effects.get("used", 0))
+
+
+def conceivably_reach(state: State) -> bool:
+    """Whether two hostile figures on the map "come within a range where
+    they could conceivably reach each other" this Move Phase (seed 002
+    "MOVEMENT INITIATIVE"; ruling ``map_thirds`` = in-reach): their distance,
+    less the engagement range of the longer weapon either declared a Melee
+    Attack with (at least 1 m), is no more than the metres both have left."""
+    placed = [(c, position(c)) for c in fighters(state)]
+    placed = [(c, p) for c, p in placed if p is not None]
+    for i, (a, pa) in enumerate(placed):
+        for b, pb in placed[i + 1:]:
+            if a.side == b.side:
+                continue
+            gap = hex_distance(pa[:2], pb[:2]) - engagement_range(max(longest_declared_weapon(a), longest_declared_weapon(b)))
+            if gap <= _left(a) + _left(b):
+                return True
+    return False
+
+
+def in_thirds(state: State) -> bool:
+    """Whether the Move Phase on the map goes in alternating thirds now
+    (seed 002 "MOVEMENT INITIATIVE": "Once hostile characters come within a
+    range where they could conceivably reach each other, ... alternate
+    moving ... 1/3 of their current movement rate ... until all movement is
+    completed"). Ruling ``map_thirds``: ``in-reach`` (the seed:
+    :func:`conceivably_reach`, and once the thirds began they go on to the
+    end of the phase) or ``always``."""
+    if rulings_of(state).map_thirds == "always":
+        return True
+    if any((mm := map_move(c)) is not None and mm.effects.get("thirds") for c in fighters(state)):
+        return True
+    return conceivably_reach(state)
+
+
 def finish_move(draft: Draft, handle: str, note: str, *, freed: bool = False) -> None:
     """A Move Phase step is over: without a map the fighter has moved; on
     the map it has taken one of its three thirds (ruling ``map_thirds``),
@@ -780,8 +956,9 @@ def finish_move(draft: Draft, handle: str, note: str, *, freed: bool = False) ->
     c = draft.state.combatants[handle]
     mm = map_move(c)
     if mm is not None and not c.has("moved"):
-        taken = mm.effects.get("pass", 0) + 1
-        effects = dict(mm.effects, **{"pass": taken})
+        thirds = in_thirds(draft.state)
+        taken = mm.effects.get("pass", 0) + 1 if thirds else 3  # ruling map_thirds: out of reach, the whole move
+        effects = dict(mm.effects, **{"pass": taken, "thirds": int(thirds)})
         if freed and effects.get("limited-by-engagement"):
             intent = intent_of(c)
             full, _ = allowance(c, intent.effects.get("moves", 1) if intent is not None else 1, engaged_at_start=False,

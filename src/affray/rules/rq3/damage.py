@@ -55,7 +55,10 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         dodged_through = core.succeeded(core.test(draft, t.handle, "Dodge", core.skill_of(t, "Dodge"),
                                                   purpose=need.purpose))
     notes: list[str] = []
-    if "location" in step.data:
+    if "location" in step.data and int(step.data.get("location-first", 0)):
+        location = str(step.data["location"])
+        notes.append(f"{location} (rolled before the reaction)")
+    elif "location" in step.data:
         location = str(step.data["location"])
         notes.append(f"{location} chosen ({'Aimed Shot' if mode == 'aimed' else '@Aimed Blow'})")
     elif at_weapon:
@@ -72,7 +75,9 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
     needs.insert(0, ev.DiceNeed("", ""))  # keeps the positions below
     weapon_total, db_total, knock = 0, 0, 0
     rest = needs[1:]
-    if mode != "slam":
+    if mode == "bash" and not core.bash_adds_weapon(state, w):
+        notes.append(f"bash: {w.name} adds no weapon damage (thrusting only, or SR 3)")
+    elif mode != "slam":
         r = draft.roll(rest[0].expr, rest[0].purpose, by=x.attacker)
         rest = rest[1:]
         weapon_total = r.total

@@ -152,7 +152,8 @@ def _db(draft: Draft, a, step: ev.PendingStep) -> int:
 
 def thrown(draft: Draft, step: ev.PendingStep) -> None:
     """A thrown foe: 1D6 + damage modifier to a random location, armour at
-    half at best; it falls, and the hold ends."""
+    half at best (protective spells counted with it: ruling
+    ``throw_spell_ap``); it falls, and the hold ends."""
     state = draft.state
     x = state.exchange
     a, t = state.combatants[x.attacker], state.combatants[x.target]
@@ -169,7 +170,11 @@ def thrown(draft: Draft, step: ev.PendingStep) -> None:
     if core.succeeded(core.test(draft, t.handle, name, value, purpose=f"{name}: {t.name} lands well")):
         amount //= 2  # seed 002: "If the opponent succeeds in a DEXx1, Acrobatics/2, or Breakfall roll, the damage is halved"
         note += f"; halved ({name})"
-    armour = min(amount, t.location(location).ap // 2)
+    worn = t.location(location).ap
+    spell = core.spell_ap(t) if core.rulings_of(state).throw_spell_ap == "half" else 0
+    if spell:
+        note += f"; protective spells {spell} AP with the armour"
+    armour = min(amount, (worn + spell) // 2)  # seed 002 "armor protecting, at best, at half value"; ruling throw_spell_ap
     draft.emit(ev.DamageDealt(exchange=x.id, target=t.handle, location=location, rolled=amount, reduced=0, armour=armour,
                               final=amount - armour, note=note))
     if t.stance != "prone":

@@ -399,6 +399,9 @@ def abort(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"an abort is plain, defensive or movement, not {how!r}")
     if how != "plain" and intent.effects.get("aborted"):
         raise RuleError(f"{c.name} has used this round's abort already (one per melee round)")
+    if how != "plain" and core.spirit_bound(c):
+        raise RuleError(f"{c.name} chose two actions in spirit combat and can take no other action this round, "
+                        "not even a defence (seed 002); a plain abort only")
     replacement = ""
     if how == "defensive":
         if len(words) < 3:

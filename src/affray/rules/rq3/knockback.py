@@ -17,11 +17,12 @@ fail, or if knocked back more than 1 m. Something behind the target
 (``--situation wall`` on the attack, ``solid-wall`` for a wall or cliff):
 another DEX x5 roll, and 1D6 to a random location per two metres (rounded
 up: ruling ``knockback_collision``), doubled against a solid object.
-Knocked into a creature (``--situation into=WHO``, or on the hex map the
-first figure along the line of the knockback, where the target stops):
-both roll DEX x5 to stay standing and both take the 1D6 per two metres.
-On the map the target is moved along the hex side nearest the line from
-the attacker through it. A free-standing object's damage is the GM's.
+A free-standing object (``wall``) takes its own 1D6 per two metres too
+(recorded; its AP and HP are the GM's). Knocked into a creature
+(``--situation into=WHO``, or on the hex map the first figure along the
+line of the knockback, where the target stops): both roll DEX x5 to stay
+standing and both take the 1D6 per two metres. On the map the target is
+moved along the hex side nearest the line from the attacker through it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import math
 
 from affray.events import core as ev
+from affray.events import rq3 as rev
 from affray.rules.base import Draft
 from affray.rules.rq3 import core, tables
 
@@ -79,6 +81,8 @@ def check(draft: Draft, target: str, rolled: int, penetrated: int, mode: str, sp
             dice.append(ev.DiceNeed(f"DEX x5: {t.name} stays standing against the {wall}", "1D100", by=target))
         dice.append(ev.DiceNeed(f"hit location: {t.name} hits the {wall}", "1D20", by=target))
         dice.append(ev.DiceNeed(f"damage: {t.name} hits the {wall}", f"{math.ceil(m / 2)}D6", by=target))
+        if wall == "wall":  # seed 002: a creature or free-standing object hit: "both take 1d6 damage"
+            dice.append(ev.DiceNeed(f"damage: the object {t.name} hits", f"{math.ceil(m / 2)}D6", by=target))
     elif into:
         o = state.combatants[into]
         if standing:
@@ -109,9 +113,10 @@ def _line(state, attacker: str, target: str, m: int) -> tuple[tuple[int, int] | 
     the target"), and the first figure in the way ("" if none): the target
     stops in front of it. ``(None, "")`` off the map."""
     a, t = core.position(state.combatants[attacker]), core.position(state.combatants[target])
-    if a is None or t is None or a[:2] == t[:2]:
+    if a is None or t is None:
         return None, ""
-    side = min(range(6), key=lambda k: core.bearing(a[:2], k, t[:2]))
+    # in one hex (a figure closed inside a long weapon): along the attacker's facing
+    side = a[2] if a[:2] == t[:2] else min(range(6), key=lambda k: core.bearing(a[:2], k, t[:2]))
     at = t[:2]
     for _ in range(m):
         nxt = core.neighbour(*at, side)
@@ -126,6 +131,8 @@ def _knocked(draft: Draft, target: str, m: int, points: int, threshold: int, end
     x = draft.state.exchange
     draft.emit(ev.CombatantMoved(handle=target, distance=float(m), reason=f"knockback: {points} points against {threshold}",
                                  away_from=x.attacker if x else ""))
+    if x is not None:  # knocked back out of a closing (seed 002 "MANEUVER SKILL")
+        draft.emit(*core.unclose_events(draft.state, target, x.attacker, "knocked back"))
     here = core.position(draft.state.combatants[target])
     if end is not None and here is not None and end != here[:2]:
         draft.emit(core.place_event(draft, target, end[0], end[1], here[2], "knocked back"))
@@ -192,6 +199,8 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
                                   armour=armour, final=amount - armour,
                                   note=f"knocked into the {wall}" + ("; doubled (solid)" if wall == "solid-wall" else "")))
         draft.then("wounds", target=target, location=location, final=amount - armour)
+        if wall == "wall":
+            _object_damaged(draft, target, m)
     into = str(step.data.get("into", ""))
     if into:
         fell = _collide(draft, target, into, m, first_dex_ok=dex_ok and bool(int(step.data.get("standing", 0)))) or fell
@@ -200,6 +209,19 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
         draft.emit(ev.StepsAwaited(steps=(breakfall,)))
         return
     _end(draft)
+
+
+def _object_damaged(draft: Draft, target: str, m: int) -> None:
+    """The free-standing object a knocked-back figure hit takes its own
+    1D6 per two metres (seed 002 "KNOCKBACK INTO SMALL OBJECTS, PEOPLE AND
+    SOLID OBJECTS": "both take 1d6 damage"; ruling ``knockback_collision``),
+    recorded for the GM, who keeps the object's AP and HP (a solid wall
+    takes none)."""
+    name = draft.state.combatants[target].name
+    amount = draft.roll(f"{math.ceil(m / 2)}D6", f"damage: the object {name} hits", by=target).total
+    x = draft.state.exchange
+    draft.emit(rev.SpecialApplied(exchange=x.id if x else 0, by=x.attacker if x else target, effect="object damaged",
+                                  detail=f"the free-standing object {name} was knocked into takes {amount} damage"))
 
 
 def _collide(draft: Draft, target: str, into: str, m: int, *, first_dex_ok: bool) -> bool:

@@ -17,9 +17,12 @@ are hexes (axial ``Q,R``, 1 m apart) with a facing (``e``, ``ne``, ``nw``,
   the end is the free one-side facing shift at the end of the phase (not
   after a fumbled Maneuver). ``move done`` (or ``move stay``) ends one's
   move for the phase.
-- The Move Phase goes in three alternating thirds in movement initiative
-  order (ruling ``map_thirds``): by the end of the k-th third a figure has
-  used at most k/3 of its allowance (rounded up).
+- Once hostile figures could conceivably reach each other (their distance,
+  less the longer declared weapon's engagement range, within the metres
+  both have left), the Move Phase goes in three alternating thirds in
+  movement initiative order to its end (ruling ``map_thirds``): by the end
+  of the k-th third a figure has used at most k/3 of its allowance
+  (rounded up). Before that each figure makes its whole move in turn.
 - Allowance: movement rate x declared moves per Move Phase (ruling
   ``movement_allowance``); a third of it when the figure begins the phase
   engaged, reloads a missile weapon or concentrates (ruling ``third_move``);
@@ -35,7 +38,9 @@ are hexes (axial ``Q,R``, 1 m apart) with a facing (``e``, ``ne``, ``nw``,
   movement again (one category more after a Movement Abort), no
   engagement rules, through a prone figure's hex, or one the mover knocked
   aside in the Melee Phase, but not another standing one's (ruling
-  ``post_move_engagement`` for where it ends).
+  ``post_move_engagement`` for where it ends). ``withdraw FOE`` walks
+  straight away from the foe, ``approach FOE`` toward the free hex beside
+  it, as far as the movement allows.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from __future__ import annotations
 import math
 
 from affray.events import core as ev
-from affray.rules.base import Draft, RuleError
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.rq3 import core
 
 #: Words of a map move besides directions (and ``face:DIR``, ``facing=DIR``).
@@ -184,12 +189,15 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} is {c.stance}; move stand first (seed 002 'FALLEN CHARACTERS')")
     _not_carrying(state, c, path)
     allow, used, taken = mm.effects.get("allow", 0), mm.effects.get("used", 0), mm.effects.get("pass", 0)
-    cap = math.ceil(allow * (taken + 1) / 3)  # ruling map_thirds: a third of the allowance each time round
+    thirds = core.in_thirds(state)
+    # ruling map_thirds: a third of the allowance each time round, once foes could conceivably reach each other
+    cap = math.ceil(allow * (taken + 1) / 3) if thirds else allow
     q, r, facing = pos
     spent, stopped = 0, ""
     for i, (nq, nr, nf, cost, token) in enumerate(_walk(state, c, pos, path, post=False)):
         if used + spent + cost > cap:
-            raise RuleError(f"{c.name} may move {cap - used} m in this third ({allow} m this Move Phase{_why(mm)}); "
+            raise RuleError(f"{c.name} may move {cap - used} m {'in this third' if thirds else 'this Move Phase'} "
+                            f"({allow} m this Move Phase{_why(mm)}); "
                             f"the path comes to {spent + cost} m at {token!r} (a step back or a turn on the spot costs more)")
         if c.engaged and not mm.effects.get("limited-by-engagement") and cost and (nq, nr) != (q, r):
             names = ", ".join(state.combatants[h].name for h in c.engaged)
@@ -215,7 +223,7 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
     for h, metres in _own_reach(draft.state, draft.state.combatants[handle], (q, r), facing) if spent else ():
         draft.emit(ev.EngagementChanged(a=handle, b=h, engaged=True))
         draft.emit(*core.reach_events(draft, handle, h, metres))
-    last = taken + 1 >= 3 or done or used + spent >= allow
+    last = not thirds or taken + 1 >= 3 or done or used + spent >= allow
     if final is not None:
         if not last:
             raise RuleError("the free facing shift comes at the end of the Move Phase: add 'done', or give it in the last third")
@@ -227,12 +235,14 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         facing = final
     if (q, r, facing) != pos:
         draft.emit(core.place_event(draft, handle, q, r, facing, "Move Phase"))
+        core.drop_apart_closings(draft, handle, "stepped out of the hex")
     if spent:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Move Phase"
                                      + (f": engaged by {stopped}" if stopped else "")))
     core.carry_mount(draft, handle, q, r, facing, spent, "Move Phase")
-    core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=used + spent, **{"pass": taken + 1}),
-                   note=f"{used + spent} of {allow} m after third {taken + 1}")
+    core.condition(draft, handle, "map-move",
+                   effects=dict(mm.effects, used=used + spent, thirds=int(thirds), **{"pass": taken + 1 if thirds else 3}),
+                   note=f"{used + spent} of {allow} m " + (f"after third {taken + 1}" if thirds else "(no foe within reach: the whole move)"))
     if last:
         core.condition(draft, handle, "moved", note=f"moved {used + spent} m on the map"
                        + (f"; engaged by {stopped}" if stopped else ""))
@@ -253,6 +263,116 @@ def _why(mm) -> str:
     return f", a third: {mm.note.split('; ', 1)[1]}" if "; " in mm.note else ""
 
 
+def _post_allowance(state, c) -> tuple[int, str, int]:
+    """Metres ``c`` may move in the Post Melee Move, why it is limited, and
+    the metres already used in it (seed 002 "4) POST MELEE MOVE PHASE":
+    "as in the Move Phase"; "MOVEMENT ABORT")."""
+    intent = core.intent_of(c)
+    moves = intent.effects.get("post-moves", intent.effects.get("moves", 1)) if intent is not None else 1
+    allow, why = core.allowance(c, moves, engaged_at_start=False, rate=core.mount_rate(state, c))
+    mm = core.map_move(c)
+    return allow, why, mm.effects.get("post-used", 0) if mm is not None else 0
+
+
+def _free(state, c, hexes: tuple[int, int]) -> bool:
+    """Whether ``c`` may step into ``hexes`` in the Post Melee Move (empty,
+    or a prone figure's, or one ``c`` knocked aside)."""
+    o = core.occupant(state, hexes, but=c.handle)
+    return o is None or o.stance != "standing" or any(x.id == f"knocked-aside:{c.handle}" for x in o.conditions)
+
+
+def _away_path(state, c, foe) -> list[str]:
+    """The hex path of ``withdraw FOE``: straight away from ``foe`` along
+    the hex side nearest the line from it through ``c``, as far as the Post
+    Melee Move allows; backing off (2 m a hex, facing kept) when that goes
+    as far as turning away (1 m) and walking, else turning and walking."""
+    (q, r, facing), fp = core.position(c), core.position(foe)
+    away = fp[2] if fp[:2] == (q, r) else min(range(6), key=lambda k: core.bearing(fp[:2], k, (q, r)))
+    allow, _, used = _post_allowance(state, c)
+    budget = allow - used
+    hexes, at = [], (q, r)
+    for _ in range(budget):
+        at = core.neighbour(*at, away)
+        if not _free(state, c, at):
+            break
+        hexes.append(at)
+
+    def fit(n: int) -> int:  # not ending in a prone figure's hex
+        while n and core.occupant(state, hexes[n - 1], but=c.handle) is not None:
+            n -= 1
+        return n
+
+    name = core.DIRECTION_NAMES[away]
+    if core.turns_between(facing, away) <= 1:
+        return [name] * fit(len(hexes))
+    back, turned = fit(min(len(hexes), budget // 2)), fit(min(len(hexes), budget - 1))
+    if back >= turned:
+        return [name] * back
+    return [f"face:{name}"] + [name] * turned
+
+
+def _toward_path(state, c, foe) -> list[str]:
+    """The hex path of ``approach FOE``: toward the free hex beside ``foe``
+    nearest to ``c``, one hex at a time (turning first, 1 m, when the next
+    hex is not ahead or to a front side), as far as the Post Melee Move
+    allows, ending facing the foe with the free facing shift if it turns
+    one side."""
+    (q, r, facing), fp = core.position(c), core.position(foe)
+    ring = [core.neighbour(*fp[:2], k) for k in range(6)]
+    ring = [h for h in ring if h == (q, r) or core.occupant(state, h, but=c.handle) is None]
+    if not ring:
+        return []
+    goal = min(ring, key=lambda h: (core.hex_distance((q, r), h), h))
+    allow, _, used = _post_allowance(state, c)
+    budget, tokens, at = allow - used, [], (q, r)
+    while at != goal:
+        steps = [(core.hex_distance(core.neighbour(*at, k), goal), core.turns_between(facing, k), k) for k in range(6)]
+        steps = [x for x in steps if x[0] < core.hex_distance(at, goal)
+                 and core.occupant(state, core.neighbour(*at, x[2]), but=c.handle) is None]
+        if not steps:
+            break
+        _, turn, k = min(steps)
+        cost = 1 if turn <= 1 else 2
+        if cost > budget:
+            break
+        tokens += [core.DIRECTION_NAMES[k]] if turn <= 1 else [f"face:{core.DIRECTION_NAMES[k]}", core.DIRECTION_NAMES[k]]
+        budget -= cost
+        facing, at = k, core.neighbour(*at, k)
+    toward = min(range(6), key=lambda k: core.bearing(at, k, fp[:2]))
+    if at != fp[:2] and core.turns_between(facing, toward) == 1:
+        tokens.append(f"facing={core.DIRECTION_NAMES[toward]}")
+    return tokens
+
+
+def toward_or_away(draft: Draft, handle: str, words: list[str]) -> None:
+    """``withdraw FOE`` / ``approach FOE`` in the Post Melee Move on the hex
+    map: the figure walks away from the foe, or toward the free hex beside
+    it, as far as its Post Melee Move allows (a hex path, as ``move DIR``
+    there: no engagement rules; ruling ``post_move_engagement`` for where it
+    ends)."""
+    state = draft.state
+    verb = words[0].lower()
+    if core.phase(state) != "post":
+        raise RuleError("withdraw and approach belong to the Post Melee Move, after every melee action")
+    if len(words) < 2:
+        raise RuleError(f"name the foe: {verb} FOE")
+    c = state.combatants[handle]
+    foe = find_combatant(state, words[1])
+    o = state.combatants[foe]
+    if foe == handle:
+        raise RuleError(f"{c.name} cannot {verb} themself; name a foe")
+    if core.position(o) is None:
+        raise RuleError(f"{o.name} is not on the map; the GM places it (affray act {foe} place Q,R), or move DIR ...")
+    if verb == "withdraw" and foe not in c.engaged:
+        raise RuleError(f"{c.name} is not engaged with {o.name}")
+    if verb == "approach" and core.distance_between(state, handle, foe) == 1:
+        raise RuleError(f"{c.name} already stands beside {o.name}")
+    tokens = _away_path(state, c, o) if verb == "withdraw" else _toward_path(state, c, o)
+    if not [t for t in tokens if not t.startswith("facing=")]:
+        raise RuleError(f"{c.name} has no movement left or no free hex to {verb} into; move done")
+    _post(draft, handle, tokens)
+
+
 def _post(draft: Draft, handle: str, words: list[str]) -> None:
     """A hex path in the Post Melee Move: the declared movement again (a
     Movement Abort adds a category), no engagement rules, through a prone
@@ -268,11 +388,8 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} braced this round and cannot move in the Post Melee Move (seed 002)")
     if c.stance != "standing":
         raise RuleError(f"{c.name} is {c.stance} and cannot move; act {handle} stand if it may (seed 002 'FALLEN CHARACTERS')")
-    intent = core.intent_of(c)
-    moves = intent.effects.get("post-moves", intent.effects.get("moves", 1)) if intent is not None else 1
-    allow, why = core.allowance(c, moves, engaged_at_start=False, rate=core.mount_rate(state, c))
+    allow, why, used = _post_allowance(state, c)
     mm = core.map_move(c)
-    used = mm.effects.get("post-used", 0) if mm is not None else 0
     path, final, done = _split(words)
     _not_carrying(state, c, path)
     q, r, facing = pos
@@ -290,6 +407,7 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
             raise RuleError("the free facing shift turns one hex side")
         facing = final
     draft.emit(core.place_event(draft, handle, q, r, facing, "Post Melee Move"))
+    core.drop_apart_closings(draft, handle, "stepped out of the hex")
     if spent:
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(spent), reason="Post Melee Move"))
     core.carry_mount(draft, handle, q, r, facing, spent, "Post Melee Move")
@@ -301,9 +419,7 @@ def _post(draft: Draft, handle: str, words: list[str]) -> None:
     for foe in me.engaged:  # ruling post_move_engagement: beyond the fighting distance, no longer engaged
         d = core.distance_between(s, handle, foe)
         if d is not None and d > max(1, core.reach(me, foe)):
-            draft.emit(ev.EngagementChanged(a=handle, b=foe, engaged=False))
-            core.expire(draft, handle, f"reach:{foe}", "moved away")
-            core.expire(draft, foe, f"reach:{handle}", "moved away")
+            core.end_engagement(draft, handle, foe, "moved away")
     s = draft.state
     me = s.combatants[handle]
     for h, metres in _engagers(s, me, (q, r)) + _own_reach(s, me, (q, r), facing):

@@ -11,7 +11,12 @@ movement initiative order (DEX) each fighter takes one step:
   3 m from 3 m). A mover whose own weapon is shorter may try to go on
   (a contest of Maneuver) to close to 1 m;
 - ``move close FOE`` / ``move open FOE``: from a long weapon's range to
-  1 m, or back out to it, on winning a contest of Maneuver;
+  1 m, or back out to it, on winning a contest of Maneuver; from 1 m (at
+  the start of the Move Phase) against a longer weapon of 2 m or more,
+  ``close`` goes into the wielder's hex: closed (a ``closed`` condition;
+  within 1 m of a 3 m weapon one is closed already), and the long weapon
+  cannot strike the closer (ruling ``closed_long_weapon``); ``open`` backs
+  out to the longer weapon's range;
 - ``move disengage FOE`` (or ``move pass FOE``, to go on past it): leave
   the engagement on winning the contest;
 - ``move stand``: a fallen character gets up (prone to kneeling and to
@@ -22,7 +27,8 @@ movement initiative order (DEX) each fighter takes one step:
   moved (seed 002 "MOVEMENT INITIATIVE").
 
 In the Post Melee Move engagement rules do not apply: ``withdraw FOE`` and
-``approach FOE`` need no contest (a braced character cannot move).
+``approach FOE`` need no contest (a braced character cannot move). A figure
+on the hex map walks them there (:mod:`affray.rules.rq3.mapmove`).
 """
 
 from __future__ import annotations
@@ -71,12 +77,29 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         if c.has("fallen-this-round"):
             raise RuleError(f"{c.name} fell this round and cannot stand until the next Move Phase (seed 002)")
         intent = core.intent_of(c)
-        if intent is not None and intent.effects.get("moves", 1) < 2:
-            raise RuleError(f"standing takes two moves (prone, kneeling, standing) and {c.name} declared a single move; "
-                            "declare double or triple to stand (seed 002 'FALLEN CHARACTERS')")
         if any(x.name in ("useless-limb", "severed") and "leg" in x.location for x in c.conditions):
             raise RuleError(f"{c.name} cannot stand on a useless leg; move stay")
-        draft.emit(ev.StanceChanged(handle=handle, stance="standing", reason="stood up: two moves (prone, kneeling, standing)"))
+        spent = ""
+        if intent is not None and intent.effects.get("moves", 1) < 2:
+            # seed 002 "FALLEN CHARACTERS": prone to standing takes two move actions, leaving "a single melee or move
+            # action": a single move pays the second with one of its two melee actions
+            spare = [d for d in core.declared(c) if not d.used and not d.abort]
+            if len(spare) < 2:
+                raise RuleError(f"standing takes two moves (prone, kneeling, standing); {c.name} declared a single move "
+                                "and has no second action to give up for it (seed 002 'FALLEN CHARACTERS')")
+            core.abort_events(draft, handle, spare[-1], "plain", "")
+            spent = f"; gave up action {spare[-1].slot} ({spare[-1].kind}) for the second move"
+        draft.emit(ev.StanceChanged(handle=handle, stance="standing",
+                                    reason="stood up: two moves (prone, kneeling, standing)" + spent))
+        mm = core.map_move(draft.state.combatants[handle])
+        if mm is not None:  # on the hex map the two moves come off this Move Phase's allowance
+            rate = core.mount_rate(draft.state, c) or core.sheet_of(c).move
+            used = min(mm.effects.get("allow", 0), mm.effects.get("used", 0) + rate * (2 if not spent else 1))
+            core.condition(draft, handle, "map-move", effects=dict(mm.effects, used=used),
+                           note=f"{used} of {mm.effects.get('allow', 0)} m: stood up")
+            if used < mm.effects.get("allow", 0) and not core.in_thirds(draft.state):
+                draft.hand_over()  # the whole move: the metres left are walked in the same turn
+                return
         return _moved(draft, handle, "stood up")
     if verb == "charge":
         return _lance_charge(draft, handle, words)
@@ -104,12 +127,30 @@ def move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} is not engaged with {o.name}; move engage {other} first")
     now = core.reach(c, other)
     if verb == "close" and now <= 1:
-        raise RuleError(f"{c.name} is already within 1 m of {o.name}")
+        _may_close_in(state, c, o)
     if verb == "open":
         longer = max(core.engagement_range(core.longest_declared_weapon(x)) for x in (c, o))
         if now >= longer:
             raise RuleError(f"{c.name} and {o.name} are already at {now} m, the longer weapon's range")
     _contest_step(draft, handle, other, verb)
+
+
+def _may_close_in(state, c, o) -> None:
+    """Refuse closing from 1 m into ``o``'s hex unless ``o`` uses a longer
+    weapon (2 m or more), ``c`` is not closed already, and ``c`` began the
+    Move Phase adjacent to it (seed 002 "MANEUVER SKILL": "If a character
+    begins a Move Phase adjacent to an opponent using a longer weapon ...
+    Maneuver skill can be used to close with the longer weapon wielder")."""
+    if core.is_closed(state, c, o):
+        raise RuleError(f"{c.name} is already closed inside {o.name}'s reach (within 1 m of a 3 m weapon counts as "
+                        f"closed); move open {o.handle} to back out to its range")
+    if not core.long_weapon_against(c, o):
+        raise RuleError(f"{c.name} is already within 1 m of {o.name}, who declared no weapon longer than {c.name}'s; "
+                        "closing is against a long weapon (seed 002 'MANEUVER SKILL')")
+    x = next((x for x in c.conditions if x.id == f"reach:{o.handle}"), None)
+    if x is not None and x.since_round >= state.round:
+        raise RuleError(f"{c.name} came within 1 m of {o.name} this round; closing into its hex needs to begin the Move "
+                        "Phase adjacent (seed 002 'MANEUVER SKILL'); move done or move stay")
 
 
 def _contest_step(draft: Draft, mover: str, other: str, purpose: str) -> None:
@@ -150,7 +191,18 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
     if mine == "fumble":
         core.condition(draft, mover, "no-facing-shift", note="fumbled Maneuver")
     if won:
-        if purpose == "close":
+        order = core.movement_order(s)
+        if order.index(mover) > order.index(against):
+            # seed 002 "MOVE": the winner "gains movement initiative over the defeated target if he or she did not
+            # already have it"
+            core.condition(draft, mover, "initiative-over", key=against, note=f"moves before {o.name} this round")
+        if purpose == "close" and core.reach(c, against) <= 1:
+            # seed 002 "MANEUVER SKILL": "moving into the opponents hex, with the normal effect for closing against a
+            # long weapon" (ruling closed_long_weapon)
+            core.condition(draft, mover, "closed", ends="event", key=against,
+                           note=f"closed inside {o.name}'s {core.longest_declared_weapon(o):g} m weapon")
+            core.step_into(draft, mover, against, f"closes inside {o.name}'s reach")
+        elif purpose == "close":
             draft.emit(*core.reach_events(draft, mover, against, 1))
             core.step_to(draft, mover, against, 1, f"closes with {o.name}")  # on the hex map: beside the foe
         elif purpose == "open":
@@ -158,9 +210,7 @@ def roll_contest(draft: Draft, step: ev.PendingStep) -> None:
             draft.emit(*core.reach_events(draft, mover, against, longer))
             core.step_to(draft, mover, against, longer, f"opens to {longer} m from {o.name}")
         elif purpose in ("disengage", "pass"):
-            draft.emit(ev.EngagementChanged(a=mover, b=against, engaged=False))
-            core.expire(draft, mover, f"reach:{against}", "disengaged")
-            core.expire(draft, against, f"reach:{mover}", "disengaged")
+            core.end_engagement(draft, mover, against, "disengaged")
     _moved(draft, mover, f"{purpose} against {o.name}: {'won' if won else 'lost' if lost else 'no change'}",
            freed=won and purpose in ("disengage", "pass"))
 
@@ -177,18 +227,13 @@ def post_move(draft: Draft, handle: str, words: list[str]) -> None:
         raise RuleError(f"{c.name} cannot move now")
     if c.has("braced"):
         raise RuleError(f"{c.name} braced this round and cannot move in the Post Melee Move (seed 002)")
-    if core.position(c) is not None:
-        raise RuleError(f"{c.name} stands on the hex map: the Post Melee Move is a hex path there "
-                        f"(affray act {handle} move DIR ...)")
     verb = words[0].lower()
     other = _foe(draft, handle, words, verb)
     o = state.combatants[other]
     if verb == "withdraw":
         if other not in c.engaged:
             raise RuleError(f"{c.name} is not engaged with {o.name}")
-        draft.emit(ev.EngagementChanged(a=handle, b=other, engaged=False))
-        core.expire(draft, handle, f"reach:{other}", "withdrew")
-        core.expire(draft, other, f"reach:{handle}", "withdrew")
+        core.end_engagement(draft, handle, other, "withdrew")
         draft.emit(ev.CombatantMoved(handle=handle, distance=float(core.sheet_of(c).move), reason="Post Melee Move",
                                      away_from=other))
     else:

@@ -57,7 +57,7 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     missile_beyond_range: Literal["refused", "half-to-double"] = "refused"
     moving_target: Literal["gm-penalty"] = "gm-penalty"
     entangle_two_hands: Literal["attacked-weapon", "attacking-weapon"] = "attacked-weapon"
-    map_thirds: Literal["always"] = "always"
+    map_thirds: Literal["in-reach", "always"] = "in-reach"
     hex_rear_step: Literal["backwards"] = "backwards"
     third_move: Literal["of-declared-move"] = "of-declared-move"
     post_move_engagement: Literal["end-in-zone"] = "end-in-zone"
@@ -65,6 +65,11 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     throw_height: Literal["1d6-per-3m"] = "1d6-per-3m"
     protective_spells: Literal["gm-given-ap"] = "gm-given-ap"
     mounted_map: Literal["rider-moves-pair"] = "rider-moves-pair"
+    throw_spell_ap: Literal["half", "none"] = "half"
+    closed_long_weapon: Literal["no-attack", "recorded-only"] = "no-attack"
+    large_limb_location: Literal["rolled-first", "aimed-only"] = "rolled-first"
+    bash_weapon: Literal["seed", "any"] = "seed"
+    perception_skills: Literal["listen-scan-search-track"] = "listen-scan-search-track"
 
 
 RULINGS_DOC: dict[str, tuple[str, str, str]] = {
@@ -139,9 +144,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                            "the pull (as Disarm and @Swordbreaking); attacking-weapon: the seed's words, x1.5 when the "
                            "entangling weapon is held in two hands", f"{SEED} '@Entangle' ('if the attacking weapon was "
                            "held in both hands'); our ruling"),
-    "map_thirds": ("always", "on the hex map every Move Phase goes in three alternating thirds in movement initiative "
-                   "order (move done ends one's move early); the GM need not judge when foes 'could conceivably reach "
-                   "each other'", f"{SEED} 'MOVEMENT INITIATIVE'; our ruling"),
+    "map_thirds": ("in-reach", "on the hex map the Move Phase goes in three alternating thirds in movement initiative "
+                   "order once two foes 'could conceivably reach each other': their distance, less the engagement "
+                   "range of the longer weapon either declared (at least 1 m), is within the metres both have left; "
+                   "then to the end of the phase (move done ends one's move early); before that each makes its whole "
+                   "move in turn. always: every Move Phase in thirds",
+                   f"{SEED} 'MOVEMENT INITIATIVE'; our ruling on 'conceivably reach'"),
     "hex_rear_step": ("backwards", "a step into one of the three rear hexes (behind or to the rear sides) is backwards "
                       "movement: 2 m, facing kept; a step to a front side hex shifts the facing one side for free",
                       f"{SEED} 'MOVE' (hex map, backwards at half speed); our ruling on the rear sides"),
@@ -159,8 +167,31 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                      "of the drop, halved with the rest by DEX x1, Acrobatics/2 or Breakfall",
                      f"{SEED} 'GRAPPLING' ('more if the fall is from a greater height', no amount given); our ruling"),
     "protective_spells": ("gm-given-ap", "the GM gives a protective spell's AP (act WHO protect AP SPELL): it adds on every "
-                          "location, a critical ignores it, grapple damage meets half of it, a throw's armour at half "
-                          "leaves it out", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+                          "location, a critical ignores it, grapple damage meets half of it, a throw "
+                          "counts it as ruling throw_spell_ap says", f"{SEED} 'CRITICAL HITS', 'GRAPPLING' (the spells are in the Magic Book); our ruling"),
+    "closed_long_weapon": ("no-attack", "a foe closed inside a long weapon (2 m or more: won a contest of Maneuver "
+                           "from 1 m into the wielder's hex; within 1 m of a 3 m weapon always) cannot be attacked with "
+                           "that weapon; the wielder still parries and dodges, other weapons strike normally; "
+                           "recorded-only: the closing is recorded and its effect is the GM's",
+                           f"{SEED} 'MANEUVER SKILL' ('the normal effect for closing against a long weapon', not given); "
+                           "our ruling"),
+    "large_limb_location": ("rolled-first", "an unaimed melee hit on a creature of three times the attacker's SIZ "
+                            "that attacks it with a limb this round rolls the hit location before the reaction; on "
+                            "that limb the creature cannot dodge, and the damage uses that location; aimed-only: only "
+                            "an Aimed Shot or @Aimed Blow at the limb is 'directed at' it",
+                            f"{SEED} 'DODGING BY LARGE CREATURES' ('an attack directed at the attacking arm or leg'); "
+                            "our ruling"),
+    "bash_weapon": ("seed", "a Bash adds the weapon's rolled damage only from a weapon with a slash or crush mode and "
+                    "of SR 2 or less ('generally ineffective' read as none from SR 3); any: every weapon adds it",
+                    f"{SEED} 'Bash'; our ruling on 'generally ineffective'"),
+    "perception_skills": ("listen-scan-search-track", "the perception skills rolled at half in combat (full after a "
+                          "Miscellaneous Action to look around, resolved this round) are Listen, Scan, Search and Track",
+                          f"{SEED} '9. Miscellaneous Action' ('most perception skills, such as Scan, Listen, etc.'); "
+                          "our ruling on the list"),
+    "throw_spell_ap": ("half", "a grapple throw's damage meets the location's armour and the protective spells' AP "
+                       "together at half (rounded down); none: the worn armour at half only",
+                       f"{SEED} 'GRAPPLING' ('armor protecting, at best, at half value'; 'CRITICAL HITS' counts "
+                       "protective spells as armor); our ruling"),
     "mounted_map": ("rider-moves-pair", "on the hex map a rider and its mount share a hex; the rider moves the pair at "
                     "the mount's movement rate times the rider's declared moves, the mount going along; a mount "
                     "carrying a rider does not walk on its own", f"{SEED} 'Lance charge', 'MOVE' (silent on mounted "

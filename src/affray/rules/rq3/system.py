@@ -16,8 +16,8 @@ from affray.rules.base import Draft, RuleError, SystemBase, find_combatant
 from affray.rules import gm
 from affray.rules.router import Router
 from affray.rules.rq3 import (attack, damage, defence, fallen, grapple, intent, knockback, magic, mapmove, mounted,
-                              movement, terrain, turns, wounds)
-from affray.rules.rq3.core import on_map
+                              movement, perception, terrain, turns, wounds)
+from affray.rules.rq3.core import on_map, position
 from affray.rules.rq3.conditions import CATALOGUE
 from affray.rules.rq3.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.rq3.sheet import SheetError, load_sheet, parse_sheet
@@ -26,7 +26,7 @@ from affray.rules.rq3.sheet import SheetError, load_sheet, parse_sheet
 ACT_WORDS = {
     "intent": "act:intent", "declare": "act:intent", "abort": "act:abort", "move": "act:move",
     "withdraw": "act:post-move", "approach": "act:post-move", "pass": "act:pass", "stand": "act:stand",
-    "place": "act:place", "protect": "act:protect",
+    "place": "act:place", "protect": "act:protect", "perceive": "act:perceive",
 }
 
 
@@ -46,6 +46,8 @@ def _act(draft: Draft, command: cmd.TakeAction) -> None:
         kind = "act:terrain"
     elif first == "move" and on_map(draft.state) and mapmove.is_map_move(words[1:]):
         kind = "act:map-move"  # a hex path on the map (seed 002 "MOVE")
+    elif first in ("withdraw", "approach") and position(draft.state.combatants[who]) is not None:
+        kind = "act:map-post-move"  # the Post Melee Move walks the hexes
     draft.then(kind, who=who, words=words if first in ("withdraw", "approach") else words[1:])
 
 
@@ -84,6 +86,8 @@ ROUTER = Router(
         "act:pass": _pass,
         "act:terrain": lambda draft, who, words: terrain.start(draft, who, words),
         "act:map-move": lambda draft, who, words: mapmove.move(draft, who, words),
+        "act:map-post-move": lambda draft, who, words: mapmove.toward_or_away(draft, who, words),
+        "act:perceive": lambda draft, who, words: perception.perceive(draft, who, words),
         "act:place": lambda draft, who, words: mapmove.place(draft, who, words),
         "act:protect": lambda draft, who, words: magic.protect(draft, who, words),
         "act:stand": lambda draft, who, words: fallen.stand(draft, who, words),
@@ -101,6 +105,7 @@ ROUTER = Router(
         "grapple:break-free": grapple.break_free,
         "grapple:end": grapple.end,
         "roll:maneuver": movement.roll_contest,
+        "roll:limb-location": attack.limb_location,
         "roll:damage": damage.roll,
         "roll:knockback": knockback.roll,
         "wounds": wounds.inflict,

@@ -112,7 +112,8 @@ def roll(draft: Draft, step: ev.PendingStep) -> None:
                        note=f"used the {kind} terrain ({level})")
     if level in ("fumble", "failure"):
         draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason=f"fell in {kind} terrain"))
-        core.condition(draft, handle, "fallen-this-round", note=f"fell in {kind} terrain")
+        # seed 002 "FALLEN CHARACTERS": a fall in a Move Phase: standing again in the next movement phase
+        core.condition(draft, handle, "fallen-this-round", effects={"in-move-phase": 1}, note=f"fell in {kind} terrain")
         if level == "fumble":
             for d in core.declared(c):
                 if not d.used and not d.abort:

@@ -120,14 +120,17 @@ def end_round(draft: Draft, command: cmd.EndRound) -> None:
 
 
 def intent_step(state: State, handle: str) -> ev.PendingStep:
-    """The Statement of Intent step of ``handle``."""
+    """The Statement of Intent step of ``handle``; its prompt keeps the
+    time, 5 seconds a round (seed 002 "THE MELEE ROUND": "For the purposes
+    of keeping track of time, each melee round lasts 5 seconds")."""
     c = state.combatants[handle]
     ch = core.sheet_of(c).characteristics
     foe = next((x.handle for x in core.fighters(state) if x.side != c.side), "FOE")
     w = next(iter(c.ready), "WEAPON")
+    n = state.round
     return ev.PendingStep(
         who=handle, verb="act", kind="intent", options=tuple(core.TYPES),
-        prompt=(f"Statement of Intent, {c.name} (INT {ch.INT}): affray act {handle} "
+        prompt=(f"Statement of Intent, round {n} ({5 * (n - 1)}-{5 * n} s of the fight), {c.name} (INT {ch.INT}): affray act {handle} "
                 f"intent single attack:{foe}:{w} parry:{foe}:{w} (triple | double ACTION | single ACTION ACTION)"))
 
 
@@ -139,6 +142,11 @@ def move_step(state: State, handle: str) -> ev.PendingStep:
     if mm is not None:
         third = mm.effects.get("pass", 0) + 1
         left = mm.effects.get("allow", 0) - mm.effects.get("used", 0)
+        if not core.in_thirds(state):
+            return ev.PendingStep(
+                who=handle, verb="act", kind="move", options=core.DIRECTION_NAMES + ("done", "wait"),
+                prompt=f"Move Phase, {c.name} (DEX {ch.DEX}), the whole move ({left} m; no foe within reach, "
+                       f"ruling map_thirds): affray act {handle} move DIR... (e ne nw w sw se, face:DIR) | move done")
         return ev.PendingStep(
             who=handle, verb="act", kind="move", options=core.DIRECTION_NAMES + ("done", "disengage", "pass", "wait"),
             prompt=f"Move Phase, third {third} of 3, {c.name} (DEX {ch.DEX}, {left} m left of {mm.effects.get('allow', 0)}): "
