@@ -161,7 +161,7 @@ def first_aid_patient(state, c, spec: Spec) -> tuple[str, str]:
             raise RuleError(f"{p.name}'s {wanted} has no wound First Aid treats (treatable: {', '.join(treatable) or 'none'})")
         return patient, wanted
     if not treatable:
-        raise RuleError(f"{p.name} has no Serious or Major Wound that First Aid treats")
+        raise RuleError(f"{p.name} has no Serious or Major Wound or impaling weapon that First Aid treats")
     if len(treatable) > 1:
         raise RuleError(f"{p.name} has wounds to treat at {', '.join(treatable)}; name one with location=LOC")
     return patient, treatable[0]

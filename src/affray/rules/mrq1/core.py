@@ -942,8 +942,10 @@ MANOEUVRES = ("break-free", "immobilise", "inflict-pain", "throw", "release")
 #: The wound conditions First Aid ends (seed 004 "Serious Wound", "Major
 #: Wound": "until the location is restored to 1 hit point or more, or the
 #: character receives First Aid"); ``bleeding-out`` by ruling
-#: ``first_aid_stops_bleeding``.
-FIRST_AID_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out")
+#: ``first_aid_stops_bleeding``; ``impaled`` ("Impaled Enemies": "Another
+#: character may remove the impaling weapon in a cleaner and less agonising
+#: manner through the use of the First Aid skill": no damage).
+FIRST_AID_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out", "impaled")
 
 
 def first_aid_locations(c: Combatant) -> list[str]:

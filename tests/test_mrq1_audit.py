@@ -1,0 +1,102 @@
+"""Rule fidelity for mrq1 (issue 15, "Also": the second pass through seed
+004 section by section), each finding played through the real command path
+with table dice.
+
+Every test names its seed section (seed 004_71637fb3cfde52c9.txt) and
+quotes the seed's words it checks. Figures come from the example sheets
+(see ``test_mrq1_flow``).
+"""
+
+from __future__ import annotations
+
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.rules.mrq1.core import useless_limbs
+
+from test_mrq1_fidelity import _turn_of
+from test_mrq1_flow import CHEST, RIGHT_LEG, attack, duel, hit_vasana, react, sheet
+
+# --------------------------------------------------------------------------- #
+# "Serious Wound", "Major Wound": a location restored to 1 HP or more
+# --------------------------------------------------------------------------- #
+
+
+def _expired(t) -> list[tuple[str, str]]:
+    return [(e.condition_id.split(":")[0], e.reason) for e in t.new(ev.ConditionExpired)]
+
+
+def test_a_useless_limb_restored_to_1_hp_is_useful_again():
+    """Seed 004 "Serious Wound", Limbs: "A limb will be rendered useless by
+    a Serious Wound, until the location is restored to 1 hit point or more,
+    or if the character receives First Aid." The GM restores the leg to 1
+    HP (``affray set``): it is no longer useless."""
+    t = hit_vasana(6, RIGHT_LEG)  # 5 - 6 = -1: a Serious Wound
+    t(cmd.RollPending(), "1")
+    assert useless_limbs(t.c("vasana"), "leg") == ["right leg"]
+    t(cmd.SetHitPoints(who="vasana", location="right leg", hp=1, reason="a healing potion"))
+    assert useless_limbs(t.c("vasana"), "leg") == []
+    assert _expired(t) == [("useless-limb", "the location recovered")]
+
+
+def test_a_location_restored_to_0_hp_stays_useless():
+    """Seed 004 "Serious Wound": "until the location is restored to 1 hit
+    point or more": 0 HP is not enough."""
+    t = hit_vasana(6, RIGHT_LEG)
+    t(cmd.RollPending(), "1")
+    t(cmd.SetHitPoints(who="vasana", location="right leg", hp=0, reason="some healing"))
+    assert useless_limbs(t.c("vasana"), "leg") == ["right leg"] and not t.new(ev.ConditionExpired)
+
+
+def test_healing_the_chest_ends_the_resilience_retests_at_once():
+    """Seed 004 "Serious Wound", Abdomen, Chest or Head: the Resilience
+    test "will have to be repeated at the end of every Combat Round, until
+    the location is restored to 1 hit point or more". Healed (``affray
+    heal``), the chest owes no re-test."""
+    t = hit_vasana(6, CHEST)
+    t(cmd.RollPending(), "1,20")  # 1 action lost; Resilience 20 <= 45 passes
+    assert t.c("vasana").has("resilience-retest")
+    t(cmd.Heal(who="vasana", location="chest", reason="Heal 2"))
+    assert not t.c("vasana").has("resilience-retest")
+    assert _expired(t) == [("resilience-retest", "the location recovered")]
+
+
+def test_a_severed_limb_healed_stays_severed_but_stops_bleeding():
+    """Seed 004 "Major Wound", Limbs: "A limb will be either severed or
+    mangled by a Major Wound ... If the location does not recover within a
+    number of Combat Rounds equal to the character's CON+POW, the character
+    dies from blood loss and shock." Restored to 1 HP, the location has
+    recovered (the blood loss and the re-test end); the limb stays
+    severed."""
+    t = hit_vasana(11, RIGHT_LEG)  # 5 - 11 = -6: a Major Wound
+    t(cmd.RollPending(), "20")  # Resilience passes
+    assert {"severed-limb", "bleeding-out", "resilience-retest"} <= {c.name for c in t.c("vasana").conditions}
+    t(cmd.SetHitPoints(who="vasana", location="right leg", hp=2, reason="regrown by a miracle"))
+    names = {c.name for c in t.c("vasana").conditions}
+    assert "severed-limb" in names and not names & {"bleeding-out", "resilience-retest"}
+
+
+# --------------------------------------------------------------------------- #
+# "Impaled Enemies": First Aid removes the impaling weapon
+# --------------------------------------------------------------------------- #
+
+
+def test_first_aid_removes_an_impaling_weapon_without_damage():
+    """Seed 004 "Impaled Enemies": "Another character may remove the
+    impaling weapon in a cleaner and less agonising manner through the use
+    of the First Aid skill." A successful First Aid on the impaled chest
+    ends the impalement (and its -20%) and deals no damage."""
+    medic = sheet("vasana", skills=dict(sheet("vasana")["skills"], **{"First Aid": 60}))
+    t = duel(vasana=medic, broo=sheet("broo"), sr="1,10")
+    attack(t, "broo", "vasana", "03")  # the Shortspear's critical
+    react(t, "vasana", "none")
+    t(cmd.RollPending(), "2,11")  # max 8 + 2 = 10 to the chest, AP 3: chest 8 -> 1
+    t(cmd.MakeChoice(who="broo", option="leave"))
+    assert t.c("vasana").has("impaled")
+    _turn_of(t, "vasana")
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana'), "80")
+    assert t.c("vasana").has("impaled")  # 80 (less the -20% impaled) fails
+    _turn_of(t, "vasana")
+    t(cmd.TakeAction(who="vasana", action='skill "First Aid" target=vasana location=chest'), "30")
+    assert not t.c("vasana").has("impaled")
+    assert _expired(t) == [("impaled", "First Aid by Vasana")]
+    assert not t.new(ev.DamageDealt) and t.c("vasana").location("chest").hp == 1
