@@ -13,8 +13,9 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.mrq1.core import useless_limbs
 
+from test_mrq1_actions import three
 from test_mrq1_fidelity import _turn_of
-from test_mrq1_flow import CHEST, RIGHT_LEG, attack, duel, hit_vasana, react, sheet
+from test_mrq1_flow import CHEST, RIGHT_LEG, TOUGH, attack, duel, hit_vasana, react, sheet
 
 # --------------------------------------------------------------------------- #
 # "Serious Wound", "Major Wound": a location restored to 1 HP or more
@@ -100,3 +101,81 @@ def test_first_aid_removes_an_impaling_weapon_without_damage():
     assert not t.c("vasana").has("impaled")
     assert _expired(t) == [("impaled", "First Aid by Vasana")]
     assert not t.new(ev.DamageDealt) and t.c("vasana").location("chest").hp == 1
+
+
+# --------------------------------------------------------------------------- #
+# "Defend", "One Useless or Missing Leg", "Two Useless or Missing Arms":
+# which tests the modifiers reach
+# --------------------------------------------------------------------------- #
+
+
+def _with_conditions(t, handle: str, *locations: str) -> None:
+    """Serious Wounds (useless limbs) put on ``handle`` through the log."""
+    from affray.rules.mrq1 import conditions as cat
+
+    conditions = [
+        ev.ConditionApplied(handle=handle, condition=cat.make(
+            "useless-limb", cause=1, round=1, step=0, ends="event", location=loc, effects={"useless-limb": 1}, note=loc))
+        for loc in locations
+    ]
+    t.store.append(t.eid, t.state.version, conditions, command_id="limbs", actor="gm")
+
+
+def test_defend_adds_20_to_the_dodge_test_of_a_knockback_into_a_wall():
+    """Seed 004 "Defend": "effectively adding +20% to any Dodge Skill tests
+    or parrying Weapon skill tests he is called upon to make until the
+    beginning of his next Combat Action"; "Knockback": "If a character is
+    knocked back into a wall or other solid object, he must make a Dodge
+    Skill test". Gorp (Dodge 40) defended: his wall Dodge is at 60%."""
+    t = three(gorp=sheet("gorp", location_hp=TOUGH), sr="1,5,10")  # Gorp 21, Broo 15, Vasana 14
+    t(cmd.TakeAction(who="gorp", action="defend"))
+    t(cmd.TakeAction(who="broo", action="pass"))
+    attack(t, "vasana", "gorp", "40", situations=("wall",))
+    react(t, "gorp", "none")
+    t(cmd.RollPending(), "8,4,11")  # 12 against SIZ 8: knocked back 1 m
+    t(cmd.RollPending(), "10,55")  # Acrobatics 10; Dodge 55 <= 60
+    dodge = [e for e in t.new(ev.SkillTested) if e.skill == "Dodge"][0]
+    assert (dodge.base, dodge.target, dodge.result) == (40, 60, "success")
+    assert not t.new(ev.DamageDealt)
+
+
+def test_a_useless_leg_does_not_hinder_persistence_but_hinders_athletics():
+    """Seed 004 "One Useless or Missing Leg": "They also suffer a -10%
+    penalty to any Skill that relies upon physical mobility, such as
+    Athletics, Dodge, Stealth and Weapon skills." Persistence does not rely
+    on mobility: Vasana's 40% stays 40%; her Athletics 45% is 35%."""
+    t = duel()
+    _with_conditions(t, "vasana", "right leg")
+    t(cmd.TakeAction(who="vasana", action="skill Persistence"), "50")
+    t(cmd.TakeAction(who="broo", action="pass"))
+    t(cmd.TakeAction(who="vasana", action="skill Athletics"), "50")
+    persistence, athletics = [e for e in t.log(ev.SkillTested) if e.skill in ("Persistence", "Athletics")]
+    assert (persistence.base, persistence.target) == (40, 40)
+    assert (athletics.base, athletics.target) == (45, 35)
+
+
+def test_a_useless_leg_hinders_the_weapon_skill_of_a_disarm():
+    """Seed 004 "One Useless or Missing Leg": -10% to "Weapon skills"; a
+    Disarm's "opposed Weapon skill" test is one. The Broo (Shortspear 60%)
+    keeps hold with a useless leg at 50%."""
+    t = duel()
+    _with_conditions(t, "broo", "left leg")
+    attack(t, "vasana", "broo", "10", situations=("precise=disarm",))
+    react(t, "broo", "none")
+    step = t.step()
+    t(cmd.RollPending(), ",".join(["20", "40", "3"][: len(step.dice)]))
+    keep = [e for e in t.new(ev.SkillTested) if e.handle == "broo"][0]
+    assert (keep.base, keep.target) == (60, 50)
+
+
+def test_two_useless_arms_dive_at_minus_30():
+    """Seed 004 "Two Useless or Missing Arms": "Most Skills based on STR or
+    DEX are impossible, though some (such as Athletics and Dodge) only
+    suffer a -30% penalty"; "Dive": "a character must succeed in a Dodge
+    Skill test". Vasana's Dodge 35% is 5% for the dive."""
+    t = three()
+    _with_conditions(t, "vasana", "right arm", "left arm")
+    t(cmd.TakeAction(who="gm", action="area 2D6 on=vasana name=Fireball"))
+    react(t, "vasana", "dive", "20")
+    dive = t.one(ev.SkillTested)
+    assert (dive.base, dive.target, dive.result) == (35, 5, "failure")

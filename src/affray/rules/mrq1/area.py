@@ -24,6 +24,7 @@ from affray.rules.mrq1.core import (
     break_aim,
     condition_modifiers,
     dismount,
+    limb_check,
     location_for,
     mount_of,
     note,
@@ -107,7 +108,7 @@ def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
     if reaction == "dive":
         draft.emit(ev.ActionSpent(handle=who, kind="reaction", reason="dive"))
         break_aim(draft, who, "dives")
-        mods = condition_modifiers(c, reaction=True, mobility=True)
+        mods = condition_modifiers(c, reaction=True, mobility=True) + limb_check(c, "Dodge")
         riding = mount_of(c)
         if riding:  # seed 004 "Dive": a rider may dive at -30% to Dodge, and is dismounted
             mods = list(mods) + [ev.Modifier(-30, "diving from the saddle")]

@@ -27,6 +27,7 @@ from affray.rules.mrq1.core import (
     limb_check,
     note,
     progress,
+    relies_on_mobility,
     require_turn,
     sheet_of,
     test,
@@ -123,7 +124,7 @@ def skill_use(draft: Draft, who: str, spec: Spec) -> None:
     hands = spec.number("hands", 1) or 1
     if hands > 2:
         raise RuleError(f"skill: hands takes 1 or 2, not {hands}")
-    mods = condition_modifiers(c, mobility=True) + limb_check(c, name, two_hands=hands == 2) + list(spec.mods)
+    mods = condition_modifiers(c, mobility=relies_on_mobility(c, name)) + limb_check(c, name, two_hands=hands == 2) + list(spec.mods)
     grade = spec.get("diff")
     if grade:
         if grade not in tables.DIFFICULTY:

@@ -17,7 +17,7 @@ from affray.events.mrq1 import ImpaleChosen
 from affray.projections.state import Combatant
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, skill, test
+from affray.rules.mrq1.core import carry_on, find_weapon, skill, test, test_modifiers
 from affray.rules.mrq1.sheet import Weapon
 
 
@@ -77,7 +77,7 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ..
     a = draft.state.combatants[x.attacker]
     location = str(step.data["location"])
     weapon = find_weapon(a, x.weapon, ready_only=False)
-    tested = test(draft, a, "Athletics", skill(a, "Athletics"), condition_modifiers(a), f"Athletics: yank {weapon.name} free")
+    tested = test(draft, a, "Athletics", skill(a, "Athletics"), test_modifiers(a, "Athletics"), f"Athletics: yank {weapon.name} free")
     freed = tested.result in ("success", "critical")
     expr = str(dicelib.parse(weapon.damage)) if freed else "1D4"
     what = f"{weapon.name} damage as it comes free" if freed else "1D4 damage, the weapon stays stuck"
