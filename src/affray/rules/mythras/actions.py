@@ -49,7 +49,9 @@ from affray.rules.mythras.core import (
     engaged_foes,
     find_weapon,
     fizzle,
+    STRENUOUS,
     grade_modifiers,
+    reopen_wound,
     require_turn,
     resume,
     sheet_of,
@@ -62,7 +64,8 @@ from affray.rules.mythras.core import (
 FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt", "terrain")
 TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "sheathe", "reload", "aim", "take-cover",
         "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold",
-        "climb", "crawl", "jump", "swim")  # the last four: movement_modes.py
+        "climb", "crawl", "jump", "swim",  # these four: movement_modes.py
+        "first-aid")  # wounds.py
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
 
 
@@ -105,6 +108,8 @@ def act(draft: Draft, who: str, action: str) -> None:
             raise RuleError(f"{c.name} has no Action Points left")
         if name != "aim":
             break_aim(draft, who, name)
+        if name in STRENUOUS:
+            reopen_wound(draft, who, name)
         fizzle(draft, who, name)
         draft.then("act:" + name, who=who, arg=arg)
         return

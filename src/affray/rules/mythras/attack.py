@@ -51,6 +51,7 @@ from affray.rules.mythras.core import (
     over_100_mods,
     over_100_taken,
     parry_weapons,
+    reopen_wound,
     require_turn,
     sheet_of,
     test,
@@ -148,6 +149,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     elif aim is not None:
         break_aim(draft, attacker, "a close-combat attack")
     end_ward(draft, attacker, weapon.name, "attacked with it")
+    reopen_wound(draft, attacker, "attacks")
     fizzle(draft, attacker, "attack")
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,
                                  kind="+".join(flags) or "close", modifiers=mods))
@@ -237,6 +239,8 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction="none"))
         resolve(draft, "none", None, FAILURE, 0)
         return
+    if reaction != "none":
+        reopen_wound(draft, defender, reaction, reaction=True)
     if reaction == "counterattack":
         draft.then("special:counterattack", defender=defender, attacker=a.handle, with_item=with_item,
                    modifiers=tuple(modifiers), situations=tuple(situations))

@@ -26,6 +26,7 @@ CATALOGUE: dict[str, str] = {
     "unconscious": "failed Endurance roll after a wound (B15)",
     "fatigue": "a Fatigue level: skill grade, Initiative and AP penalties; Incapacitated at the sixth (rules-reference.md B19)",
     "bleeding": "loses one level of Fatigue at the start of each round (seed 001 'Bleed')",
+    "staunched": "a Bleed staunched by First Aid: a strenuous or violent action re-opens it (seed 001 'Bleed')",
     "stunned-location": "the location is Incapacitated for turns equal to the damage (seed 001 'Stun Location')",
     "impaled": "a weapon is left in the wound: Difficulty Grade on skills (seed 001 'Impale', Impale Effects Table)",
     "blinded": "a situational modifier of Hard or Formidable for 1d3 Turns (seed 001 'Blind Opponent')",

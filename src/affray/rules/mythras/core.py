@@ -377,6 +377,31 @@ def at(draft: Draft) -> dict:
     return dict(cause=draft.next_version, round=s.round, step=s.step)
 
 
+#: Turn actions that are "strenuous or violent" (seed 001 "Bleed"): they
+#: re-open a staunched Bleed (ruling ``staunched_reopens``; attacks, leaps
+#: and sweeps re-open it through :func:`reopen_wound` at the attack).
+STRENUOUS = ("hustle", "outmaneuver", "struggle", "yank", "trip", "leap", "sweep", "climb", "jump", "swim")
+
+
+def reopen_wound(draft: Draft, who: str, what: str, *, reaction: bool = False) -> None:
+    """A staunched Bleed re-opens when its bearer performs a strenuous or
+    violent action (seed 001 "Bleed": "the recipient can no longer perform
+    any strenuous or violent action without re-opening the wound"); a
+    ``reaction`` (Parry, Evade, counterattack) does so only under ruling
+    ``staunched_reopens=reactions-too``."""
+    if reaction and rulings_of(draft.state).staunched_reopens != "reactions-too":
+        return
+    c = draft.state.combatants[who]
+    for cond in c.conditions:
+        if cond.name == "staunched":
+            draft.emit(
+                ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{what}: the wound re-opens"),
+                ev.ConditionApplied(handle=who, condition=cat.make(
+                    "bleeding", cause=draft.next_version, round=draft.state.round, step=draft.state.step,
+                    ends="event", effects={"bleeding": 1}, location=cond.location, note="Bleed (re-opened)")),
+            )
+
+
 def spend(draft: Draft, who: str, reason: str) -> None:
     """An action costs one Action Point (seed 001 "Action Points")."""
     draft.emit(ev.ActionSpent(handle=who, kind="combat-action", reason=reason))

@@ -1,0 +1,100 @@
+"""Rule fidelity for mythras (issue 15, "Also": the second pass through
+seed 001 section by section), each finding played through the real command
+path with table dice.
+
+Every test names its seed section (seed 001_0613c1b7f6517492.txt, CFI
+Chapter 8: Combat) and quotes the seed's words it checks. Figures as in
+test_mythras_flow.py (Kaelin 65%, Grusk 60%, Maul 2D6 Huge).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.rules.base import RuleError
+
+from test_mythras_fidelity import bleeding_grusk, next_round
+from test_mythras_flow import attack, react, sheet
+
+
+def act(t, who, action, dice=""):
+    return t(cmd.TakeAction(who=who, action=action), dice)
+
+
+def _medic_grusk(**kw):
+    """Grusk (First Aid 50%) bleeds from the chest; it is his Turn."""
+    grusk = sheet("grusk")
+    grusk["skills"] = dict(grusk["skills"], **{"First Aid": 50})
+    t = bleeding_grusk(grusk=grusk, **kw)
+    assert t.state.turn == ("grusk",)
+    return t
+
+
+def fatigue_of(t, who):
+    return [e for e in t.log(ev.ConditionApplied) if e.handle == who and e.condition.name == "fatigue"]
+
+
+def test_first_aid_staunches_a_bleed():
+    """Seed 001 "Bleed": "Bleeding wounds can be staunched by passing a
+    First Aid skill roll". Grusk's First Aid (30 against 50) ends the Bleed
+    for 1 Action Point, and the next round costs him no Fatigue level."""
+    t = _medic_grusk()
+    ap = t.c("grusk").combat_actions
+    act(t, "grusk", "first-aid:grusk", "30")
+    assert not t.c("grusk").has("bleeding") and t.c("grusk").has("staunched")
+    assert t.c("grusk").combat_actions == ap - 1
+    tested = t.new(ev.SkillTested)[0]
+    assert (tested.skill, tested.target, tested.result) == ("First Aid", 50, "success")
+    before = len(fatigue_of(t, "grusk"))
+    next_round(t)
+    assert len(fatigue_of(t, "grusk")) == before
+
+
+def test_a_failed_first_aid_leaves_the_bleed():
+    """Seed 001 "Bleed": only "passing a First Aid skill roll" staunches
+    it; 80 against 50 fails, and the Action Point is spent."""
+    t = _medic_grusk()
+    act(t, "grusk", "first-aid:grusk", "80")
+    assert t.c("grusk").has("bleeding") and not t.c("grusk").has("staunched")
+    assert "still bleeds" in t.new(ev.NoteAdded)[0].text
+
+
+def test_first_aid_needs_a_bleeding_patient():
+    """Seed 001 "Bleed": First Aid staunches a bleeding wound; Kaelin does
+    not bleed, so it is refused in one line with nothing appended."""
+    t = _medic_grusk()
+    logged = len(list(t.store.read(t.eid)))
+    with pytest.raises(RuleError, match="Kaelin is not bleeding"):
+        act(t, "grusk", "first-aid:kaelin", "30")
+    with pytest.raises(RuleError, match="needs a patient"):
+        act(t, "grusk", "first-aid", "30")
+    assert len(list(t.store.read(t.eid))) == logged
+
+
+def test_an_attack_re_opens_a_staunched_bleed():
+    """Seed 001 "Bleed": "the recipient can no longer perform any
+    strenuous or violent action without re-opening the wound". Staunched,
+    Grusk attacks: he bleeds again."""
+    t = _medic_grusk()
+    act(t, "grusk", "first-aid:grusk", "30")
+    act(t, "brakka", "pass")
+    act(t, "kaelin", "pass")
+    attack(t, "grusk", "kaelin", "90")
+    assert t.c("grusk").has("bleeding") and not t.c("grusk").has("staunched")
+    reopened = [e for e in t.new(ev.ConditionExpired) if e.condition_id.startswith("staunched")]
+    assert reopened[0].reason == "attacks: the wound re-opens"
+
+
+@pytest.mark.parametrize("ruling,reopens", [("proactive", False), ("reactions-too", True)])
+def test_ruling_staunched_reopens_on_a_parry(ruling, reopens):
+    """Ruling ``staunched_reopens``: seed 001 "Bleed" does not list the
+    "strenuous or violent" actions; by default (``proactive``) a Parry
+    keeps the wound closed, ``reactions-too`` re-opens it."""
+    t = _medic_grusk(rulings={"staunched_reopens": ruling})
+    act(t, "grusk", "first-aid:grusk", "30")
+    act(t, "brakka", "pass")
+    attack(t, "kaelin", "grusk", "40")
+    react(t, "grusk", "parry", "50")
+    assert t.c("grusk").has("bleeding") is reopens
