@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.rules.base import RuleError
 
 from test_mythras_fidelity import bleeding_grusk, next_round
-from test_mythras_flow import attack, react, sheet
+from test_mythras_flow import attack, kaelin_first, react, sheet
 
 
 def act(t, who, action, dice=""):
@@ -98,3 +98,13 @@ def test_ruling_staunched_reopens_on_a_parry(ruling, reopens):
     attack(t, "kaelin", "grusk", "40")
     react(t, "grusk", "parry", "50")
     assert t.c("grusk").has("bleeding") is reopens
+
+
+def test_dither_wastes_the_turn_and_its_action_point():
+    """Seed 001 "Dither": "The default option unless another Action is
+    chosen, the character simply wastes his turn doing nothing useful."
+    Kaelin dithers: one Action Point is gone and Grusk's Turn comes."""
+    t = kaelin_first()
+    act(t, "kaelin", "dither")
+    assert t.c("kaelin").combat_actions == 1 and t.state.turn == ("grusk",)
+    assert [e.reason for e in t.new(ev.ActionSpent)] == ["dither"]
