@@ -108,3 +108,22 @@ def test_dither_wastes_the_turn_and_its_action_point():
     act(t, "kaelin", "dither")
     assert t.c("kaelin").combat_actions == 1 and t.state.turn == ("grusk",)
     assert [e.reason for e in t.new(ev.ActionSpent)] == ["dither"]
+
+
+def test_hustle_once_a_round_move_as_often_as_wanted():
+    """Seed 001 "Move": "Unlike the Hustle Action, the Move Action may be
+    taken multiple times during a Combat Round." A second Hustle in the
+    round is refused in one line; a Move is not; the next round Kaelin may
+    hustle again."""
+    t = kaelin_first()
+    act(t, "kaelin", "hustle:run")
+    act(t, "grusk", "pass")
+    logged = len(list(t.store.read(t.eid)))
+    with pytest.raises(RuleError, match="Hustle is once a Combat Round"):
+        act(t, "kaelin", "hustle:sprint")
+    assert len(list(t.store.read(t.eid))) == logged
+    act(t, "kaelin", "move")
+    act(t, "grusk", "pass")
+    t(cmd.EndRound())
+    act(t, "kaelin", "hustle:sprint")
+    assert t.c("kaelin").has("sprinting")

@@ -44,6 +44,7 @@ CATALOGUE: dict[str, str] = {
     "in-cover": "obscured locations are protected by the cover's Armor Points (seed 001 'Take Cover', 'Cover')",
     "running": "ran (Hustle): Hard to hit with Ranged weapons until its next turn (seed 001 'Hustle')",
     "sprinting": "sprinted (Hustle): Formidable to hit with Ranged weapons until its next turn (seed 001 'Hustle')",
+    "hustled": "has taken the Hustle Action this round; it may not Hustle again until the next (seed 001 'Move')",
     "casting": "casting a spell over several Turns (seed 001 'Cast Magic')",
     "spell-ready": "a cast spell waiting to be released, until the caster's next Turn, or held with Hold Magic (seed 001 'Cast Magic', 'Hold Magic')",
     "luck-spent": "Luck Points spent this session (seed 001 'Use Luck Point')",
