@@ -179,3 +179,45 @@ def test_two_useless_arms_dive_at_minus_30():
     react(t, "vasana", "dive", "20")
     dive = t.one(ev.SkillTested)
     assert (dive.base, dive.target, dive.result) == (35, 5, "failure")
+
+
+# --------------------------------------------------------------------------- #
+# "Impaling Close Combat Attacks" and "Ranged Weapons": a ranged critical
+# --------------------------------------------------------------------------- #
+
+
+def _yara_shoots_critically(rulings: dict | None = None):
+    """Yara's Short Bow (impaling, 60%) scores a critical (02) on the Broo's
+    chest at 20 m; the Broo does not dodge; 8 (max) to the chest."""
+    from test_mrq1_flow import Table, join
+
+    t = Table(join(sheet("yara", ready=["Short Bow"]), "heroes", "yara"),
+              join(sheet("broo", location_hp=TOUGH), "broo", "broo"), rulings=rulings)
+    t(cmd.StartRound(), "10,1")
+    t(cmd.DeclareAttack(attacker="yara", target="broo", weapon="Short Bow", situations=("range=20",)), "02")
+    react(t, "broo", "none")
+    t(cmd.RollPending(), "11")
+    assert t.one(ev.DamageDealt).critical
+    return t
+
+
+def test_a_ranged_impaling_critical_leaves_the_missile_in_and_the_bow_in_hand():
+    """Seed 004 "Ranged Weapons": "all ranged attacks are handled in same
+    manner as close combat attacks"; "Impaling Close Combat Attacks": the
+    attacker chooses "whether to yank the weapon free or to leave the enemy
+    impaled", which a shooter 20 m away cannot do. Ruling ``ranged_impale``
+    (default ``left-in``): the arrow stays in the Broo ("Impaled Enemies":
+    "-20% penalty to all skill tests"), no yank | leave is offered, and
+    Yara keeps her bow."""
+    t = _yara_shoots_critically()
+    assert not any(s.kind == "impale" for s in t.state.pending)
+    cond = next(x for x in t.c("broo").conditions if x.name == "impaled")
+    assert (cond.location, cond.effects) == ("chest", {"penalty": -20})
+    assert "Short Bow" in t.c("yara").ready and not t.new(ev.WeaponDropped)
+
+
+def test_ruling_ranged_impale_close_combat_only():
+    """Ruling ``ranged_impale=close-combat-only``: impaling is read as a
+    close combat rule; the ranged critical only does maximum damage."""
+    t = _yara_shoots_critically({"ranged_impale": "close-combat-only"})
+    assert not t.c("broo").has("impaled") and not any(s.kind == "impale" for s in t.state.pending)

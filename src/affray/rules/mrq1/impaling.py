@@ -121,8 +121,11 @@ def roll_yank_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingS
 
 def impale(draft: Draft, attacker: str, target: str, weapon: str, location: str) -> None:
     """Seed 004 "Impaled Enemies": −20% to all skill tests, cumulative; the
-    attacker no longer holds the weapon. Also the step ``impaling:stuck``."""
+    attacker no longer holds the weapon (a ranged weapon's missile is left
+    in, ruling ``ranged_impale``: the shooter keeps his bow). Also the step
+    ``impaling:stuck``."""
     t = draft.state.combatants[target]
+    ranged = find_weapon(draft.state.combatants[attacker], weapon, ready_only=False).kind == "ranged"
     n = sum(1 for c in t.conditions if c.name == "impaled") + 1
     draft.emit(
         ev.ConditionApplied(
@@ -141,4 +144,5 @@ def impale(draft: Draft, attacker: str, target: str, weapon: str, location: str)
             ),
         )
     )
-    draft.emit(ev.WeaponDropped(handle=attacker, weapon=weapon, reason=f"left impaled in {t.name}'s {location}"))
+    if not ranged:
+        draft.emit(ev.WeaponDropped(handle=attacker, weapon=weapon, reason=f"left impaled in {t.name}'s {location}"))
