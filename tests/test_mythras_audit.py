@@ -16,7 +16,7 @@ from affray.events import core as ev
 from affray.rules.base import RuleError
 
 from test_mythras_fidelity import bleeding_grusk, next_round
-from test_mythras_flow import attack, kaelin_first, react, sheet
+from test_mythras_flow import Table, attack, kaelin_first, react, sheet
 
 
 def act(t, who, action, dice=""):
@@ -127,3 +127,44 @@ def test_hustle_once_a_round_move_as_often_as_wanted():
     t(cmd.EndRound())
     act(t, "kaelin", "hustle:sprint")
     assert t.c("kaelin").has("sprinting")
+
+
+def _surprised_grusks_turn():
+    """Grusk is surprised (5 + 8 - 10 = 3); Kaelin (17) and Brakka (9)
+    pass; Grusk's Turn in round 1."""
+    t = Table(surprised=True)
+    b = sheet("grusk")
+    b["name"] = "Brakka"
+    t(cmd.JoinCombatant(sheet=b, side="orcs", handle="brakka"))
+    t(cmd.StartRound(), "7,5,1")
+    act(t, "kaelin", "pass")
+    act(t, "brakka", "pass")
+    assert t.state.turn == ("grusk",) and t.c("grusk").has("surprised")
+    return t
+
+
+def test_a_surprised_fighter_may_not_leap_either():
+    """Seed 001 "Surprise": "For the remainder of the Round, they may not
+    perform any offensive Action"; a Leaping Attack is one ("Leaping
+    Attacks"). Refused in one line, nothing appended; so is a leap at
+    oneself."""
+    t = _surprised_grusks_turn()
+    logged = len(list(t.store.read(t.eid)))
+    with pytest.raises(RuleError, match="Grusk cannot attack now"):
+        act(t, "grusk", "leap:kaelin", "40,80")
+    with pytest.raises(RuleError, match="cannot attack themself"):
+        act(t, "grusk", "leap:grusk", "40,80")
+    assert len(list(t.store.read(t.eid))) == logged
+
+
+def test_a_sweep_is_an_attack_on_each_target():
+    """Seed 001 "Sweep Attacks": "applying a single attack roll of the
+    weapon or creature to all targets in its path" - an attack on each,
+    so a surprised fighter may not sweep ("Surprise": no offensive Action),
+    and one foe named twice is refused."""
+    t = _surprised_grusks_turn()
+    with pytest.raises(RuleError, match="Grusk cannot attack now"):
+        act(t, "grusk", "sweep:kaelin,brakka", "30")
+    t2 = kaelin_first()
+    with pytest.raises(RuleError, match="names a target twice"):
+        act(t2, "kaelin", "sweep:grusk,grusk", "30")
