@@ -168,3 +168,46 @@ def test_a_sweep_is_an_attack_on_each_target():
     t2 = kaelin_first()
     with pytest.raises(RuleError, match="names a target twice"):
         act(t2, "kaelin", "sweep:grusk,grusk", "30")
+
+
+def _stunned_kaelin(d20: str):
+    """Grusk's Maul (Stun Location) strikes Kaelin at ``d20``: 3 + 2 + DM 1
+    = 6 less 3 AP = 3 through; her Endurance fails against the 30: stunned
+    for 3 Turns. Grusk passes; it is Kaelin's Turn."""
+    from test_mythras_effects import grusk_first
+    from test_mythras_flow import choose
+
+    t = grusk_first()
+    attack(t, "grusk", "kaelin", "30")
+    react(t, "kaelin", "none")
+    choose(t, "grusk", "stun-location")
+    t(cmd.RollPending(), f"3,2,1,{d20}")
+    t(cmd.RollPending(), "90")
+    assert t.c("kaelin").has("stunned-location") and t.state.turn == ("kaelin",)
+    return t
+
+
+def test_a_stunned_torso_only_defends():
+    """Seed 001 "Stun Location": "A blow to the torso causes the defender
+    to stagger winded, only able to defend." Kaelin, stunned in the chest,
+    may not ready or sheathe a weapon (only attacks were refused before);
+    she may brace (our reading: defence)."""
+    t = _stunned_kaelin("11")
+    with pytest.raises(RuleError, match="only able to defend"):
+        act(t, "kaelin", "sheathe:longsword")
+    with pytest.raises(RuleError, match="cannot attack now"):
+        attack(t, "kaelin", "grusk", "10")
+    act(t, "kaelin", "brace")
+    assert t.c("kaelin").has("braced")
+
+
+def test_a_stunned_head_cannot_act_at_all():
+    """Seed 001 "Stun Location": "A head shot renders the foe briefly
+    insensible and unable to act." Kaelin may not even brace or ward; she
+    may pass."""
+    t = _stunned_kaelin("19")
+    for action in ("brace", "ward:chest", "stand"):
+        with pytest.raises(RuleError, match="unable to act"):
+            act(t, "kaelin", action)
+    act(t, "kaelin", "pass")
+    assert t.state.turn == ("grusk",)

@@ -69,6 +69,28 @@ TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "shea
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
 
 
+#: The Turn actions a fighter stunned in the torso may still take: he is
+#: "only able to defend" (seed 001 "Stun Location"); bracing and ducking
+#: into cover are defence (our reading), as are his Reactions.
+STUNNED_TORSO_MAY = ("brace", "take-cover")
+
+
+def _stun_refusal(c, name: str) -> str:
+    """Why a Stun Location forbids the action ``name`` ("" when it does
+    not). Seed 001 "Stun Location": "A blow to the torso causes the
+    defender to stagger winded, only able to defend. A head shot renders
+    the foe briefly insensible and unable to act." A stunned head allows
+    only pass, dither or delay; a stunned chest or abdomen also the Turn
+    actions of :data:`STUNNED_TORSO_MAY`, and Ward Location."""
+    where = {k.location for k in c.conditions if k.name == "stunned-location"}
+    if "head" in where and name not in ("pass", "dither", "delay"):
+        return f"{c.name}'s head is stunned: insensible and unable to act (seed 001 'Stun Location'); pass"
+    if where & {"chest", "abdomen"} and name in TURN + ("stand", "regain-footing") and name not in STUNNED_TORSO_MAY:
+        return (f"{c.name} is stunned in the torso: staggered, only able to defend (seed 001 'Stun Location'); "
+                f"{', '.join(STUNNED_TORSO_MAY)}, delay or pass")
+    return ""
+
+
 def _unquoted(action: str) -> str:
     """The action text with any shell-style quoting the CLI added undone
     (``act kaelin "jump:1 standing"`` arrives as ``'jump:1 standing'``)."""
@@ -92,6 +114,10 @@ def act(draft: Draft, who: str, action: str) -> None:
     state = draft.state
     name, _, arg = _unquoted(action).partition(":")
     name = name.strip().lower()
+    if name not in ("luck", "speak", "drop", "terrain", "unward"):  # free and no feat of arms
+        why = _stun_refusal(state.combatants[who], name)
+        if why:
+            raise RuleError(why)
     if name in BASIC:
         require_turn(state, who)
         if name in ("stand", "regain-footing"):
