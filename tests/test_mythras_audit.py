@@ -211,3 +211,22 @@ def test_a_stunned_head_cannot_act_at_all():
             act(t, "kaelin", action)
     act(t, "kaelin", "pass")
     assert t.state.turn == ("grusk",)
+
+
+def test_no_counterattack_against_a_charge_from_one_who_may_not_attack():
+    """Seed 001 "Charging": "the recipient of a charge can simultaneously
+    counterattack the charging attacker instead" - an attack, so not by a
+    fighter who may not attack now (a Serious Wound: "cannot attack for 1d3
+    turns", rules-reference B15). Grusk is offered parry, evade or none,
+    and a typed counterattack is refused."""
+    from affray.rules.mythras import conditions as cat
+
+    t = kaelin_first()
+    wounded = cat.make("cannot-attack", cause=1, round=1, step=0, ends="actions", count=2,
+                       effects={"cannot-attack": 1}, note="Serious Wound to the chest")
+    t.store.append(t.eid, t.state.version, [ev.ConditionApplied(handle="grusk", condition=wounded)],
+                   command_id="wound", actor="gm")
+    t(cmd.DeclareAttack(attacker="kaelin", target="grusk", situations=("charge",)), "30")
+    assert "counterattack" not in t.step().options and "parry" in t.step().options
+    with pytest.raises(RuleError):
+        react(t, "grusk", "counterattack", "20")

@@ -186,7 +186,9 @@ def offer_reaction(draft: Draft) -> None:
     Action Points (or helpless) cannot: that counts as a Failure (seed 001
     "Unable or Unwilling to Parry"). A Ranged attack can be parried only
     with a shield ("Ranged Combat"); the target of a charge may
-    counterattack instead ("Charging")."""
+    counterattack instead ("Charging"), unless he may not attack now (a
+    counterattack is an attack: not after a Serious Wound, nor by a
+    surprised fighter, who "may not perform any offensive Action")."""
     state = draft.state
     x = state.exchange
     t, a = state.combatants[x.target], state.combatants[x.attacker]
@@ -206,7 +208,7 @@ def offer_reaction(draft: Draft) -> None:
         return
     parriers = [w for w in parry_weapons(t, state) if "ranged" not in flags or w.kind == "shield"]
     options = (["parry"] if parriers else []) + ["evade"]
-    if "charge" in flags and any(w.kind != "shield" for w in parry_weapons(t, state)):
+    if "charge" in flags and not t.effect("cannot-attack") and any(w.kind != "shield" for w in parry_weapons(t, state)):
         options.append("counterattack")
     options.append("none")
     with_text = f" (with {', '.join(w.name for w in parriers)})" if parriers else ""

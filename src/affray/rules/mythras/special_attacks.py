@@ -38,10 +38,12 @@ def counterattack(draft: Draft, defender: str, attacker: str, with_item: str, mo
     first. Each blow is an exchange of its own with no defence (a Failure);
     the second waits as a ``deferred-attack`` condition. A weapon that can
     be set against a charge (trait ``set``) uses the charger's Damage
-    Modifier. Step ``special:counterattack``."""
+    Modifier. Step ``special:counterattack``. An attack: refused to one
+    who may not attack now."""
     state = draft.state
     x = state.exchange
     c, a = state.combatants[defender], state.combatants[attacker]
+    check_target(state, defender, attacker)
     w = find_weapon(c, with_item) if with_item else next(w for w in parry_weapons(c, state) if w.kind != "shield")
     why = usable(state, c, w)
     if why:
