@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from affray.events import commands as cmd
 from affray.events import core as ev
+from affray.events import mrq1 as ev_mrq1
 from affray.rules.mrq1.core import useless_limbs
 
 from test_mrq1_actions import three
@@ -221,3 +222,35 @@ def test_ruling_ranged_impale_close_combat_only():
     close combat rule; the ranged critical only does maximum damage."""
     t = _yara_shoots_critically({"ranged_impale": "close-combat-only"})
     assert not t.c("broo").has("impaled") and not any(s.kind == "impale" for s in t.state.pending)
+
+
+# --------------------------------------------------------------------------- #
+# "Dive" is a Reaction
+# --------------------------------------------------------------------------- #
+
+
+def test_a_surprised_character_who_has_not_acted_may_not_dive():
+    """Seed 004 "Reactions": "There are four types of Reaction - dodge,
+    parry, dive for cover and free attacks"; "Gaining Surprise": "he may
+    only use Reactions against actions that occur after his own Strike
+    Rank". Gorp, surprised and yet to act, is not offered the Dive;
+    Vasana is."""
+    from test_mrq1_flow import Table, join
+
+    t = Table(join(sheet("vasana"), "heroes", "vasana"), join(sheet("broo"), "broo", "broo"),
+              join(sheet("gorp"), "broo", "gorp", surprised=True))
+    t(cmd.StartRound(), "10,5,1")
+    t(cmd.TakeAction(who="gm", action="area 2D6 on=vasana,gorp name=Fireball"))
+    assert [s.who for s in t.state.pending if s.kind == "dive"] == ["vasana"]
+    assert any("Gorp cannot dive (surprised and has not acted yet)" in e.text for e in t.new(ev_mrq1.ActionTaken))
+
+
+def test_a_grappling_character_may_not_dive():
+    """Seed 004 "Grappling Combatants": "Grappling combatants may not use
+    Reactions"; a Dive is one ("Reactions")."""
+    from test_mrq1_grapple import grappled
+
+    t = grappled()
+    t(cmd.TakeAction(who="broo", action="pass"))
+    t(cmd.TakeAction(who="gm", action="area 1D6 on=ulfrik,broo"))
+    assert not any(s.kind == "dive" for s in t.state.pending)
