@@ -14,6 +14,7 @@ import pytest
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.rules.base import RuleError
+from affray.rules.mythras.core import find_weapon, hand_of, usable
 
 from test_mythras_fidelity import bleeding_grusk, next_round
 from test_mythras_flow import Table, attack, kaelin_first, react, sheet
@@ -230,3 +231,28 @@ def test_no_counterattack_against_a_charge_from_one_who_may_not_attack():
     assert "counterattack" not in t.step().options and "parry" in t.step().options
     with pytest.raises(RuleError):
         react(t, "grusk", "counterattack", "20")
+
+
+def test_a_useless_arm_cannot_take_up_a_weapon_again():
+    """Rules-reference B15 (Serious Wound): a failed opposed Endurance roll
+    means the victim "lose[s] the limb's use". Kaelin's right arm drops
+    the Longsword; she may not ready it while her left hand holds the
+    shield; with the shield dropped, the sword goes into her left hand."""
+    from test_mythras_flow import choose
+
+    t = kaelin_first()
+    act(t, "kaelin", "pass")
+    attack(t, "grusk", "kaelin", "30")
+    react(t, "kaelin", "none")
+    choose(t, "grusk", "choose-location")
+    choose(t, "grusk", "right arm")
+    t(cmd.RollPending(), "3,3,2")  # 8 less AP 2: right arm 5 -> -1, a Serious Wound
+    t(cmd.RollPending(), "2,90")  # Endurance fails: the arm is useless
+    assert t.c("kaelin").ready == ("Heater Shield",)
+    with pytest.raises(RuleError, match="right arm is useless"):
+        act(t, "kaelin", "ready:longsword")
+    act(t, "kaelin", "drop:heater shield")
+    act(t, "kaelin", "ready:longsword")
+    k = t.c("kaelin")
+    assert k.ready == ("Longsword",) and hand_of(k, "Longsword") == "left arm"
+    assert usable(t.state, k, find_weapon(k, "Longsword")) == ""

@@ -57,6 +57,7 @@ from affray.rules.mythras.core import (
     sheet_of,
     spend,
     test,
+    useless_arms,
     weapon_hp,
 )
 
@@ -166,6 +167,10 @@ def ready(draft: Draft, who: str, arg: str) -> None:
     hands = sum(x.hands for x in sheet_of(c).weapons if x.name in c.ready and x.kind != "unarmed")
     if hands + w.hands > 2:
         raise RuleError(f"{c.name}'s hands are full ({', '.join(c.ready)}); sheathe or drop something first")
+    lame = useless_arms(c)
+    if lame and hands + w.hands + len(lame) > 2:
+        raise RuleError(f"{c.name}'s {' and '.join(lame)} {'is' if len(lame) == 1 else 'are'} useless (a Serious Wound): "
+                        f"no hand free for {w.name}")
     if dropped is not None and not dropped.effects.get("stage"):
         spend(draft, who, f"reach for {w.name}")
         draft.emit(ev.ConditionApplied(handle=who, condition=replace(

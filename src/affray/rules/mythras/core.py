@@ -327,10 +327,17 @@ def sundered_ap(c: Combatant, location: str) -> int:
     return sum(x.effects.get("ap-lost", 0) for x in c.conditions if x.name == "sundered" and x.location == location)
 
 
+def useless_arms(c: Combatant) -> list[str]:
+    """The arms a failed Endurance roll after a Serious Wound left useless
+    (rules-reference B15: the victim "lose[s] the limb's use")."""
+    return [k.location for k in c.conditions if k.name == "useless-limb" and k.location.endswith("arm")]
+
+
 def hand_of(c: Combatant, weapon: str) -> str:
     """Which arm holds ``weapon``: our reading (as for a useless arm) is a
     shield in the left hand, other weapons in the right, a second weapon in
-    the left; a two-handed weapon is in both (``both``)."""
+    the left, each going to the other hand when its own arm is useless; a
+    two-handed weapon is in both (``both``)."""
     weapons = {w.name: w for w in sheet_of(c).weapons}
     w = weapons.get(weapon)
     if w is None or w.kind == "unarmed":
@@ -340,14 +347,19 @@ def hand_of(c: Combatant, weapon: str) -> str:
     held = [weapons[n] for n in c.ready if n in weapons]
     others = [x for x in held if x.kind != "shield"]
     if w.kind == "shield":
-        return "left arm"
-    return "right arm" if others and others[0].name == weapon else "left arm"
+        arm = "left arm"
+    else:
+        arm = "right arm" if others and others[0].name == weapon else "left arm"
+    useless = useless_arms(c)
+    other = "right arm" if arm == "left arm" else "left arm"
+    return other if arm in useless and other not in useless else arm
 
 
 def usable(state: State, c: Combatant, w: Weapon) -> str:
     """Why ``c`` cannot use ``w`` now, or "": broken (Damage Weapon), stuck
-    in a wound (Impale), held by an entangled arm (Entangle) or by a
-    stunned arm (Stun Location: "the Hit Location is Incapacitated")."""
+    in a wound (Impale), held by an entangled arm (Entangle), by a
+    stunned arm (Stun Location: "the Hit Location is Incapacitated") or by
+    a useless arm (a Serious Wound, B15)."""
     if broken(c, w):
         return f"{w.name} is broken"
     if w.name in stuck_weapons(state, c.handle):
@@ -358,6 +370,8 @@ def usable(state: State, c: Combatant, w: Weapon) -> str:
             return f"{c.name}'s {cond.location} is entangled"
         if cond.name == "stunned-location" and cond.location.endswith("arm") and hand in (cond.location, "both"):
             return f"{c.name}'s {cond.location} is stunned (seed 001 'Stun Location': the Hit Location is Incapacitated)"
+        if cond.name == "useless-limb" and cond.location.endswith("arm") and hand in (cond.location, "both"):
+            return f"{c.name}'s {cond.location} is useless (a Serious Wound)"
     return ""
 
 
