@@ -256,3 +256,23 @@ def test_a_useless_arm_cannot_take_up_a_weapon_again():
     k = t.c("kaelin")
     assert k.ready == ("Longsword",) and hand_of(k, "Longsword") == "left arm"
     assert usable(t.state, k, find_weapon(k, "Longsword")) == ""
+
+
+def test_an_outmaneuvered_foe_may_not_leap_at_the_maneuverer_either():
+    """Seed 001 "Outmaneuvering": "those who fail to beat the maneuvering
+    character's roll cannot attack him for the remainder of that Combat
+    Round"; a Leaping Attack is an attack ("Leaping Attacks"). Grusk (4
+    Action Points) loses the Outmaneuver and may neither attack nor leap
+    at Kaelin this round."""
+    t = kaelin_first(grusk=sheet("grusk", extra_ap=2))
+    attack(t, "kaelin", "grusk", "90")
+    react(t, "grusk", "none")
+    act(t, "grusk", "pass")
+    act(t, "kaelin", "outmaneuver")
+    t(cmd.RollPending(), "30,20")  # Kaelin's 30 beats Grusk's 20
+    t(cmd.MakeChoice(who="kaelin", option="engage:grusk"))
+    assert t.c("grusk").has("outmaneuvered") and t.state.turn == ("grusk",)
+    with pytest.raises(RuleError, match="outmaneuvered by Kaelin"):
+        act(t, "grusk", "leap:kaelin", "10,90")
+    with pytest.raises(RuleError, match="outmaneuvered by Kaelin"):
+        attack(t, "grusk", "kaelin", "10")

@@ -32,13 +32,14 @@ from msgspec.structs import replace
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, check_target, find_combatant
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     DEFERRED,
     attack_size,
+    check_attack,
     combat_skill,
     default_weapon,
     done,
@@ -98,10 +99,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     "Firing into a Crowd"); ``helpless`` is Automatic (no roll)."""
     state = draft.state
     a = require_turn(state, attacker)
-    check_target(state, attacker, target, hint=f"; use 'affray act {attacker} delay' or pass")
+    check_attack(state, attacker, target, hint=f"; use 'affray act {attacker} delay' or pass")
     t = state.combatants[target]
-    if any(c.name == "outmaneuvered" and cat.from_of(c) == target for c in a.conditions):
-        raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a, state)
     why = usable(state, a, weapon)
     if why:

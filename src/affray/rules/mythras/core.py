@@ -22,7 +22,7 @@ import msgspec
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
+from affray.rules.base import Draft, RuleError, check_target, rulings_reader, unreadable_sheet
 from affray.rules.base import require_turn as base_require_turn
 from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import tables
@@ -373,6 +373,20 @@ def usable(state: State, c: Combatant, w: Weapon) -> str:
         if cond.name == "useless-limb" and cond.location.endswith("arm") and hand in (cond.location, "both"):
             return f"{c.name}'s {cond.location} is useless (a Serious Wound)"
     return ""
+
+
+def check_attack(state: State, attacker: str, target: str, *, hint: str = "") -> None:
+    """The checks before any attack (a plain attack, a leap, a sweep, an
+    entangling Trip, a counterattack): those of every system (not oneself,
+    not the dead, not while a condition forbids attacking, such as
+    Surprise's "may not perform any offensive Action") and a foe who was
+    outmaneuvered by the target "cannot attack him for the remainder of
+    that Combat Round" (seed 001 "Outmaneuvering"). Raises
+    :class:`RuleError` (one line)."""
+    check_target(state, attacker, target, hint=hint)
+    a, t = state.combatants[attacker], state.combatants[target]
+    if any(k.name == "outmaneuvered" and from_of(k) == target for k in a.conditions):
+        raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
 
 
 def fighters(state: State) -> list[Combatant]:

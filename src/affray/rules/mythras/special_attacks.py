@@ -12,13 +12,14 @@ goes on as any attack: ``attack:offer-reaction`` or ``attack:resolve``.
 from __future__ import annotations
 
 from affray.events import core as ev
-from affray.rules.base import Draft, RuleError, check_target, find_combatant
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     at,
     best_skill,
+    check_attack,
     default_weapon,
     defer_attack,
     effective_siz,
@@ -43,7 +44,7 @@ def counterattack(draft: Draft, defender: str, attacker: str, with_item: str, mo
     state = draft.state
     x = state.exchange
     c, a = state.combatants[defender], state.combatants[attacker]
-    check_target(state, defender, attacker)
+    check_attack(state, defender, attacker)
     w = find_weapon(c, with_item) if with_item else next(w for w in parry_weapons(c, state) if w.kind != "shield")
     why = usable(state, c, w)
     if why:
@@ -107,7 +108,7 @@ def leap(draft: Draft, who: str, arg: str) -> None:
     if not arg:
         raise RuleError("leap needs a target: 'affray act WHO leap:TARGET'")
     t = state.combatants[find_combatant(state, arg)]
-    check_target(state, who, t.handle)
+    check_attack(state, who, t.handle)
     if effective_siz(t, "leap") > 2 * sheet_of(c).characteristics.SIZ:
         raise RuleError(f"{t.name} is more than twice {c.name}'s SIZ{' (braced)' if t.has('braced') else ''}: a leap cannot bring it down")
     spend(draft, who, f"leap at {t.name}")
@@ -154,7 +155,7 @@ def sweep(draft: Draft, who: str, arg: str) -> None:
     if len(set(targets)) < len(targets):
         raise RuleError("sweep names a target twice; name each target once: 'affray act WHO sweep:T1,T2'")
     for t in targets:
-        check_target(state, who, t)
+        check_attack(state, who, t)
     w = default_weapon(c)
     why = usable(state, c, w)
     if why:
