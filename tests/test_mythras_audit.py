@@ -276,3 +276,24 @@ def test_an_outmaneuvered_foe_may_not_leap_at_the_maneuverer_either():
         act(t, "grusk", "leap:kaelin", "10,90")
     with pytest.raises(RuleError, match="outmaneuvered by Kaelin"):
         attack(t, "grusk", "kaelin", "10")
+
+
+def test_a_useless_leg_neither_stands_nor_moves():
+    """Rules-reference B15 (Serious Wound): a failed opposed Endurance roll
+    means the victim "lose[s] the limb's use"; a useless leg drops him
+    prone. Our reading, as for a stunned or snared leg (seed 001 "Stun
+    Location", "Entangle": "a snared leg prevents the target from
+    moving"): Kaelin may not regain her footing while the leg is useless."""
+    from test_mythras_flow import choose
+
+    t = kaelin_first()
+    act(t, "kaelin", "pass")
+    attack(t, "grusk", "kaelin", "30")
+    react(t, "kaelin", "none")
+    choose(t, "grusk", "choose-location")
+    choose(t, "grusk", "right leg")
+    t(cmd.RollPending(), "4,3,2")  # 9 less AP 2: right leg 6 -> -1, a Serious Wound
+    t(cmd.RollPending(), "2,90")  # Endurance fails: the leg is useless, Kaelin falls
+    assert t.c("kaelin").stance == "prone" and t.state.turn == ("kaelin",)
+    with pytest.raises(RuleError, match="right leg is useless"):
+        act(t, "kaelin", "stand")

@@ -664,12 +664,27 @@ def metres(text: str, what: str) -> float:
     return value
 
 
+def leg_held(c: Combatant) -> str:
+    """Why ``c``'s legs keep it from moving or standing up ("" when they
+    do not): an entangled leg (seed 001 "Entangle": "a snared leg prevents
+    the target from moving"), a stunned one ("Stun Location": the location
+    "is Incapacitated"), or one a Serious Wound left useless
+    (rules-reference B15: "lose the limb's use"; our reading: as a stunned
+    leg, no moving and no standing up)."""
+    for k in c.conditions:
+        if k.location.endswith("leg") and k.name in ("entangled", "useless-limb", "stunned-location"):
+            what = {"entangled": "entangled", "useless-limb": "useless (a Serious Wound)"}.get(k.name, "stunned")
+            return f"{c.name}'s {k.location} is {what}"
+    return f"{c.name}'s leg is stunned" if c.effect("no-move") else ""
+
+
 def check_free_to_move(state: State, c: Combatant, what: str, *, prone_ok: bool = False) -> None:
-    """Movement needs free legs (seed 001 "Entangle"), no engaged foe
+    """Movement needs free legs (:func:`leg_held`), no engaged foe
     ("Movement": only unengaged characters move) and, except for Crawl, a
     character on its feet."""
-    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
-        raise RuleError(f"{c.name}'s leg is entangled or stunned: no {what} (seed 001 'Entangle')")
+    held = leg_held(c)
+    if held:
+        raise RuleError(f"{held}: no {what} (seed 001 'Entangle', 'Stun Location')")
     foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
     if foes:
         raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")

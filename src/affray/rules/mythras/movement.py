@@ -16,13 +16,14 @@ from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     at, done, engaged_foes, grade_modifiers, grippers, kept_roll, keeping, luck_suffix, names_terrain, offer_luck, sheet_of,
-    spend, test,
+    leg_held, spend, test,
 )
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
-    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
-        raise RuleError(f"{c.name}'s leg is entangled or stunned: no movement (seed 001 'Entangle')")
+    held = leg_held(c)
+    if held:
+        raise RuleError(f"{held}: no movement (seed 001 'Entangle', 'Stun Location')")
     if engaged_foes(state, c):
         raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
     if c.stance == "prone":
