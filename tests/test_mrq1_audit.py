@@ -254,3 +254,19 @@ def test_a_grappling_character_may_not_dive():
     t(cmd.TakeAction(who="broo", action="pass"))
     t(cmd.TakeAction(who="gm", action="area 1D6 on=ulfrik,broo"))
     assert not any(s.kind == "dive" for s in t.state.pending)
+
+
+def test_a_retest_already_due_is_dropped_when_the_location_is_healed():
+    """Seed 004 "Serious Wound": the Resilience test is repeated "until the
+    location is restored to 1 hit point or more". The round ends with
+    Vasana's re-test due; the GM heals her chest first: the re-test is
+    dropped and the GM is asked to start the next round."""
+    t = hit_vasana(6, CHEST)
+    t(cmd.RollPending(), "1,20")  # Resilience passes: a re-test each round's end
+    t.pass_turns()
+    t(cmd.EndRound())
+    assert t.step().kind == "retest"
+    t(cmd.Heal(who="vasana", location="chest", reason="Heal 2"))
+    assert [s.kind for s in t.state.pending] == ["start"]
+    t(cmd.StartRound(), "10,1")
+    assert t.state.round == 2 and t.c("vasana").status == "active"

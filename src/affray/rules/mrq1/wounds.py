@@ -211,11 +211,23 @@ def recovered(draft: Draft, handle: str) -> None:
     re-tests run "until the location is restored to 1 hit point or more";
     "Major Wound": "If the location does not recover within ..." (the blood
     loss count). A severed limb stays severed, and a character two useless
-    legs left prone stays prone until he stands."""
+    legs left prone stays prone until he stands. An end-of-round re-test
+    already awaited for an ended condition is dropped (after the last, the
+    round goes on: ``round:retests-done``)."""
     c = draft.state.combatants[handle]
+    ended = set()
     for cond in c.conditions:
         if cond.name in RECOVERY_ENDS and cond.location and c.location(cond.location).hp >= 1:
             draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="the location recovered"))
+            ended.add(cond.id)
+    pending = draft.state.pending
+    keep = tuple(s for s in pending if not (s.kind == "retest" and s.who == handle and s.data.get("condition") in ended))
+    if len(keep) == len(pending):
+        return
+    if any(s.kind == "retest" for s in keep):
+        draft.emit(ev.StepsAwaited(steps=keep))
+    else:
+        draft.then("round:retests-done")
 
 
 def first_aid(draft: Draft, healer: str, patient: str, location: str) -> None:
