@@ -100,4 +100,4 @@ def test_act_skill_refuses_an_unknown_option_and_first_aid_without_a_patient(fig
     refused(fight, ["act", "vasana", "skill", "Acrobatics", "tagret=broo1", "--dice", "10"], "skill does not take tagret=broo1")
     refused(fight, ["act", "vasana", "skill", "First Aid", "--dice", "10"], "First Aid on whom?")
     refused(fight, ["act", "vasana", "skill", "First Aid", "target=broo1", "--dice", "10"],
-            "Broo 1 has no Serious or Major Wound that First Aid treats")
+            "Broo 1 has no Serious or Major Wound or impaling weapon that First Aid treats")

@@ -194,7 +194,7 @@ def register(app: typer.Typer) -> None:
         mythras has every Combat Action of its seed here, e.g. brace,
         move:grusk, hustle:sprint, outmaneuver, ready:longsword, reload, aim,
         take-cover:4:legs, ward:left-arm, luck, yank, struggle, cast:SPELL,
-        hold, release, interrupt; terrain:water, climb:2, swim, crawl,
+        hold, release, interrupt, first-aid:grusk; terrain:water, climb:2, swim, crawl,
         jump:3 standing, move:4 difficult, hustle:sprint difficult (see
         'affray rulings --system mythras').
 

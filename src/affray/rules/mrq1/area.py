@@ -24,6 +24,7 @@ from affray.rules.mrq1.core import (
     break_aim,
     condition_modifiers,
     dismount,
+    limb_check,
     location_for,
     mount_of,
     note,
@@ -74,6 +75,15 @@ def area_effect(draft: Draft, spec: Spec) -> None:
 
 
 def _cannot_dive(state: State, handle: str) -> str:
+    """Why ``handle`` may not Dive ("" when he may). Seed 004 "Dive":
+    "Helpless characters may not dive ... A prone character may not dive";
+    a Dive is a Reaction ("Reactions"), so not without one left, not while
+    grappling ("Grappling combatants may not use Reactions"), and not by a
+    surprised character who has not acted yet ("Gaining Surprise": he "may
+    only use Reactions against actions that occur after his own Strike
+    Rank"; an area effect has no attacker's Strike Rank to compare, so
+    under either ``surprise_reactions`` ruling his own first action must
+    have come)."""
     c = state.combatants[handle]
     if c.status != "active" or c.effect("helpless"):
         return "helpless"
@@ -81,6 +91,10 @@ def _cannot_dive(state: State, handle: str) -> str:
         return "already prone"
     if c.reactions <= 0:
         return "no reactions left"
+    if c.effect("grappling"):
+        return "grappling: no Reactions"
+    if c.effect("no-reactions") and c.actions_taken == 0:
+        return "surprised and has not acted yet"
     return ""
 
 
@@ -107,7 +121,7 @@ def dive(draft: Draft, step: ev.PendingStep, reaction: str) -> None:
     if reaction == "dive":
         draft.emit(ev.ActionSpent(handle=who, kind="reaction", reason="dive"))
         break_aim(draft, who, "dives")
-        mods = condition_modifiers(c, reaction=True, mobility=True)
+        mods = condition_modifiers(c, reaction=True, mobility=True) + limb_check(c, "Dodge")
         riding = mount_of(c)
         if riding:  # seed 004 "Dive": a rider may dive at -30% to Dodge, and is dismounted
             mods = list(mods) + [ev.Modifier(-30, "diving from the saddle")]

@@ -27,6 +27,7 @@ from affray.rules.mrq1.core import (
     limb_check,
     note,
     progress,
+    relies_on_mobility,
     require_turn,
     sheet_of,
     test,
@@ -123,7 +124,7 @@ def skill_use(draft: Draft, who: str, spec: Spec) -> None:
     hands = spec.number("hands", 1) or 1
     if hands > 2:
         raise RuleError(f"skill: hands takes 1 or 2, not {hands}")
-    mods = condition_modifiers(c, mobility=True) + limb_check(c, name, two_hands=hands == 2) + list(spec.mods)
+    mods = condition_modifiers(c, mobility=relies_on_mobility(c, name)) + limb_check(c, name, two_hands=hands == 2) + list(spec.mods)
     grade = spec.get("diff")
     if grade:
         if grade not in tables.DIFFICULTY:
@@ -161,7 +162,7 @@ def first_aid_patient(state, c, spec: Spec) -> tuple[str, str]:
             raise RuleError(f"{p.name}'s {wanted} has no wound First Aid treats (treatable: {', '.join(treatable) or 'none'})")
         return patient, wanted
     if not treatable:
-        raise RuleError(f"{p.name} has no Serious or Major Wound that First Aid treats")
+        raise RuleError(f"{p.name} has no Serious or Major Wound or impaling weapon that First Aid treats")
     if len(treatable) > 1:
         raise RuleError(f"{p.name} has wounds to treat at {', '.join(treatable)}; name one with location=LOC")
     return patient, treatable[0]

@@ -180,6 +180,39 @@ def limb_check(c: Combatant, skill_name: str, *, two_hands: bool = False) -> lis
     return []
 
 
+def relies_on_mobility(c: Combatant, skill_name: str) -> bool:
+    """Whether ``skill_name`` "relies upon physical mobility" (seed 004 "One
+    Useless or Missing Leg": "such as Athletics, Dodge, Stealth and Weapon
+    skills"): one of :data:`MOBILITY_SKILLS`, or a weapon on ``c``'s sheet
+    (its Weapon skill goes by the weapon's name)."""
+    key = skill_name.strip().lower()
+    return key in MOBILITY_SKILLS or any(key == w.name.lower() for w in sheet_of(c).weapons)
+
+
+def test_modifiers(c: Combatant, skill_name: str, *, combat: bool = False) -> list[ev.Modifier]:
+    """The modifiers of a test the rules call for that is not a Reaction
+    (knockback's Acrobatics or wall Dodge, a free attack's Persistence,
+    Dodge or Athletics, a yank, a Disarm's or interrupt's opposed test):
+    the bearer's conditions; the leg penalties only on a skill that relies
+    on mobility (:func:`relies_on_mobility`); the arms' (:func:`limb_check`);
+    and on a Dodge test Defend's +20% (seed 004 "Defend": "adding +20% to
+    any Dodge Skill tests or parrying Weapon skill tests he is called upon
+    to make until the beginning of his next Combat Action"), but not
+    Overextended's -20%, which is the next Reaction's. A test the limbs
+    make impossible is still rolled when the rules force it (a two-legged
+    cripple is prone and may not stand, so it does not arise in play): it
+    keeps the -30% of two useless legs."""
+    key = skill_name.strip().lower()
+    mods = condition_modifiers(c, mobility=relies_on_mobility(c, skill_name), combat=combat)
+    if key == "dodge":
+        mods += [ev.Modifier(x.effects["reaction-bonus"], x.name) for x in c.conditions if x.effects.get("reaction-bonus")]
+    try:
+        mods += limb_check(c, skill_name)
+    except RuleError:
+        pass
+    return mods
+
+
 def useless_limbs(c: Combatant, limb: str) -> list[str]:
     """Locations of kind ``limb`` (arm or leg) that are useless now."""
     return [loc.name for loc in c.locations if loc.limb == limb and _useless(c, loc.name)]
@@ -942,8 +975,10 @@ MANOEUVRES = ("break-free", "immobilise", "inflict-pain", "throw", "release")
 #: The wound conditions First Aid ends (seed 004 "Serious Wound", "Major
 #: Wound": "until the location is restored to 1 hit point or more, or the
 #: character receives First Aid"); ``bleeding-out`` by ruling
-#: ``first_aid_stops_bleeding``.
-FIRST_AID_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out")
+#: ``first_aid_stops_bleeding``; ``impaled`` ("Impaled Enemies": "Another
+#: character may remove the impaling weapon in a cleaner and less agonising
+#: manner through the use of the First Aid skill": no damage).
+FIRST_AID_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out", "impaled")
 
 
 def first_aid_locations(c: Combatant) -> list[str]:

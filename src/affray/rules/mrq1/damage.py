@@ -150,7 +150,10 @@ def roll_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
         draft.then("wounds:wound", handle=t.handle, location=location, exchange=x.id, follow=follow)
     weapon = find_weapon(a, x.weapon, ready_only=False)
     if critical and weapon.impaling and final > 0:
-        draft.then("impaling:offer", a=a, t=t, weapon=weapon, location=location, exchange=x.id, follow=follow)
+        if weapon.kind != "ranged":
+            draft.then("impaling:offer", a=a, t=t, weapon=weapon, location=location, exchange=x.id, follow=follow)
+        elif rulings_of(draft.state).ranged_impale == "left-in":  # the shooter cannot yank it
+            draft.then("impaling:stuck", attacker=a.handle, target=t.handle, weapon=weapon.name, location=location)
     if x.effects.get("give_ground"):
         draft.then("knockback:give-ground", attacker=a.handle, defender=t.handle, follow=follow)
     if x.effects.get("riposte"):

@@ -19,7 +19,6 @@ from affray.rules.mrq1.core import (
     Spec,
     apply,
     await_roll,
-    condition_modifiers,
     default_weapon,
     done,
     find_weapon,
@@ -29,6 +28,7 @@ from affray.rules.mrq1.core import (
     rulings_of,
     sheet_of,
     test,
+    test_modifiers,
     turn_steps,
 )
 
@@ -93,8 +93,8 @@ def interrupt(draft: Draft, who: str, spec: Spec) -> None:
 
     a_name, a_skill = side(c, spec.get("with"))
     d_name, d_skill = side(t, spec.get("against"))
-    a = test(draft, c, a_name, a_skill, condition_modifiers(c, combat=True), f"interrupt {t.name}")
-    d = test(draft, t, d_name, d_skill, condition_modifiers(t, combat=True), f"against {c.name}'s interrupt")
+    a = test(draft, c, a_name, a_skill, test_modifiers(c, a_name, combat=True), f"interrupt {t.name}")
+    d = test(draft, t, d_name, d_skill, test_modifiers(t, d_name, combat=True), f"against {c.name}'s interrupt")
     winner = opposed(a, d, rulings_of(state).opposed_ties)
     if winner == "a":
         draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason="interrupts"))

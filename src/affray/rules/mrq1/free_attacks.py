@@ -38,13 +38,13 @@ from affray.rules.mrq1.core import (
     done,
     note,
     parse,
-    condition_modifiers,
     default_weapon,
     find_weapon,
     held,
     sheet_of,
     skill,
     test,
+    test_modifiers,
     total_hp,
 )
 from affray.rules.mrq1.sheet import Weapon
@@ -208,7 +208,7 @@ def roll_free_attack_test(draft: Draft, step: ev.PendingStep, rest) -> None:
     who = step.who
     c = draft.state.combatants[who]
     name = str(step.data["skill"])
-    tested = test(draft, c, name, skill(c, name), condition_modifiers(c, mobility=True), f"{name} after a free attack's damage")
+    tested = test(draft, c, name, skill(c, name), test_modifiers(c, name), f"{name} after a free attack's damage")
     complete(draft, who, parse(str(step.data["spec"])), damaged=True, suspended=True,
              passed=tested.result in ("success", "critical"))
 

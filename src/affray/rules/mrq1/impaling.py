@@ -17,7 +17,7 @@ from affray.events.mrq1 import ImpaleChosen
 from affray.projections.state import Combatant
 from affray.rules.base import Draft
 from affray.rules.mrq1 import conditions as cat
-from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, skill, test
+from affray.rules.mrq1.core import carry_on, find_weapon, skill, test, test_modifiers
 from affray.rules.mrq1.sheet import Weapon
 
 
@@ -77,7 +77,7 @@ def roll_yank(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, ..
     a = draft.state.combatants[x.attacker]
     location = str(step.data["location"])
     weapon = find_weapon(a, x.weapon, ready_only=False)
-    tested = test(draft, a, "Athletics", skill(a, "Athletics"), condition_modifiers(a), f"Athletics: yank {weapon.name} free")
+    tested = test(draft, a, "Athletics", skill(a, "Athletics"), test_modifiers(a, "Athletics"), f"Athletics: yank {weapon.name} free")
     freed = tested.result in ("success", "critical")
     expr = str(dicelib.parse(weapon.damage)) if freed else "1D4"
     what = f"{weapon.name} damage as it comes free" if freed else "1D4 damage, the weapon stays stuck"
@@ -121,8 +121,11 @@ def roll_yank_damage(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingS
 
 def impale(draft: Draft, attacker: str, target: str, weapon: str, location: str) -> None:
     """Seed 004 "Impaled Enemies": −20% to all skill tests, cumulative; the
-    attacker no longer holds the weapon. Also the step ``impaling:stuck``."""
+    attacker no longer holds the weapon (a ranged weapon's missile is left
+    in, ruling ``ranged_impale``: the shooter keeps his bow). Also the step
+    ``impaling:stuck``."""
     t = draft.state.combatants[target]
+    ranged = find_weapon(draft.state.combatants[attacker], weapon, ready_only=False).kind == "ranged"
     n = sum(1 for c in t.conditions if c.name == "impaled") + 1
     draft.emit(
         ev.ConditionApplied(
@@ -141,4 +144,5 @@ def impale(draft: Draft, attacker: str, target: str, weapon: str, location: str)
             ),
         )
     )
-    draft.emit(ev.WeaponDropped(handle=attacker, weapon=weapon, reason=f"left impaled in {t.name}'s {location}"))
+    if not ranged:
+        draft.emit(ev.WeaponDropped(handle=attacker, weapon=weapon, reason=f"left impaled in {t.name}'s {location}"))

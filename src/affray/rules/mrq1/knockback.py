@@ -26,6 +26,7 @@ from affray.rules.mrq1.core import (
     sheet_of,
     skill,
     test,
+    test_modifiers,
 )
 
 
@@ -80,13 +81,13 @@ def roll_knockback(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingSte
     004 "Knockback")."""
     handle = step.who
     c = draft.state.combatants[handle]
-    tested = test(draft, c, "Acrobatics", skill(c, "Acrobatics"), condition_modifiers(c), "Acrobatics against knockback")
+    tested = test(draft, c, "Acrobatics", skill(c, "Acrobatics"), test_modifiers(c, "Acrobatics"), "Acrobatics against knockback")
     if tested.result not in ("success", "critical") and c.stance != "prone":
         draft.emit(ev.StanceChanged(handle=handle, stance="prone", reason="knockback"))
     if step.data.get("wall"):
         # Seed 004 "Knockback": knocked back into a wall or other solid
         # object, a Dodge test or 1D4 damage to a random hit location.
-        dodged = test(draft, c, "Dodge", skill(c, "Dodge"), condition_modifiers(c, mobility=True), "Dodge: knocked into a wall")
+        dodged = test(draft, c, "Dodge", skill(c, "Dodge"), test_modifiers(c, "Dodge"), "Dodge: knocked into a wall")
         if dodged.result not in ("success", "critical"):
             slam = ev.PendingStep(
                 who=handle, verb="roll", kind="wall-damage",

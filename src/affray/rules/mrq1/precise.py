@@ -26,12 +26,12 @@ from affray.rules.mrq1 import conditions as cat
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.core import (
     carry_on,
-    condition_modifiers,
     damage_plan,
     find_weapon,
     opposed,
     rulings_of,
     test,
+    test_modifiers,
     weapon_part,
 )
 
@@ -87,8 +87,8 @@ def roll_disarm(draft: Draft, step: ev.PendingStep, rest) -> None:
     item = str(step.data["item"])
     aw = find_weapon(a, x.weapon, ready_only=False)
     dw = find_weapon(t, item, ready_only=False)
-    at = test(draft, a, aw.name, aw.skill, condition_modifiers(a, combat=True) + _two_handed(a, aw.name), f"disarm {t.name}")
-    dt = test(draft, t, dw.name, dw.skill, condition_modifiers(t, combat=True) + _two_handed(t, dw.name), f"keep hold of {dw.name}")
+    at = test(draft, a, aw.name, aw.skill, test_modifiers(a, aw.name, combat=True) + _two_handed(a, aw.name), f"disarm {t.name}")
+    dt = test(draft, t, dw.name, dw.skill, test_modifiers(t, dw.name, combat=True) + _two_handed(t, dw.name), f"keep hold of {dw.name}")
     d6 = draft.roll("1D6", "metres the weapon flies (1D6-1)", by=a.handle).total
     winner = opposed(at, dt, rulings_of(draft.state).opposed_ties)
     if winner == "a":

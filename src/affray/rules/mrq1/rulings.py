@@ -59,11 +59,12 @@ RULING_CHOICES: dict[str, tuple] = {
     "first_aid_stops_bleeding": (True, False),
     "two_useless_legs_weapons": ("penalty", "impossible"),
     "dodged_critical_from": ("attack", "table-roll"),
+    "ranged_impale": ("left-in", "close-combat-only"),
 }
 #: Rulings added after logs were first written: an encounter records them
 #: only when set away from their default, so older logs and goldens stay
 #: byte for byte the same (their default is what those logs played under).
-QUIET_AT_DEFAULT = ("first_aid_stops_bleeding", "two_useless_legs_weapons", "dodged_critical_from")
+QUIET_AT_DEFAULT = ("first_aid_stops_bleeding", "two_useless_legs_weapons", "dodged_critical_from", "ranged_impale")
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -215,6 +216,19 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     disagree (a success attack and a critical fresh roll read
     critical/critical). Source: seed 004 "Dodge"; our ruling (issue 15,
     mrq1 item 8). The choice is noted in the log whenever they disagree."""
+
+    ranged_impale: Literal["left-in", "close-combat-only"] = "left-in"
+    """A critical with an impaling ranged weapon (an arrow, a javelin):
+    the seed's impaling rule is headed "Impaling Close Combat Attacks" and
+    offers the attacker "whether to yank the weapon free or to leave the
+    enemy impaled", which a shooter out of reach cannot do, yet "all
+    ranged attacks are handled in same manner as close combat attacks"
+    ("Ranged Weapons") with no exception for impaling. ``left-in``: the
+    missile stays in the wound (the target is impaled, -20%; he may yank
+    it himself, or First Aid removes it) and the shooter keeps his
+    weapon; ``close-combat-only``: a ranged critical only does maximum
+    damage. Source: seed 004 "Impaling Close Combat Attacks", "Ranged
+    Weapons"; our ruling (issue 15, Also)."""
 
     def __post_init__(self) -> None:
         for name, choices in RULING_CHOICES.items():
@@ -455,6 +469,14 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
         "table roll that set the row (table-roll); they can disagree under "
         "reaction_attacker_roll=fresh. A note names the reading whenever they do.",
         f"{SEED} 'Dodge'; our ruling",
+    ),
+    "ranged_impale": (
+        "left-in",
+        "An impaling ranged weapon's critical leaves the missile in the wound (left-in: "
+        "the target is impaled and the shooter keeps his weapon; no yank | leave choice, "
+        "as the shooter is out of reach), or impales only in close combat "
+        "(close-combat-only).",
+        f"{SEED} 'Impaling Close Combat Attacks', 'Ranged Weapons'; our ruling",
     ),
 }
 

@@ -214,8 +214,19 @@ def _redecide(draft: Draft, command: cmd.Command, dice, then: str, **args) -> No
     draft.then(then, events=events, **args)
 
 
+def _gm_hit_points(draft: Draft, command: cmd.SetHitPoints | cmd.Heal) -> None:
+    """``affray set WHO hp LOC N`` and ``affray heal``: the shared GM verbs
+    (rules/gm.py), then the step ``wounds:recovered`` (a location back at
+    1 HP or more ends its useless limb and its Resilience re-tests, seed
+    004 "Serious Wound", "Major Wound")."""
+    gm.COMMANDS[type(command)](draft, command)
+    draft.then("wounds:recovered", handle=find_combatant(draft.state, command.who))
+
+
 COMMANDS = {
     **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
+    cmd.SetHitPoints: _gm_hit_points,
+    cmd.Heal: _gm_hit_points,
     cmd.JoinCombatant: _join,
     cmd.StartRound: _start_round,
     cmd.DeclareAttack: _declare_attack,
@@ -260,6 +271,7 @@ STEPS = {
     "roll:wound": wounds.roll_wound,
     "roll:retest": wounds.roll_retest,
     "wounds:first-aid": wounds.first_aid,  # after a successful First Aid (act:skill)
+    "wounds:recovered": wounds.recovered,  # after the GM sets or restores HP
     "roll:knockback": knockback.roll_knockback,
     "roll:wall-damage": knockback.roll_wall,
     "roll:yank": impaling.roll_yank,

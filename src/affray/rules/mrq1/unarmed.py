@@ -26,7 +26,7 @@ from msgspec.structs import replace
 from affray import dice as dicelib
 from affray.events import core as ev
 from affray.rules.base import Draft, RuleError
-from affray.rules.mrq1.core import carry_on, condition_modifiers, find_weapon, require_turn, sheet_of, skill, test, usable
+from affray.rules.mrq1.core import carry_on, find_weapon, require_turn, sheet_of, skill, test, test_modifiers, usable
 from affray.rules.mrq1 import tables
 from affray.rules.mrq1.sheet import Weapon
 
@@ -193,7 +193,7 @@ def _yank_test(draft: Draft, step: ev.PendingStep, rest) -> None:
     cond = next((x for x in victim.conditions if x.id == step.data["condition"]), None)
     if cond is None:
         raise RuleError(f"{victim.name} is no longer impaled there")
-    tested = test(draft, c, "Athletics", skill(c, "Athletics"), condition_modifiers(c), f"Athletics: yank {cond.note} free")
+    tested = test(draft, c, "Athletics", skill(c, "Athletics"), test_modifiers(c, "Athletics"), f"Athletics: yank {cond.note} free")
     freed = tested.result in ("success", "critical")
     weapon = _impaler(draft.state, cond)
     expr = str(dicelib.parse(weapon.damage)) if freed and weapon else "1D4"

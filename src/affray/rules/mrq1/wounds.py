@@ -10,7 +10,8 @@ Steps: ``wounds:wound`` (:func:`wound_step`, queued after any damage that
 gets through armour), ``roll:wound`` (the wound's dice, :func:`roll_wound`)
 and ``roll:retest`` (the end-of-round re-tests, :func:`roll_retest`; after
 the last one, ``round:retests-done`` in :mod:`.turns`); ``wounds:first-aid``
-(:func:`first_aid`, after a successful First Aid test).
+(:func:`first_aid`, after a successful First Aid test); ``wounds:recovered``
+(:func:`recovered`, after the GM sets or restores hit points).
 """
 
 from __future__ import annotations
@@ -193,6 +194,40 @@ def roll_retest(draft: Draft, step: ev.PendingStep, rest: tuple[ev.PendingStep, 
         draft.then("round:retests-done")
         return
     draft.emit(ev.StepsAwaited(steps=rest))
+
+
+#: The wound conditions that end once their location is "restored to 1 hit
+#: point or more" (seed 004 "Serious Wound", "Major Wound"). A severed or
+#: mangled limb stays so.
+RECOVERY_ENDS = ("useless-limb", "resilience-retest", "death-test", "bleeding-out")
+
+
+def recovered(draft: Draft, handle: str) -> None:
+    """The step ``wounds:recovered``: after the GM sets or restores hit
+    points (``affray set``, ``affray heal``), every location of ``handle``
+    back at 1 HP or more ends its wound conditions. Seed 004 "Serious
+    Wound", Limbs: "A limb will be rendered useless by a Serious Wound,
+    until the location is restored to 1 hit point or more"; the Resilience
+    re-tests run "until the location is restored to 1 hit point or more";
+    "Major Wound": "If the location does not recover within ..." (the blood
+    loss count). A severed limb stays severed, and a character two useless
+    legs left prone stays prone until he stands. An end-of-round re-test
+    already awaited for an ended condition is dropped (after the last, the
+    round goes on: ``round:retests-done``)."""
+    c = draft.state.combatants[handle]
+    ended = set()
+    for cond in c.conditions:
+        if cond.name in RECOVERY_ENDS and cond.location and c.location(cond.location).hp >= 1:
+            draft.emit(ev.ConditionExpired(handle=handle, condition_id=cond.id, reason="the location recovered"))
+            ended.add(cond.id)
+    pending = draft.state.pending
+    keep = tuple(s for s in pending if not (s.kind == "retest" and s.who == handle and s.data.get("condition") in ended))
+    if len(keep) == len(pending):
+        return
+    if any(s.kind == "retest" for s in keep):
+        draft.emit(ev.StepsAwaited(steps=keep))
+    else:
+        draft.then("round:retests-done")
 
 
 def first_aid(draft: Draft, healer: str, patient: str, location: str) -> None:

@@ -49,12 +49,15 @@ from affray.rules.mythras.core import (
     engaged_foes,
     find_weapon,
     fizzle,
+    STRENUOUS,
     grade_modifiers,
+    reopen_wound,
     require_turn,
     resume,
     sheet_of,
     spend,
     test,
+    useless_arms,
     weapon_hp,
 )
 
@@ -62,8 +65,31 @@ from affray.rules.mythras.core import (
 FREE = ("ward", "unward", "luck", "drop", "speak", "signal", "assess", "release", "interrupt", "terrain")
 TURN = ("brace", "move", "hustle", "change-range", "outmaneuver", "ready", "sheathe", "reload", "aim", "take-cover",
         "mount", "dismount", "struggle", "yank", "trip", "leap", "sweep", "cast", "hold",
-        "climb", "crawl", "jump", "swim")  # the last four: movement_modes.py
+        "climb", "crawl", "jump", "swim",  # these four: movement_modes.py
+        "first-aid")  # wounds.py
 BASIC = ("pass", "dither", "delay", "defend", "stand", "regain-footing")
+
+
+#: The Turn actions a fighter stunned in the torso may still take: he is
+#: "only able to defend" (seed 001 "Stun Location"); bracing and ducking
+#: into cover are defence (our reading), as are his Reactions.
+STUNNED_TORSO_MAY = ("brace", "take-cover")
+
+
+def _stun_refusal(c, name: str) -> str:
+    """Why a Stun Location forbids the action ``name`` ("" when it does
+    not). Seed 001 "Stun Location": "A blow to the torso causes the
+    defender to stagger winded, only able to defend. A head shot renders
+    the foe briefly insensible and unable to act." A stunned head allows
+    only pass, dither or delay; a stunned chest or abdomen also the Turn
+    actions of :data:`STUNNED_TORSO_MAY`, and Ward Location."""
+    where = {k.location for k in c.conditions if k.name == "stunned-location"}
+    if "head" in where and name not in ("pass", "dither", "delay"):
+        return f"{c.name}'s head is stunned: insensible and unable to act (seed 001 'Stun Location'); pass"
+    if where & {"chest", "abdomen"} and name in TURN + ("stand", "regain-footing") and name not in STUNNED_TORSO_MAY:
+        return (f"{c.name} is stunned in the torso: staggered, only able to defend (seed 001 'Stun Location'); "
+                f"{', '.join(STUNNED_TORSO_MAY)}, delay or pass")
+    return ""
 
 
 def _unquoted(action: str) -> str:
@@ -89,6 +115,10 @@ def act(draft: Draft, who: str, action: str) -> None:
     state = draft.state
     name, _, arg = _unquoted(action).partition(":")
     name = name.strip().lower()
+    if name not in ("luck", "speak", "drop", "terrain", "unward"):  # free and no feat of arms
+        why = _stun_refusal(state.combatants[who], name)
+        if why:
+            raise RuleError(why)
     if name in BASIC:
         require_turn(state, who)
         if name in ("stand", "regain-footing"):
@@ -105,6 +135,8 @@ def act(draft: Draft, who: str, action: str) -> None:
             raise RuleError(f"{c.name} has no Action Points left")
         if name != "aim":
             break_aim(draft, who, name)
+        if name in STRENUOUS:
+            reopen_wound(draft, who, name)
         fizzle(draft, who, name)
         draft.then("act:" + name, who=who, arg=arg)
         return
@@ -135,6 +167,10 @@ def ready(draft: Draft, who: str, arg: str) -> None:
     hands = sum(x.hands for x in sheet_of(c).weapons if x.name in c.ready and x.kind != "unarmed")
     if hands + w.hands > 2:
         raise RuleError(f"{c.name}'s hands are full ({', '.join(c.ready)}); sheathe or drop something first")
+    lame = useless_arms(c)
+    if lame and hands + w.hands + len(lame) > 2:
+        raise RuleError(f"{c.name}'s {' and '.join(lame)} {'is' if len(lame) == 1 else 'are'} useless (a Serious Wound): "
+                        f"no hand free for {w.name}")
     if dropped is not None and not dropped.effects.get("stage"):
         spend(draft, who, f"reach for {w.name}")
         draft.emit(ev.ConditionApplied(handle=who, condition=replace(

@@ -32,13 +32,14 @@ from msgspec.structs import replace
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, check_target, find_combatant
+from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS, is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     DEFERRED,
     attack_size,
+    check_attack,
     combat_skill,
     default_weapon,
     done,
@@ -51,6 +52,7 @@ from affray.rules.mythras.core import (
     over_100_mods,
     over_100_taken,
     parry_weapons,
+    reopen_wound,
     require_turn,
     sheet_of,
     test,
@@ -97,10 +99,8 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     "Firing into a Crowd"); ``helpless`` is Automatic (no roll)."""
     state = draft.state
     a = require_turn(state, attacker)
-    check_target(state, attacker, target, hint=f"; use 'affray act {attacker} delay' or pass")
+    check_attack(state, attacker, target, hint=f"; use 'affray act {attacker} delay' or pass")
     t = state.combatants[target]
-    if any(c.name == "outmaneuvered" and cat.from_of(c) == target for c in a.conditions):
-        raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
     weapon = find_weapon(a, weapon_name) if weapon_name else default_weapon(a, state)
     why = usable(state, a, weapon)
     if why:
@@ -148,6 +148,7 @@ def declare_attack(draft: Draft, attacker: str, target: str, weapon_name: str, m
     elif aim is not None:
         break_aim(draft, attacker, "a close-combat attack")
     end_ward(draft, attacker, weapon.name, "attacked with it")
+    reopen_wound(draft, attacker, "attacks")
     fizzle(draft, attacker, "attack")
     draft.emit(ev.AttackDeclared(exchange=exchange, attacker=attacker, target=target, weapon=weapon.name,
                                  kind="+".join(flags) or "close", modifiers=mods))
@@ -184,7 +185,9 @@ def offer_reaction(draft: Draft) -> None:
     Action Points (or helpless) cannot: that counts as a Failure (seed 001
     "Unable or Unwilling to Parry"). A Ranged attack can be parried only
     with a shield ("Ranged Combat"); the target of a charge may
-    counterattack instead ("Charging")."""
+    counterattack instead ("Charging"), unless he may not attack now (a
+    counterattack is an attack: not after a Serious Wound, nor by a
+    surprised fighter, who "may not perform any offensive Action")."""
     state = draft.state
     x = state.exchange
     t, a = state.combatants[x.target], state.combatants[x.attacker]
@@ -204,7 +207,7 @@ def offer_reaction(draft: Draft) -> None:
         return
     parriers = [w for w in parry_weapons(t, state) if "ranged" not in flags or w.kind == "shield"]
     options = (["parry"] if parriers else []) + ["evade"]
-    if "charge" in flags and any(w.kind != "shield" for w in parry_weapons(t, state)):
+    if "charge" in flags and not t.effect("cannot-attack") and any(w.kind != "shield" for w in parry_weapons(t, state)):
         options.append("counterattack")
     options.append("none")
     with_text = f" (with {', '.join(w.name for w in parriers)})" if parriers else ""
@@ -237,6 +240,8 @@ def react(draft: Draft, defender: str, reaction: str, with_item: str, modifiers,
         draft.emit(ev.ReactionChosen(exchange=x.id, handle=defender, reaction="none"))
         resolve(draft, "none", None, FAILURE, 0)
         return
+    if reaction != "none":
+        reopen_wound(draft, defender, reaction, reaction=True)
     if reaction == "counterattack":
         draft.then("special:counterattack", defender=defender, attacker=a.handle, with_item=with_item,
                    modifiers=tuple(modifiers), situations=tuple(situations))

@@ -22,7 +22,7 @@ import msgspec
 
 from affray.events import core as ev
 from affray.projections.state import Combatant, State
-from affray.rules.base import Draft, RuleError, rulings_reader, unreadable_sheet
+from affray.rules.base import Draft, RuleError, check_target, rulings_reader, unreadable_sheet
 from affray.rules.base import require_turn as base_require_turn
 from affray.rules.d100 import SUCCESS, is_success
 from affray.rules.mythras import tables
@@ -327,10 +327,17 @@ def sundered_ap(c: Combatant, location: str) -> int:
     return sum(x.effects.get("ap-lost", 0) for x in c.conditions if x.name == "sundered" and x.location == location)
 
 
+def useless_arms(c: Combatant) -> list[str]:
+    """The arms a failed Endurance roll after a Serious Wound left useless
+    (rules-reference B15: the victim "lose[s] the limb's use")."""
+    return [k.location for k in c.conditions if k.name == "useless-limb" and k.location.endswith("arm")]
+
+
 def hand_of(c: Combatant, weapon: str) -> str:
     """Which arm holds ``weapon``: our reading (as for a useless arm) is a
     shield in the left hand, other weapons in the right, a second weapon in
-    the left; a two-handed weapon is in both (``both``)."""
+    the left, each going to the other hand when its own arm is useless; a
+    two-handed weapon is in both (``both``)."""
     weapons = {w.name: w for w in sheet_of(c).weapons}
     w = weapons.get(weapon)
     if w is None or w.kind == "unarmed":
@@ -340,14 +347,19 @@ def hand_of(c: Combatant, weapon: str) -> str:
     held = [weapons[n] for n in c.ready if n in weapons]
     others = [x for x in held if x.kind != "shield"]
     if w.kind == "shield":
-        return "left arm"
-    return "right arm" if others and others[0].name == weapon else "left arm"
+        arm = "left arm"
+    else:
+        arm = "right arm" if others and others[0].name == weapon else "left arm"
+    useless = useless_arms(c)
+    other = "right arm" if arm == "left arm" else "left arm"
+    return other if arm in useless and other not in useless else arm
 
 
 def usable(state: State, c: Combatant, w: Weapon) -> str:
     """Why ``c`` cannot use ``w`` now, or "": broken (Damage Weapon), stuck
-    in a wound (Impale), held by an entangled arm (Entangle) or by a
-    stunned arm (Stun Location: "the Hit Location is Incapacitated")."""
+    in a wound (Impale), held by an entangled arm (Entangle), by a
+    stunned arm (Stun Location: "the Hit Location is Incapacitated") or by
+    a useless arm (a Serious Wound, B15)."""
     if broken(c, w):
         return f"{w.name} is broken"
     if w.name in stuck_weapons(state, c.handle):
@@ -358,7 +370,23 @@ def usable(state: State, c: Combatant, w: Weapon) -> str:
             return f"{c.name}'s {cond.location} is entangled"
         if cond.name == "stunned-location" and cond.location.endswith("arm") and hand in (cond.location, "both"):
             return f"{c.name}'s {cond.location} is stunned (seed 001 'Stun Location': the Hit Location is Incapacitated)"
+        if cond.name == "useless-limb" and cond.location.endswith("arm") and hand in (cond.location, "both"):
+            return f"{c.name}'s {cond.location} is useless (a Serious Wound)"
     return ""
+
+
+def check_attack(state: State, attacker: str, target: str, *, hint: str = "") -> None:
+    """The checks before any attack (a plain attack, a leap, a sweep, an
+    entangling Trip, a counterattack): those of every system (not oneself,
+    not the dead, not while a condition forbids attacking, such as
+    Surprise's "may not perform any offensive Action") and a foe who was
+    outmaneuvered by the target "cannot attack him for the remainder of
+    that Combat Round" (seed 001 "Outmaneuvering"). Raises
+    :class:`RuleError` (one line)."""
+    check_target(state, attacker, target, hint=hint)
+    a, t = state.combatants[attacker], state.combatants[target]
+    if any(k.name == "outmaneuvered" and from_of(k) == target for k in a.conditions):
+        raise RuleError(f"{a.name} was outmaneuvered by {t.name} and cannot attack them this round (seed 001 'Outmaneuvering')")
 
 
 def fighters(state: State) -> list[Combatant]:
@@ -375,6 +403,31 @@ def at(draft: Draft) -> dict:
     """When a condition is applied: the cause, round and step it dates from."""
     s = draft.state
     return dict(cause=draft.next_version, round=s.round, step=s.step)
+
+
+#: Turn actions that are "strenuous or violent" (seed 001 "Bleed"): they
+#: re-open a staunched Bleed (ruling ``staunched_reopens``; attacks, leaps
+#: and sweeps re-open it through :func:`reopen_wound` at the attack).
+STRENUOUS = ("hustle", "outmaneuver", "struggle", "yank", "trip", "leap", "sweep", "climb", "jump", "swim")
+
+
+def reopen_wound(draft: Draft, who: str, what: str, *, reaction: bool = False) -> None:
+    """A staunched Bleed re-opens when its bearer performs a strenuous or
+    violent action (seed 001 "Bleed": "the recipient can no longer perform
+    any strenuous or violent action without re-opening the wound"); a
+    ``reaction`` (Parry, Evade, counterattack) does so only under ruling
+    ``staunched_reopens=reactions-too``."""
+    if reaction and rulings_of(draft.state).staunched_reopens != "reactions-too":
+        return
+    c = draft.state.combatants[who]
+    for cond in c.conditions:
+        if cond.name == "staunched":
+            draft.emit(
+                ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{what}: the wound re-opens"),
+                ev.ConditionApplied(handle=who, condition=cat.make(
+                    "bleeding", cause=draft.next_version, round=draft.state.round, step=draft.state.step,
+                    ends="event", effects={"bleeding": 1}, location=cond.location, note="Bleed (re-opened)")),
+            )
 
 
 def spend(draft: Draft, who: str, reason: str) -> None:
@@ -611,12 +664,27 @@ def metres(text: str, what: str) -> float:
     return value
 
 
+def leg_held(c: Combatant) -> str:
+    """Why ``c``'s legs keep it from moving or standing up ("" when they
+    do not): an entangled leg (seed 001 "Entangle": "a snared leg prevents
+    the target from moving"), a stunned one ("Stun Location": the location
+    "is Incapacitated"), or one a Serious Wound left useless
+    (rules-reference B15: "lose the limb's use"; our reading: as a stunned
+    leg, no moving and no standing up)."""
+    for k in c.conditions:
+        if k.location.endswith("leg") and k.name in ("entangled", "useless-limb", "stunned-location"):
+            what = {"entangled": "entangled", "useless-limb": "useless (a Serious Wound)"}.get(k.name, "stunned")
+            return f"{c.name}'s {k.location} is {what}"
+    return f"{c.name}'s leg is stunned" if c.effect("no-move") else ""
+
+
 def check_free_to_move(state: State, c: Combatant, what: str, *, prone_ok: bool = False) -> None:
-    """Movement needs free legs (seed 001 "Entangle"), no engaged foe
+    """Movement needs free legs (:func:`leg_held`), no engaged foe
     ("Movement": only unengaged characters move) and, except for Crawl, a
     character on its feet."""
-    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
-        raise RuleError(f"{c.name}'s leg is entangled or stunned: no {what} (seed 001 'Entangle')")
+    held = leg_held(c)
+    if held:
+        raise RuleError(f"{held}: no {what} (seed 001 'Entangle', 'Stun Location')")
     foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
     if foes:
         raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")

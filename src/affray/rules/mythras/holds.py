@@ -12,7 +12,8 @@ from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
-    best_skill, done, grade_modifiers, kept_roll, keeping, luck_suffix, offer_luck, rulings_of, sheet_of, spend, test,
+    best_skill, check_attack, done, grade_modifiers, kept_roll, keeping, luck_suffix, offer_luck, rulings_of, sheet_of, spend,
+    test,
 )
 
 
@@ -150,6 +151,7 @@ def trip(draft: Draft, who: str, arg: str) -> None:
     if not victims:
         raise RuleError(f"{c.name} entangles nobody{(' called ' + arg) if arg else ''}: trip needs an Entangle first")
     v = victims[0]
+    check_attack(state, who, v.handle)  # an offensive Action: not by one who may not attack now
     cond = next(k for k in v.conditions if k.name == "entangled" and cat.from_of(k) == who)
     w = sheet_of(c).weapons[cond.effects.get("weapon", 0)]
     spend(draft, who, f"trip {v.name} with {w.name}")

@@ -16,17 +16,21 @@ from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     at, done, engaged_foes, grade_modifiers, grippers, kept_roll, keeping, luck_suffix, names_terrain, offer_luck, sheet_of,
-    spend, test,
+    leg_held, spend, test,
 )
 
 
 def _can_move(state: State, c: Combatant, what: str) -> None:
-    if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
-        raise RuleError(f"{c.name}'s leg is entangled or stunned: no movement (seed 001 'Entangle')")
+    held = leg_held(c)
+    if held:
+        raise RuleError(f"{held}: no movement (seed 001 'Entangle', 'Stun Location')")
     if engaged_foes(state, c):
         raise RuleError(f"{c.name} is engaged and cannot {what} (seed 001 'Movement': Outmaneuver or Withdraw first)")
     if c.stance == "prone":
         raise RuleError(f"{c.name} is prone: stand up first (a prone character may only crawl)")
+    if what == "hustle" and c.has("hustled"):
+        raise RuleError(f"{c.name} has hustled this round already: Hustle is once a Combat Round (seed 001 'Move': "
+                        f"'Unlike the Hustle Action, the Move Action may be taken multiple times'); move instead")
 
 
 def move(draft: Draft, who: str, arg: str) -> None:
@@ -61,17 +65,21 @@ def hustle(draft: Draft, who: str, arg: str) -> None:
     """Hustle: Run (3x Movement Rate) or Sprint (5x) while unengaged; Ranged
     attacks on a running target are Hard, on a sprinting one Formidable,
     until its next Turn (seed 001 "Hustle", "Ranged Combat Situational
-    Modifiers"). Through terrain: step ``terrain:move``."""
+    Modifiers"). Through terrain: step ``terrain:move``. Once a Combat
+    Round (seed 001 "Move": "Unlike the Hustle Action, the Move Action may
+    be taken multiple times during a Combat Round"): the ``hustled``
+    condition lasts to the round's end, and a second Hustle is refused."""
     state = draft.state
     c = state.combatants[who]
+    _can_move(state, c, "hustle")
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "hustled", ends="round-end", note="hustled this round", **at(draft))))
     if names_terrain(arg):  # difficult terrain, obstacles: terrain.py
-        _can_move(state, c, "hustle")
         draft.then("terrain:move", who=who, arg=arg, hustle=True)
         return
     gait = (arg or "run").lower()
     if gait not in ("run", "sprint"):
         raise RuleError("hustle takes run or sprint: 'affray act WHO hustle:sprint'")
-    _can_move(state, c, "hustle")
     spend(draft, who, f"hustle ({gait})")
     times = 3 if gait == "run" else 5
     draft.emit(ev.CombatantMoved(handle=who, distance=c.movement * times, reason=f"Hustle: {gait} ({times}x Movement Rate)"))

@@ -150,6 +150,15 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """A fumbled Jump's 1 or 1d4 points to a leg (seed 001 "Jump": the leg,
     right or left, by 1D2) are "sustained": armour is ignored or counts."""
 
+    staunched_reopens: Literal["proactive", "reactions-too"] = "proactive"
+    """A Bleed staunched by First Aid re-opens when "the recipient ...
+    perform[s] any strenuous or violent action" (seed 001 "Bleed"), which
+    the seed does not list. ``proactive``: an attack (a charge, the
+    attack after a Move, a leap, a sweep) and the strenuous Turn actions
+    (Hustle, Outmaneuver, Struggle, yanking a weapon, Trip, Climb, Jump,
+    Swim); ``reactions-too``: also a Parry, an Evade or a counterattack.
+    Our ruling."""
+
     luck_damage_roll: Literal["attacker", "target", "off"] = "attacker"
     """Who may spend a Luck Point to re-roll a damage roll (seed 001 "Use
     Luck Point": "to re-roll a particular result", not saying whose):
@@ -207,6 +216,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
                           f"{REF} B15 (silent on stance); our ruling"),
     "awkward_landing_armour": ("ignored", "a fumbled Jump's leg damage ignores armour or not",
                                f"{SEED} 'Jump' ('sustained'); our ruling"),
+    "staunched_reopens": ("proactive", "a staunched Bleed re-opens on an attack or strenuous Turn action, or on a Parry, Evade or counterattack too",
+                          f"{SEED} 'Bleed' ('any strenuous or violent action', not listed); our ruling"),
     "luck_damage_roll": ("attacker", "who may spend a Luck Point to re-roll a damage roll: the attacker, the target, or no one",
                          f"{SEED} 'Use Luck Point' (whose result is not said); our ruling"),
 }

@@ -19,6 +19,7 @@ from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     at,
     best_skill,
+    check_attack,
     default_weapon,
     defer_attack,
     effective_siz,
@@ -38,10 +39,12 @@ def counterattack(draft: Draft, defender: str, attacker: str, with_item: str, mo
     first. Each blow is an exchange of its own with no defence (a Failure);
     the second waits as a ``deferred-attack`` condition. A weapon that can
     be set against a charge (trait ``set``) uses the charger's Damage
-    Modifier. Step ``special:counterattack``."""
+    Modifier. Step ``special:counterattack``. An attack: refused to one
+    who may not attack now."""
     state = draft.state
     x = state.exchange
     c, a = state.combatants[defender], state.combatants[attacker]
+    check_attack(state, defender, attacker)
     w = find_weapon(c, with_item) if with_item else next(w for w in parry_weapons(c, state) if w.kind != "shield")
     why = usable(state, c, w)
     if why:
@@ -96,12 +99,16 @@ def leap(draft: Draft, who: str, arg: str) -> None:
     harder; only against up to twice the leaper's SIZ (a braced target's
     SIZ x1.5). Won: the defender is knocked prone with the leaper astride
     (pinned); Special Effects per the Differential Roll; no damage (seed
-    001 "Leaping Attacks")."""
+    001 "Leaping Attacks"). An attack: refused on oneself, the dead, or by
+    one who may not attack now (a surprised fighter "may not perform any
+    offensive Action", seed 001 "Surprise"; a Serious Wound; a stunned
+    torso or head)."""
     state = draft.state
     c = state.combatants[who]
     if not arg:
         raise RuleError("leap needs a target: 'affray act WHO leap:TARGET'")
     t = state.combatants[find_combatant(state, arg)]
+    check_attack(state, who, t.handle)
     if effective_siz(t, "leap") > 2 * sheet_of(c).characteristics.SIZ:
         raise RuleError(f"{t.name} is more than twice {c.name}'s SIZ{' (braced)' if t.has('braced') else ''}: a leap cannot bring it down")
     spend(draft, who, f"leap at {t.name}")
@@ -136,13 +143,23 @@ def leap(draft: Draft, who: str, arg: str) -> None:
 def sweep(draft: Draft, who: str, arg: str) -> None:
     """Sweep Attack (at the GM's call): one attack roll applied to every
     target in the path; each defender resolves it separately, one exchange
-    after the other (seed 001 "Sweep Attacks")."""
+    after the other (seed 001 "Sweep Attacks"). An attack: each target is
+    checked as one (not oneself, not the dead, not by one who may not
+    attack now), twice the same target is refused, and the weapon must be
+    usable (a stunned or entangled arm's is not)."""
     state = draft.state
     c = state.combatants[who]
     targets = [find_combatant(state, t) for t in arg.split(",") if t.strip()]
     if len(targets) < 2:
         raise RuleError("sweep needs two or more targets: 'affray act WHO sweep:T1,T2'")
+    if len(set(targets)) < len(targets):
+        raise RuleError("sweep names a target twice; name each target once: 'affray act WHO sweep:T1,T2'")
+    for t in targets:
+        check_attack(state, who, t)
     w = default_weapon(c)
+    why = usable(state, c, w)
+    if why:
+        raise RuleError(f"{why}; a sweep needs a weapon in hand")
     skill_name, skill = sheet_of(c).weapon_skill(w)
     spend(draft, who, f"sweep attack on {', '.join(state.combatants[t].name for t in targets)}")
     tested = test(draft, c, skill_name, skill, f"sweep attack with {w.name}", grade_modifiers(state, c, skill, (), "attack"))

@@ -199,6 +199,7 @@ STEPS = {
     "act:release": magic.release,
     "act:luck": luck.luck,
     "act:interrupt": turns.interrupt,
+    "act:first-aid": wounds.first_aid,  # staunch a Bleed (seed 001 'Bleed')
     "turns:delay": turns.delay,                 # pass, delay, stand: handler(draft, handle, action)
 }
 

@@ -22,7 +22,8 @@ from affray.rules.base import Draft, RuleError, joining
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
-    at, fighters, go_on, grade_modifiers, kept_roll, keeping, luck_suffix, offer_luck, rulings_of, sheet_of, test,
+    at, fighters, go_on, grade_modifiers, kept_roll, keeping, leg_held, luck_suffix, offer_luck, rulings_of, sheet_of,
+    test,
 )
 from affray.rules.mythras.sheet import SheetError, derive, parse_sheet
 
@@ -340,7 +341,7 @@ def turn_step(state: State, handle: str, cycle: int) -> ev.PendingStep:
     c = state.combatants[handle]
     options = ("attack", "delay", "pass") if not c.effect("cannot-attack") else ("delay", "pass")
     extra = []
-    if c.stance == "prone":
+    if c.stance == "prone" and not leg_held(c):  # a held or useless leg: no standing up
         extra.append("stand")
     names = {k.name for k in c.conditions}
     if "spell-ready" in names:
@@ -459,8 +460,9 @@ def delay(draft: Draft, handle: str, action: str) -> None:
         if pin is not None and cat.from_of(pin) in c.engaged:
             raise RuleError(f"{c.name} is pinned by {state.combatants[cat.from_of(pin)].name} and cannot stand until "
                             "the leaper leaves or an Arise is won (seed 001 'Leaping Attacks')")
-        if any(k.name == "entangled" and k.location.endswith("leg") for k in c.conditions) or c.effect("no-move"):
-            raise RuleError(f"{c.name}'s leg is entangled or stunned: no standing up yet")
+        held = leg_held(c)
+        if held:
+            raise RuleError(f"{held}: no standing up yet")
         draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", reason="regain footing"))
         foes = [h for h in c.engaged if h in state.combatants and state.combatants[h].can_fight]
         if not foes:

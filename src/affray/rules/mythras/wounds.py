@@ -25,11 +25,13 @@ from __future__ import annotations
 
 from affray.events import core as ev
 from affray.projections.state import State
-from affray.rules.base import Draft
+from affray.rules.base import Draft, RuleError, find_combatant
+from affray.rules.d100 import is_success
 from affray.rules.mythras import conditions as cat
 from affray.rules.mythras import tables
 from affray.rules.mythras.core import (
     TORSO,
+    done,
     find_weapon,
     go_on,
     grade_modifiers,
@@ -37,6 +39,7 @@ from affray.rules.mythras.core import (
     resister_fails,
     rulings_of,
     sheet_of,
+    spend,
     spend_luck,
     sundered_ap,
     test,
@@ -272,3 +275,46 @@ def _take_hold(draft: Draft, handle: str, reason: str, location: str, damage: in
         draft.emit(ev.StatusChanged(handle=c.handle, status="unconscious", reason=f"{reason.capitalize()} Wound to the {location}"))
         draft.emit(ev.ConditionApplied(handle=c.handle, condition=cat.make(
             "unconscious", ends="event", effects={"helpless": 1}, **at)))
+
+
+def first_aid(draft: Draft, who: str, arg: str) -> None:
+    """``affray act WHO first-aid:PATIENT[:LOCATION]`` (a Turn action, 1
+    Action Point): a First Aid roll, typed with the command, to staunch
+    PATIENT's Bleed (the healer may be the patient). Seed 001 "Bleed":
+    "Bleeding wounds can be staunched by passing a First Aid skill roll, but
+    the recipient can no longer perform any strenuous or violent action
+    without re-opening the wound." On a Success or Critical the ``bleeding``
+    condition at that location ends and a ``staunched`` one takes its place
+    (re-opened by :func:`~.core.reopen_wound`, ruling ``staunched_reopens``);
+    on a failure nothing changes. Refused (one line) when PATIENT is not
+    bleeding, or bleeds at several locations and none is named. The
+    healer's Difficulty Grades (fatigue, situations) apply."""
+    state = draft.state
+    c = state.combatants[who]
+    name, _, where = arg.partition(":")
+    if not name.strip():
+        raise RuleError("first-aid needs a patient: 'affray act WHO first-aid:PATIENT[:LOCATION]'")
+    p = state.combatants[find_combatant(state, name.strip())]
+    wanted = where.replace("-", " ").strip().lower()
+    bleeding = [k for k in p.conditions if k.name == "bleeding" and (not wanted or k.location == wanted)]
+    if not bleeding:
+        at = f" at the {wanted}" if wanted else ""
+        raise RuleError(f"{p.name} is not bleeding{at}: First Aid staunches a Bleed (seed 001 'Bleed')")
+    if len(bleeding) > 1:
+        raise RuleError(f"{p.name} bleeds at {', '.join(k.location for k in bleeding)}; "
+                        f"name one: 'affray act {who} first-aid:{p.handle}:LOCATION'")
+    wound = bleeding[0]
+    spend(draft, who, f"First Aid on {p.name}")
+    skill = sheet_of(c).skill("First Aid")
+    tested = test(draft, c, "First Aid", skill, f"First Aid: staunch {p.name}'s bleeding {wound.location}",
+                  grade_modifiers(state, c, skill, (), "both", combat=False))
+    if is_success(tested.result):
+        draft.emit(
+            ev.ConditionExpired(handle=p.handle, condition_id=wound.id, reason=f"staunched by {c.name}'s First Aid"),
+            ev.ConditionApplied(handle=p.handle, condition=cat.make(
+                "staunched", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+                location=wound.location, note=f"staunched by {c.name}: no strenuous or violent action")),
+        )
+    else:
+        draft.emit(ev.NoteAdded(text=f"{c.name}'s First Aid fails; {p.name} still bleeds"))
+    done(draft)
