@@ -34,7 +34,7 @@ from affray.commands.points import (
     stream_of,
 )
 from affray.commands.travel import branch, new_encounter_id
-from affray.store import EventStore
+from affray.store import EventStore, chain
 from affray.rules.base import RuleError, to_command
 
 # --------------------------------------------------------------------------- #
@@ -179,20 +179,21 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
     appended there is appended to ``store`` in one short transaction, at
     the version the copy was taken from: a command written meanwhile makes
     it a :class:`~affray.store.errors.ConflictError` (exit 3) with nothing
-    appended. Others are locked out only for the copying of the new events."""
+    appended. Others are locked out only for the copying of the new events:
+    their hash chain is checked before the lock is taken."""
     eid = resolve_encounter(store, encounter_id)
     head = store.version(eid)
     branch_id = new_encounter_id(store, command.on_branch, False) if command.on_branch else ""
     with scratch_copy(store, eid) as scratch:
         report = _amend(scratch, command, eid, actor, branch_id)
+        target, after = (report.branch, 0) if report.branch else (eid, head)
+        rows = worked_out(scratch, target, after)  # checked before the lock is taken
         with store.transaction():  # all or none, and the lock held only for this
             if report.branch:
                 seed = scratch.get_seed(report.branch)
                 if seed is not None:
                     store.put_seed(report.branch, seed)
-                copy_out(scratch, store, report.branch, 0)
-            else:
-                copy_out(scratch, store, eid, head)
+            copy_out(scratch, store, target, after, rows)
     return report
 
 
@@ -214,13 +215,25 @@ def scratch_copy(store, eid: str) -> EventStore:
     return scratch
 
 
-def copy_out(scratch, store, eid: str, after: int) -> None:
+def worked_out(scratch, eid: str, after: int) -> chain.Chained:
+    """The events of ``eid`` after version ``after`` in ``scratch``, as
+    stored there, their versions and hash chain checked
+    (:func:`affray.store.chain.checked`), so that appending them needs the
+    lock only to insert."""
+    prev = (scratch.hash_at(eid, after) or "") if after else ""
+    return chain.checked(eid, after, prev, (row[2:] for row in scratch.read_raw(eid, from_version=after + 1)))
+
+
+def copy_out(scratch, store, eid: str, after: int, rows: chain.Chained | None = None) -> None:
     """Append the events of ``eid`` after version ``after`` from ``scratch``
     to ``store`` as they are stored there (the same command ids, actors,
-    times and hashes; :meth:`EventStore.append_rows` checks the chain), and
-    the snapshots taken after ``after``. A head in ``store`` other than
-    ``after`` is a :class:`ConflictError`."""
-    store.append_rows(eid, after, (row[2:] for row in scratch.read_raw(eid, from_version=after + 1)))
+    times and hashes; ``rows``, when given, is :func:`worked_out` of them;
+    :meth:`EventStore.append_rows` checks the chain), and the snapshots
+    taken after ``after``. A head in ``store`` other than ``after`` is a
+    :class:`ConflictError`."""
+    if rows is None:
+        rows = worked_out(scratch, eid, after)
+    store.append_rows(eid, after, rows)
     for version, data in scratch.snapshot_stream(eid):
         if version > after:
             store.save_snapshot(eid, version, data)
