@@ -43,6 +43,8 @@ from affray.rules.base import RuleError
 from affray.store import EventStore
 from affray.store.errors import ConflictError
 
+from backends import backend  # noqa: F401 - a fixture used by name
+
 NOW = "2026-11-24T12:00:00.000000Z"
 
 
@@ -266,6 +268,24 @@ def test_a_branch_at_a_version_in_a_long_log_copies_what_the_whole_log_gives(fix
         for at in (heads[len(heads) // 3], heads[-1], 0):
             new, old = both(store, eid, cmd.BranchEncounter(name="long", at_version=at))
             assert new == old and new[0] != "refused"
+
+
+def test_the_branch_is_the_same_on_every_backend(backend, fixed_clock):  # noqa: F811
+    """SQLite and PostgreSQL (``append_rows`` of rows chained before the
+    lock) store the branch the oracle builds on a copy in memory."""
+    with backend.open() as store:
+        eid, heads = play(store, random.Random(11), 80)
+        command = cmd.BranchEncounter(name="what if", at_version=heads[len(heads) // 2])
+        copy = scratch_copy(store, eid)
+        try:
+            old = reference_branch(copy, command, origin=eid, actor="ann")
+            new = execute(store, command, encounter_id=eid, actor="ann")
+            assert envelope(store, new.encounter_id) == envelope(copy, old.encounter_id)
+            assert store.snapshots(new.encounter_id) == copy.snapshots(old.encounter_id)
+            assert new.state == old.state == load_state(store, new.encounter_id)
+            assert store.verify(new.encounter_id) == []
+        finally:
+            copy.close()
 
 
 # --------------------------------------------------------------------------- #
