@@ -22,7 +22,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.projections.timeline import Timeline, fold
-from affray.commands.handler import execute
+from affray.commands.handler import SlotsAhead, execute
 from affray.commands.lookup import resolve_encounter
 from affray.commands.points import (
     Point,
@@ -294,6 +294,7 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
 
     later = [q for q in points if q.first_version > p.last_version]
     report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
+    ahead = SlotsAhead()  # the re-roll guard's map, carried through the replay (not read again per command)
     with store.transaction():  # the rewind or branch, the amended command and the replays: all or none
         if command.on_branch:
             out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut, encounter_id=branch_id),
@@ -309,7 +310,7 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
         # amend checked --dice against the command's own dice above; the re-roll guard holds every die
         # against whatever the log rolled at its place (the rewound original, or a command undone before)
         out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note,
-                      salt=own_salt)
+                      salt=own_salt, ahead=ahead)
         report.outcomes.append(out)
         report.amended = out.records[0].command_id
         state = out.state
@@ -321,14 +322,14 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
                         if q.kind != "note" or not notes:
                             raise RuleError(f"it has no recorded command ({q.kind or 'meta'} entry)")
                         again = cmd.AddNote(text=f"{notes[0].text} (replayed from {q.command_id})", secret=notes[0].secret)
-                        out = execute(store, again, encounter_id=work, actor=actor)
+                        out = execute(store, again, encounter_id=work, actor=actor, ahead=ahead)
                     else:
                         again = to_command(q.issued.command)
                         dice, typed_by = _replay_dice(q, state, again, seed, stream, salts, actor)
                         out = execute(
                             store, again, encounter_id=work, dice=",".join(dice), actor=actor, typed_by=typed_by,
                             note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
-                            salt=q.issued.salt_text,
+                            salt=q.issued.salt_text, ahead=ahead,
                         )
                 except (RuleError, dicelib.DiceError) as exc:
                     report.stopped = _stop_line(q, exc)
