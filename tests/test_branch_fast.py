@@ -164,8 +164,9 @@ def reference_branch(store, command: cmd.BranchEncounter, *, origin: str, actor:
 
 
 def play(store: EventStore, rng: random.Random, steps: int) -> tuple[str, list[int]]:
-    """Play the demo duel with undos, redos, rewinds, salts and notes;
-    return its id and the head after each command (every one a boundary)."""
+    """Play the demo duel with undos, redos, rewinds, salts and notes, and
+    now and then close it; return its id and the head after each command
+    (every one a boundary)."""
     eid = setup(store, seed=rng.randbytes(16), actor="gm", manual=rng.random() < 0.2)
     heads = [store.version(eid)]
     for _ in range(steps):
@@ -190,6 +191,9 @@ def play(store: EventStore, rng: random.Random, steps: int) -> tuple[str, list[i
             execute(store, command, encounter_id=eid, dice=dice, actor=rng.choice(["gm", "sam"]))
         except AffrayError:
             continue
+        heads.append(store.version(eid))
+    if rng.random() < 0.2:  # a closed fight: a branch at its end is refused, before it is not
+        execute(store, cmd.CloseEncounter(reason="over"), encounter_id=eid, actor="gm")
         heads.append(store.version(eid))
     return eid, heads
 
