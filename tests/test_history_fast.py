@@ -132,7 +132,7 @@ def test_the_guard_map_carried_from_command_to_command_is_the_one_read_from_the_
         head = store.version(eid)
         if carried.version == head:  # carried along: the map must be the log's
             assert carried.slots == slots_ahead(store, eid, to_version=head)
-        assert carried.at(store, eid, head) == slots_ahead(store, eid, to_version=head)
+        assert carried.at(store, eid, head).slots == slots_ahead(store, eid, to_version=head)
 
 
 def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():

@@ -243,17 +243,29 @@ class SlotsAhead:
     one before it with its keys moved down by the command's dice (it took
     the places from the live total on; the places after them keep what was
     rolled there): :func:`slots_ahead` of the log after it, without a read
-    (``tests/test_history_fast.py`` compares the two)."""
+    (``tests/test_history_fast.py`` compares the two). The move is kept as
+    an offset, so a command costs the same however many places are ahead."""
 
     def __init__(self) -> None:
         self.version = -1
-        self.slots: dict[int, tuple[int, int, str]] = {}
+        self._read: dict[int, tuple[int, int, str]] = {}
+        self._moved = 0
 
-    def at(self, store, eid: str, version: int) -> dict[int, tuple[int, int, str]]:
-        """:func:`slots_ahead` of ``eid`` cut at ``version``."""
+    @property
+    def slots(self) -> dict[int, tuple[int, int, str]]:
+        """The map as :func:`slots_ahead` gives it (a copy)."""
+        return {k - self._moved: v for k, v in self._read.items() if k >= self._moved}
+
+    def get(self, place: int) -> tuple[int, int, str] | None:
+        """What was rolled at ``place`` (0: the next die), or None."""
+        return self._read.get(place + self._moved) if place >= 0 else None
+
+    def at(self, store, eid: str, version: int) -> SlotsAhead:
+        """Itself, holding :func:`slots_ahead` of ``eid`` cut at ``version``
+        (read from the store unless it already does)."""
         if version != self.version:
-            self.version, self.slots = version, slots_ahead(store, eid, to_version=version)
-        return self.slots
+            self.version, self._read, self._moved = version, slots_ahead(store, eid, to_version=version), 0
+        return self
 
     def appended(self, before: int, out) -> None:
         """Follow the command ``out`` (an :class:`Outcome`) appended at
@@ -263,8 +275,7 @@ class SlotsAhead:
         if before != self.version or any(_META_EVENT(r.event) for r in out.records):
             self.version = -1
             return
-        n = sum(len(r.event.faces) for r in out.records if isinstance(r.event, ev.DiceRolled))
-        self.slots = {k - n: v for k, v in self.slots.items() if k >= n}
+        self._moved += sum(len(r.event.faces) for r in out.records if isinstance(r.event, ev.DiceRolled))
         self.version = out.records[-1].version if out.records else before
 
 
