@@ -112,3 +112,35 @@ def test_append_rows_checks_the_versions_and_the_chain_and_writes_all_or_nothing
         assert store.append_rows(eid, head, rows) == 2
         assert [r.hash for r in store.read(eid, from_version=head + 1)] == [r[-1] for r in rows]
         assert store.verify(eid) == []
+
+
+@pytest.mark.parametrize("change", [
+    CHANGE,
+    cmd.AmendCommand(target="1.2", reaction="dodge", replay=True),
+    cmd.AmendCommand(target="1.1", modifiers=(ev.Modifier(-60, "blinded"),), replay=True),
+])
+def test_the_guard_map_carried_through_the_replay_decides_what_reading_it_each_time_decides(tmp_path, monkeypatch, change):
+    """Amend carries the re-roll guard's map from one replayed command to
+    the next (``handler.SlotsAhead``) instead of reading the rolls from the
+    rewind's point for each: the amend appends the same, replays as far, and
+    stops with the same line as when the map is read for every command."""
+    import affray.store.sqlite
+    from affray.commands import handler
+
+    monkeypatch.setattr(affray.store.sqlite, "utc_now", lambda: "2026-11-24T12:00:00.000000Z")
+    results = []
+    for carried in (True, False):
+        if not carried:  # every command reads the map from the log again
+            monkeypatch.setattr(handler.SlotsAhead, "appended", lambda self, before, out: setattr(self, "version", -1))
+        path = tmp_path / f"fight-{carried}.db"
+        eid = golden_file(path)
+        with EventStore(path) as store:
+            head = store.version(eid)
+            try:
+                report = amend(store, change, encounter_id=eid, actor="sam")
+            except Exception as exc:  # the amended command itself refused: the same refusal
+                results.append(("refused", type(exc).__name__, str(exc)))
+                continue
+            results.append((report.replayed, report.stopped, report.left,
+                            [row[1:] for row in store.read_raw(eid, from_version=head + 1)]))
+    assert results[0] == results[1]

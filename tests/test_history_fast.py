@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from affray.commands.demo import next_command, setup
-from affray.commands.handler import execute, rolled_slots, slots_ahead
+from affray.commands.handler import SlotsAhead, execute, rolled_slots, slots_ahead
 from affray.commands.points import command_points, newest_live_command, redo_stack
 from affray.commands.travel import rewind_from_log, rewind_from_stretch
 from affray.errors import AffrayError
 from affray.events import commands as cmd
-from affray.projections.snapshots import load_state
-from affray.projections.timeline import Timeline
+from affray.projections.snapshots import load_state, replay
+from affray.projections.timeline import Timeline, project
 from affray.store import EventStore
 
 OPS = ("fight", "fight", "note", "undo", "undo", "redo", "rewind")
@@ -94,6 +94,82 @@ def play(store, eid, rng, op, rewinds) -> None:
                 execute(store, rng.choice(choices), encounter_id=eid, actor="gm")
     except AffrayError:
         pass  # nothing to undo or redo, a rewind point already gone, a fight over: refused, nothing written
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=MOVES, later=st.lists(st.sampled_from(OPS), min_size=1, max_size=30))
+def test_the_guard_map_carried_from_command_to_command_is_the_one_read_from_the_log(seed, ops, later):
+    """Amend's replay carries the re-roll guard's map through its commands
+    (``SlotsAhead``): after every command it issues with the map, fight
+    commands and notes (the map moves down by the command's dice), undos,
+    redos and rewinds (it is read again), the map is :func:`slots_ahead`
+    of the log as it then is."""
+    rng, store, eid = fresh(seed)
+    play(store, eid, rng, "fight", list)  # the first round starts
+    started = store.version(eid)
+    rewinds = lambda: [cmd.Rewind(to_version=v) for v in live_ends(store, eid) if v >= started]  # noqa: E731
+    for op in ["fight"] * 8 + ops:  # a fight, then a history with undos and rewinds to guard
+        play(store, eid, rng, op, rewinds)
+    carried = SlotsAhead()
+    for op in later:
+        try:
+            if op == "fight":
+                state = load_state(store, eid)
+                command = next_command(state) or (cmd.StartRound() if state.phase == "setup" else None)
+                if command is None:
+                    continue
+                execute(store, command, encounter_id=eid, actor="gm", reroll="property test", ahead=carried)
+            elif op == "note":
+                execute(store, cmd.AddNote(text="n"), encounter_id=eid, actor="gm", ahead=carried)
+            elif op in ("undo", "redo"):
+                execute(store, cmd.Undo() if op == "undo" else cmd.Redo(), encounter_id=eid, actor="gm", ahead=carried)
+            else:
+                choices = rewinds()
+                if choices:
+                    execute(store, rng.choice(choices), encounter_id=eid, actor="gm", ahead=carried)
+        except AffrayError:
+            pass
+        head = store.version(eid)
+        if carried.version == head:  # carried along: the map must be the log's
+            assert carried.slots == slots_ahead(store, eid, to_version=head)
+        assert carried.at(store, eid, head).slots == slots_ahead(store, eid, to_version=head)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), ops=MOVES, cuts=st.lists(st.floats(0, 1), min_size=1, max_size=4))
+def test_a_replay_that_skips_the_rewound_spans_is_the_whole_logs(seed, ops, cuts):
+    """A log with rewinds is replayed in the stretches between its rewound
+    spans, which are not read: the state is the one the whole log's
+    :class:`Timeline` folds (``project``), at the head and cut anywhere."""
+    rng, store, eid = fresh(seed)
+    play(store, eid, rng, "fight", list)
+    started = store.version(eid)
+    for op in ["fight"] * 6 + ops:
+        play(store, eid, rng, op, lambda: [cmd.Rewind(to_version=v) for v in live_ends(store, eid) if v >= started])
+    head = store.version(eid)
+    for v in [head] + [max(1, int(c * head)) for c in cuts]:
+        assert replay(store, eid, to_version=v) == project(store.read(eid, to_version=v))
+
+
+def test_a_replay_does_not_read_a_rewound_span():
+    store = EventStore(":memory:")
+    eid = execute(store, cmd.OpenEncounter(name="Notes", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
+    for i in range(300):
+        execute(store, cmd.AddNote(text=f"n{i}"), encounter_id=eid, actor="gm")
+    keep = store.version(eid) - 250
+    execute(store, cmd.Rewind(to_version=keep), encounter_id=eid, actor="gm")
+    execute(store, cmd.AddNote(text="after"), encounter_id=eid, actor="gm")
+    read = []
+    real = store.read_live
+
+    def counting(*a, **k):
+        for live in real(*a, **k):
+            read.append(live.version)
+            yield live
+
+    store.read_live = counting
+    assert replay(store, eid) == project(store.read(eid))
+    assert len(read) == keep + 1 and max(read) == store.version(eid)  # the 250 rewound notes were not read
 
 
 def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():

@@ -30,6 +30,7 @@ from affray.events import codec
 from affray.events import commands as cmd
 from affray.events.core import DamageDealt, DiceRolled, EncounterClosed, EncounterOpened, NoteAdded
 from affray.projections.timeline import project
+from affray.store import chain
 from affray.store import ConflictError, EventStore, Store, StoreError, UnknownEncounter, canonical, chain_hash, open_store
 from affray.store.interface import is_postgres
 from affray.views.export import export
@@ -263,6 +264,31 @@ def test_append_rows_copies_rows_as_they_are(backend) -> None:
             dest.append_rows("f", 3, rows[4:])  # a gap
         assert dest.version("f") == 3
         assert dest.append_rows("f", 3, rows[3:]) == 2
+        assert [r[1:] for r in dest.read_raw("f")] == [r[1:] for r in src.read_raw("f")]
+        assert dest.head("f") == src.head("f") and dest.verify() == []
+
+
+def test_append_rows_takes_rows_chained_before_the_lock(backend) -> None:
+    """Branch and amend hash or check their rows before the transaction
+    (``chain.linked`` / ``chain.checked``); ``append_rows`` then checks only
+    that the head is still the version and hash they chain from, and
+    appends exactly what the unchecked rows give."""
+    with EventStore(":memory:") as src, backend.open() as dest:
+        fill(src, "f", 6)
+        rows = [r[2:] for r in src.read_raw("f")]
+        linked = chain.linked("f", 0, "", [r[:-1] for r in rows[:3]])
+        assert list(linked) == rows[:3] and linked.head == (3, rows[2][-1])  # the hashes the store wrote
+        assert dest.append_rows("f", 0, linked) == 3
+        rest = chain.checked("f", 3, rows[2][-1], rows[3:])
+        with pytest.raises(ConflictError):
+            dest.append_rows("f", 2, rest)  # another head than the one they chain from
+        forged = chain.linked("f", 3, "0" * 64, [r[:-1] for r in rows[3:]])
+        with pytest.raises(StoreError, match="does not follow version 3"):
+            dest.append_rows("f", 3, forged)  # chained from a hash that is not the head's: nothing written
+        assert dest.version("f") == 3
+        with pytest.raises(StoreError, match="does not follow version 3"):
+            chain.checked("f", 3, rows[2][-1], rows[4:])  # a gap, found before any transaction
+        assert dest.append_rows("f", 3, rest) == 3
         assert [r[1:] for r in dest.read_raw("f")] == [r[1:] for r in src.read_raw("f")]
         assert dest.head("f") == src.head("f") and dest.verify() == []
 

@@ -22,7 +22,7 @@ from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.projections.state import State
 from affray.projections.timeline import Timeline, fold
-from affray.commands.handler import execute
+from affray.commands.handler import SlotsAhead, execute
 from affray.commands.lookup import resolve_encounter
 from affray.commands.points import (
     Point,
@@ -34,7 +34,7 @@ from affray.commands.points import (
     stream_of,
 )
 from affray.commands.travel import branch, new_encounter_id
-from affray.store import EventStore
+from affray.store import EventStore, chain
 from affray.rules.base import RuleError, to_command
 
 # --------------------------------------------------------------------------- #
@@ -179,20 +179,21 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
     appended there is appended to ``store`` in one short transaction, at
     the version the copy was taken from: a command written meanwhile makes
     it a :class:`~affray.store.errors.ConflictError` (exit 3) with nothing
-    appended. Others are locked out only for the copying of the new events."""
+    appended. Others are locked out only for the copying of the new events:
+    their hash chain is checked before the lock is taken."""
     eid = resolve_encounter(store, encounter_id)
     head = store.version(eid)
     branch_id = new_encounter_id(store, command.on_branch, False) if command.on_branch else ""
     with scratch_copy(store, eid) as scratch:
         report = _amend(scratch, command, eid, actor, branch_id)
+        target, after = (report.branch, 0) if report.branch else (eid, head)
+        rows = worked_out(scratch, target, after)  # checked before the lock is taken
         with store.transaction():  # all or none, and the lock held only for this
             if report.branch:
                 seed = scratch.get_seed(report.branch)
                 if seed is not None:
                     store.put_seed(report.branch, seed)
-                copy_out(scratch, store, report.branch, 0)
-            else:
-                copy_out(scratch, store, eid, head)
+            copy_out(scratch, store, target, after, rows)
     return report
 
 
@@ -214,13 +215,25 @@ def scratch_copy(store, eid: str) -> EventStore:
     return scratch
 
 
-def copy_out(scratch, store, eid: str, after: int) -> None:
+def worked_out(scratch, eid: str, after: int) -> chain.Chained:
+    """The events of ``eid`` after version ``after`` in ``scratch``, as
+    stored there, their versions and hash chain checked
+    (:func:`affray.store.chain.checked`), so that appending them needs the
+    lock only to insert."""
+    prev = (scratch.hash_at(eid, after) or "") if after else ""
+    return chain.checked(eid, after, prev, (row[2:] for row in scratch.read_raw(eid, from_version=after + 1)))
+
+
+def copy_out(scratch, store, eid: str, after: int, rows: chain.Chained | None = None) -> None:
     """Append the events of ``eid`` after version ``after`` from ``scratch``
     to ``store`` as they are stored there (the same command ids, actors,
-    times and hashes; :meth:`EventStore.append_rows` checks the chain), and
-    the snapshots taken after ``after``. A head in ``store`` other than
-    ``after`` is a :class:`ConflictError`."""
-    store.append_rows(eid, after, (row[2:] for row in scratch.read_raw(eid, from_version=after + 1)))
+    times and hashes; ``rows``, when given, is :func:`worked_out` of them;
+    :meth:`EventStore.append_rows` checks the chain), and the snapshots
+    taken after ``after``. A head in ``store`` other than ``after`` is a
+    :class:`ConflictError`."""
+    if rows is None:
+        rows = worked_out(scratch, eid, after)
+    store.append_rows(eid, after, rows)
     for version, data in scratch.snapshot_stream(eid):
         if version > after:
             store.save_snapshot(eid, version, data)
@@ -281,6 +294,7 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
 
     later = [q for q in points if q.first_version > p.last_version]
     report = AmendReport(encounter_id=eid, original=p.command_id, amended="", changes=changes)
+    ahead = SlotsAhead()  # the re-roll guard's map, carried through the replay (not read again per command)
     with store.transaction():  # the rewind or branch, the amended command and the replays: all or none
         if command.on_branch:
             out = branch(store, cmd.BranchEncounter(name=command.on_branch, at_version=cut, encounter_id=branch_id),
@@ -296,7 +310,7 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
         # amend checked --dice against the command's own dice above; the re-roll guard holds every die
         # against whatever the log rolled at its place (the rewound original, or a command undone before)
         out = execute(store, changed, encounter_id=work, dice=",".join(values), actor=actor, reroll=reroll, note=note,
-                      salt=own_salt)
+                      salt=own_salt, ahead=ahead)
         report.outcomes.append(out)
         report.amended = out.records[0].command_id
         state = out.state
@@ -308,14 +322,14 @@ def _amend(store, command: cmd.AmendCommand, eid: str, actor: str, branch_id: st
                         if q.kind != "note" or not notes:
                             raise RuleError(f"it has no recorded command ({q.kind or 'meta'} entry)")
                         again = cmd.AddNote(text=f"{notes[0].text} (replayed from {q.command_id})", secret=notes[0].secret)
-                        out = execute(store, again, encounter_id=work, actor=actor)
+                        out = execute(store, again, encounter_id=work, actor=actor, ahead=ahead)
                     else:
                         again = to_command(q.issued.command)
                         dice, typed_by = _replay_dice(q, state, again, seed, stream, salts, actor)
                         out = execute(
                             store, again, encounter_id=work, dice=",".join(dice), actor=actor, typed_by=typed_by,
                             note=f"amend: replaying {q.command_id} (step {q.label}) with its recorded dice",
-                            salt=q.issued.salt_text,
+                            salt=q.issued.salt_text, ahead=ahead,
                         )
                 except (RuleError, dicelib.DiceError) as exc:
                     report.stopped = _stop_line(q, exc)

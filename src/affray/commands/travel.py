@@ -36,20 +36,23 @@ and the re-deciding of recorded commands in :mod:`affray.commands.points`.
 
 from __future__ import annotations
 
-from typing import Iterable
+from bisect import bisect_left
 
 import msgspec
 
 from affray.events import commands as cmd
+from affray.events import codec
 from affray.events import core as ev
-from affray.events.envelope import Recorded
-from affray.projections.snapshots import dump, load_state
+from affray.events.envelope import Live, Recorded
+from affray.projections.snapshots import dump
 from affray.projections.state import State
-from affray.projections.timeline import Liveness, Timeline
+from affray.projections.timeline import Liveness, Timeline, fold
 from affray.projections.travel import LogWindow, parse_point
 from affray.commands.core import Outcome, check_encounter_id, slug
-from affray.commands.points import check_boundary, command_points, find_point, newest_live_command, stream_of
+from affray.commands.points import check_boundary, command_points, find_point, newest_live_command
 from affray.rules.base import RuleError
+from affray.store import chain, utc_now
+from affray.store.errors import ConflictError, DatabaseCorrupt
 
 # --------------------------------------------------------------------------- #
 # Rewind
@@ -110,20 +113,8 @@ def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[e
     if command.to_point and command.to_version:
         return None
     if command.to_point:
-        try:
-            rnd, _ = parse_point(command.to_point)
-        except ValueError:
-            return None
-        span = window.round_span(rnd) if rnd else None
-        if span is None:
-            return None
-        first, last = span
-        lo = window.command_start(first)
-        hi = window.command_end(last + 1) if last < head else last
-        records = list(window.records(lo, hi))
-        try:
-            version = find_point(command_points(records, window.live(records)), command.to_point).last_version
-        except RuleError:
+        version = point_in_round(window, command.to_point)
+        if version is None:
             return None
     else:
         version = command.to_version
@@ -153,6 +144,31 @@ def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[e
     if not fixes and (newest is None or newest[1] <= version):
         return None  # nothing to rewind: the whole log words the refusal
     return fixes + [ev.EncounterRewound(to_version=version)]
+
+
+def point_in_round(window: LogWindow, point: str) -> int | None:
+    """The last version of the live command at ``point`` (``ROUND.STEP`` or
+    ``ROUND``, round 1 on), found in that round alone: from its live
+    ``RoundStarted`` (through the type index) to the command that starts
+    the next round, read through ``window``. The version
+    ``find_point(command_points(whole log), point)`` gives, or None (read
+    the whole log) for the setup (round 0), a round the live timeline does
+    not have, a point not in it, or text that is not a point."""
+    try:
+        rnd, _ = parse_point(point)
+    except ValueError:
+        return None
+    span = window.round_span(rnd) if rnd else None
+    if span is None:
+        return None
+    first, last = span
+    lo = window.command_start(first)
+    hi = window.command_end(last + 1) if last < window.head else last
+    records = list(window.records(lo, hi))
+    try:
+        return find_point(command_points(records, window.live(records)), point).last_version
+    except RuleError:
+        return None
 
 
 def rewind_from_log(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Event]:
@@ -202,66 +218,175 @@ def new_encounter_id(store, wanted: str, explicit: bool) -> str:
     return eid
 
 
-def _remap(e: ev.Event, vmap: dict[int, int]) -> ev.Event:
-    """``e`` with the log versions it carries mapped to the branch's."""
+class _Versions:
+    """The origin's log versions of the copied events, mapped to the
+    branch's: a version that was copied maps to its copy, any other to the
+    copy of the newest copied event before it (itself when there is none),
+    as the events are copied in order."""
 
-    def new(v: int) -> int:
-        if v in vmap:
-            return vmap[v]
-        below = [k for k in vmap if k < v]
-        return vmap[max(below)] if below else v
+    def __init__(self) -> None:
+        self._old: list[int] = []
+        self._new: list[int] = []
 
-    if isinstance(e, ev.ConditionApplied) and e.condition.cause:
-        return msgspec.structs.replace(e, condition=msgspec.structs.replace(e.condition, cause=new(e.condition.cause)))
-    if isinstance(e, ev.DiceRolled) and e.supersedes:
-        return msgspec.structs.replace(e, supersedes=new(e.supersedes))
-    return e
+    def add(self, old: int, new: int) -> None:
+        self._old.append(old)
+        self._new.append(new)
+
+    def __call__(self, v: int) -> int:
+        i = bisect_left(self._old, v)
+        if i < len(self._old) and self._old[i] == v:
+            return self._new[i]
+        return self._new[i - 1] if i else v
+
+    def remap(self, e: ev.Event) -> ev.Event:
+        """``e`` with the log versions it carries (a condition's ``cause``, a
+        roll's ``supersedes``) mapped to the branch's."""
+        if isinstance(e, ev.ConditionApplied) and e.condition.cause:
+            return msgspec.structs.replace(e, condition=msgspec.structs.replace(e.condition, cause=self(e.condition.cause)))
+        if isinstance(e, ev.DiceRolled) and e.supersedes:
+            return msgspec.structs.replace(e, supersedes=self(e.supersedes))
+        return e
 
 
-def _batches(records: Iterable[Recorded]) -> list[list[Recorded]]:
-    out: list[list[Recorded]] = []
-    for rec in records:
-        if out and out[-1][0].command_id == rec.command_id:
-            out[-1].append(rec)
-        else:
-            out.append([rec])
-    return out
+def branch_point(store, origin: str, head: int, command: cmd.BranchEncounter) -> int:
+    """The origin's version a branch starts from (validated: a command
+    boundary, inside the log; the head when no point is given). ``--at
+    ROUND.STEP`` is found in its round (:func:`point_in_round`) and
+    ``--version N`` checked with two rows; the setup, the refusals and the
+    rest read the whole log (:func:`_chosen_version`). Raises
+    :class:`RuleError`."""
+    if command.at_point and not command.at_version:
+        found = point_in_round(LogWindow(store, origin), command.at_point)
+        if found is not None:
+            return found
+    elif command.at_version and not command.at_point:
+        v = command.at_version
+        if 1 <= v <= head and (v == head or store.starts_command(origin, v + 1)):
+            return v
+    elif not command.at_point:
+        return head
+    records = list(store.read(origin))
+    found = _chosen_version(records, Timeline(records), command.at_point, command.at_version, "--at")
+    return head if found is None else found
+
+
+class _Plan(msgspec.Struct):
+    """What a branch copies from its origin's log cut at a version:
+    ``batches`` ``(live, rows)`` in log order (raw rows, see
+    :meth:`Store.read_raw`): each live command's non-meta rows but the
+    opening's, and the salts of each command that is not live; ``at`` the
+    (round, step) after the last live command (``command_points``' count)."""
+
+    batches: list[tuple[bool, list[tuple]]]
+    at: tuple[int, int]
+
+
+_OPENED, _STARTED, _SALT = "encounter-opened", "round-started", "salt-added"
+_META_TAGS = frozenset(c.__struct_config__.tag for c in (ev.CommandRetracted, ev.CommandRestored, ev.EncounterRewound))
+
+
+def _plan(store, origin: str, version: int, liveness: Liveness) -> _Plan:
+    """The :class:`_Plan` of a branch of ``origin`` at ``version``, from
+    its raw rows (only the round starts and the opening are decoded) and
+    ``liveness``, the meta events up to ``version``: the choice the
+    :class:`Timeline` of the log cut there gives. A salt counts for the
+    rolls from its ``from_index`` on whether or not its command is live
+    (:mod:`affray.dice`, "Salts"), so the branch, which follows its
+    origin's dice stream, must hold the same salts in the same order to
+    roll what the origin would."""
+    batches: list[tuple[bool, list[tuple]]] = []
+    rnd = step = 0
+    current = None
+
+    def close(cid: str, rows: list[tuple]) -> None:
+        nonlocal rnd, step, current
+        kept = [r for r in rows if r[4] not in _META_TAGS]
+        if not kept:
+            return
+        if cid in liveness.retracted or any(liveness.voided(r[2]) for r in kept):
+            salts = [r for r in rows if r[4] == _SALT]
+            if salts:
+                batches.append((False, salts))
+            return
+        if cid != current:
+            current, step = cid, step + 1
+        opening = False
+        for r in kept:
+            if r[4] == _OPENED:
+                opening, step = True, 0
+            elif r[4] == _STARTED:
+                rnd, step = _decoded(store, origin, r).round, 0
+        if not opening:
+            batches.append((True, kept))
+
+    group: list[tuple] = []
+    for row in store.read_raw(origin, to_version=version):
+        if group and row[3] != group[0][3]:
+            close(group[0][3], group)
+            group = []
+        group.append(row)
+    if group:
+        close(group[0][3], group)
+    return _Plan(batches, (rnd, step))
+
+
+def _decoded(store, origin: str, row: tuple) -> ev.Event:
+    """The event of a raw row. Raises :class:`DatabaseCorrupt` (one line)
+    when it does not decode, or for a type this affray does not know."""
+    try:
+        return codec.decode(row[4], row[5], row[6])
+    except (codec.UnknownEvent, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise DatabaseCorrupt(store.path, f"encounter {origin} version {row[2]} does not decode: {exc}") from exc
+
+
+def _first_of(store, origin: str, tag: str, liveness: Liveness | None = None, to_version: int | None = None):
+    """``(version, event)`` of the oldest ``tag`` event of ``origin`` (the
+    type index), of a live command when ``liveness`` is given; or None."""
+    for v, cid, schema, data in sorted(store.versions_of_type(origin, tag, to_version=to_version)):
+        if liveness is None or liveness.is_live(cid, v):
+            return v, _decoded(store, origin, (v, origin, v, cid, tag, schema, data))
+    return None
 
 
 def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = ""):
     """Create the branch; return an :class:`~affray.commands.core.Outcome`
     for the new encounter (``records``: its first command). Raises
     :class:`RuleError` before anything is written when the point or the name
-    is wrong."""
-    records = list(store.read(origin))
-    head = records[-1].version if records else 0
-    tl = Timeline(records)
+    is wrong.
+
+    The branch is built without the write lock: the origin's rows up to
+    the point are read as stored (only the copied ones are decoded, once
+    each), given their new versions, command ids and hashes, and folded
+    into the branch's state. Then one short transaction stores the seed,
+    appends the rows as they are (:meth:`Store.append_rows`, its chain
+    checked before) and the snapshot at its head. The branch is the one the
+    whole log gives, event for event (``tests/test_branch_fast.py``).
+    :class:`~affray.store.errors.ConflictError` (exit 3) with nothing
+    written when another encounter took the new id meanwhile, or, for a
+    branch from now (no point given), when the origin moved on meanwhile."""
     name = command.name.strip()
     if not name:
         raise RuleError("a branch needs a name: affray branch \"what if\" --at 1.2")
-    version = _chosen_version(records, tl, command.at_point, command.at_version, "--at")
-    if version is None:
-        version = head
-    prefix = Timeline(records[:version])
-    live = list(prefix.live_records())
-    closed = next((r for r in live if isinstance(r.event, ev.EncounterClosed)), None)
+    head = store.version(origin)
+    version = branch_point(store, origin, head, command)
+    liveness = Liveness(store.read_meta(origin, to_version=version))
+    closed = _first_of(store, origin, "encounter-closed", liveness, to_version=version)
     if closed is not None:
         raise RuleError(
-            f"{origin} was closed at version {closed.version}; branch at an earlier point (--version {closed.version - 1})"
+            f"{origin} was closed at version {closed[0]}; branch at an earlier point (--version {closed[0] - 1})"
         )
-    opened = next((r.event for r in records if isinstance(r.event, ev.EncounterOpened)), None)
-    if opened is None:
+    found = _first_of(store, origin, _OPENED)
+    if found is None:
         raise RuleError(f"{origin} has no opening event to branch from")
+    opened = found[1]
     seed = store.get_seed(origin)
     if seed is None and not opened.manual_dice:
         raise RuleError(f"the dice seed of {origin} is not in {store.path}; a branch needs it to roll engine dice")
     new_id = new_encounter_id(store, command.encounter_id or name, bool(command.encounter_id))
-    stream = stream_of(records, origin)
-    pts = command_points(records[:version], prefix)
-    at = pts[-1].end if pts else (0, 0)
-    batches = _copied(records[:version], live)
-    live_ids = {r.command_id for r in live}
-    salts = sum(1 for b in batches if b[0].command_id not in live_ids)
+    stream = (opened.dice_stream if found[0] == 1 else "") or origin
+    plan = _plan(store, origin, version, liveness)
+    copied = sum(1 for live, _ in plan.batches if live)
+    salts = len(plan.batches) - copied
     issued = ev.CommandIssued(
         command=msgspec.to_builtins(
             msgspec.structs.replace(
@@ -270,8 +395,8 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         )
     )
     note = ev.NoteAdded(
-        text=f"Branch of {origin} at round {at[0]}, step {at[1]} (version {version}): "
-        f"{sum(1 for b in batches if b[0].command_id in live_ids)} commands copied"
+        text=f"Branch of {origin} at round {plan.at[0]}, step {plan.at[1]} (version {version}): "
+        f"{copied} commands copied"
         + (f", {salts} salts of commands undone or rewound away" if salts else "")
         + f"; engine dice follow {stream}'s seed"
     )
@@ -285,8 +410,15 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
         dice_stream=stream,
         chain=2,  # the chain starts from the seed commitment (affray.store.chain)
     )
-    with store.transaction():  # the whole branch or none of it
-        first, state = _write_branch(store, new_id, seed, [opening, issued, note], batches, actor)
+    rows, state = _built(store, origin, new_id, [opening, issued, note], plan.batches, actor or "gm")
+    with store.transaction():  # the whole branch or none of it; the lock held only for this
+        if not (command.at_point or command.at_version) and store.version(origin) != head:
+            raise ConflictError(origin, head, store.version(origin))  # "from now", and now has moved
+        if seed is not None:
+            store.put_seed(new_id, seed)
+        store.append_rows(new_id, 0, rows)
+        store.save_snapshot(new_id, state.version, dump(state, rows.head[1]))
+        first = list(store.read(new_id, to_version=3))
     return Outcome(
         encounter_id=new_id,
         records=first,
@@ -296,48 +428,35 @@ def branch(store, command: cmd.BranchEncounter, *, origin: str, actor: str = "")
     )
 
 
-def _copied(records, live) -> list[list]:
-    """The batches a branch copies, in log order: every live command's
-    (but the opening), and the salts of the commands that are not live
-    (undone or rewound away), each alone. A salt counts for the rolls from
-    its ``from_index`` on whether or not its command is live (:mod:`affray.dice`,
-    "Salts"), so the branch, which follows its origin's dice stream, must
-    hold the same salts in the same order to roll what the origin would."""
-    live_batches = {b[0].command_id: b for b in _batches(live)}
-    out: list[list] = []
-    for batch in _batches(records):
-        kept = live_batches.pop(batch[0].command_id, None)
-        if kept is not None:
-            if not any(isinstance(r.event, ev.EncounterOpened) for r in kept):
-                out.append(kept)
-            continue
-        salts = [r for r in batch if isinstance(r.event, ev.SaltAdded)]
-        if salts:
-            out.append(salts)
-    return out
+def _built(store, origin: str, new_id: str, opening: list[ev.Event], batches, actor: str):
+    """``(rows, state)``: the branch's log as :class:`~affray.store.chain.Chained`
+    rows (the ``opening`` events as command ``c1`` by ``actor`` now, then each
+    batch as one command ``c<its first version>`` with its first row's actor
+    and time, every event decoded once, its versions remapped, encoded
+    again) and the state they fold to (what a full replay of them gives)."""
+    recorded_at = utc_now()
+    rows: list[tuple] = []
+    encode = codec.encode
 
+    def lives():
+        v = 0
+        for e in opening:
+            v += 1
+            rows.append((v, "c1", codec.tag_of(e), type(e).schema, encode(e).decode(), recorded_at, actor))
+            yield Live(v, "c1", e)
+        versions = _Versions()
+        for _live, batch in batches:
+            cid, when, who = f"c{v + 1}", batch[0][7], batch[0][8]
+            for i, r in enumerate(batch):
+                versions.add(r[2], v + 1 + i)
+            for r in batch:
+                e = versions.remap(_decoded(store, origin, r))
+                v += 1
+                rows.append((v, cid, r[4], type(e).schema, encode(e).decode(), when, who))
+                yield Live(v, cid, e)
 
-def _write_branch(store, new_id: str, seed, opening: list[ev.Event], batches, actor: str):
-    if seed is not None:
-        store.put_seed(new_id, seed)
-    first = store.append(new_id, 0, opening, command_id="c1", actor=actor or "gm")
-    at_version = len(first)
-    vmap: dict[int, int] = {}
-    for batch in batches:
-        for i, rec in enumerate(batch):
-            vmap[rec.version] = at_version + 1 + i
-        events = [_remap(rec.event, vmap) for rec in batch]
-        store.append(
-            new_id,
-            at_version,
-            events,
-            command_id=f"c{at_version + 1}",
-            actor=batch[0].actor,
-            recorded_at=batch[0].recorded_at,
-        )
-        at_version += len(events)
-    state = load_state(store, new_id, use_snapshots=False)
-    store.save_snapshot(new_id, state.version, dump(state, store.head(new_id)[1]))
-    return first, state
-
-
+    state = fold(State(), lives())
+    last = rows[-1][0]
+    if state.version != last:
+        state = msgspec.structs.replace(state, version=last)
+    return chain.linked(new_id, 0, "", rows), state

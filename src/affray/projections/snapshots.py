@@ -28,7 +28,7 @@ import msgspec
 from affray.events.core import EncounterRewound
 from affray.projections.state import STATE_SCHEMA, State
 from affray.projections.evolve import folded_tags
-from affray.projections.timeline import Timeline, fold, project
+from affray.projections.timeline import Liveness, Timeline, fold, project
 
 #: The events a replay decodes: the rest (the command records, skill tests)
 #: only move the version and step, and are skipped undecoded.
@@ -136,17 +136,27 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
 
     Streams the log: the meta events are read first through the type index,
     and every other event is decoded and folded as it comes, never held in a
-    list, so memory stays flat however long the fight. Falls back to
-    :func:`affray.projections.timeline.project` when the log holds a rewind.
+    list, so memory stays flat however long the fight. A log with rewinds
+    is read in the stretches between its rewound spans (a rewound span is
+    void whole, and is not read: an amend's replay used to read the whole
+    log at each of its first commands); it falls back to
+    :func:`affray.projections.timeline.project` when a rewind's point is not
+    at the end of a command (an edited log), where the span's edge is not a
+    command's.
     """
     head = store.version(encounter_id)
     last = head if to_version is None else min(head, to_version)  # one cut for every read below
     metas = store.read_meta(encounter_id, to_version=last)
-    if any(isinstance(m.event, EncounterRewound) for m in metas):
-        return project(store.read(encounter_id, to_version=last))
     dead = frozenset(Timeline(metas).retracted)
-    live = store.read_live(encounter_id, to_version=last, skip=dead, only=_FOLDED)
-    state = _fold_live(State(), live)
+    rewinds = [m.event.to_version for m in metas if isinstance(m.event, EncounterRewound)]
+    if any(t >= 1 and not store.starts_command(encounter_id, t + 1) for t in rewinds):
+        return project(store.read(encounter_id, to_version=last))
+    state, start = State(), 1
+    for low, high in Liveness(metas).spans():
+        state = _fold_live(state, store.read_live(
+            encounter_id, from_version=start, to_version=low, skip=dead, only=_FOLDED))
+        start = high  # the rewind itself is a meta event: read_live leaves it out
+    state = _fold_live(state, store.read_live(encounter_id, from_version=start, to_version=last, skip=dead, only=_FOLDED))
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)
     return state

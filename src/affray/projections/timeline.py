@@ -146,6 +146,12 @@ class Liveness:
         self._lows = [a for a, _ in merged]
         self._highs = [b for _, b in merged]
 
+    def spans(self) -> list[tuple[int, int]]:
+        """The rewound spans, merged where they overlap: open intervals
+        ``(low, high)`` of versions, in order; a non-meta event inside one
+        is void (:meth:`voided`)."""
+        return list(zip(self._lows, self._highs))
+
     def voided(self, version: int) -> bool:
         """Whether a non-meta event at ``version`` lies in a rewound span
         (which makes its whole command void)."""

@@ -163,15 +163,76 @@ def follow(encounter_id: str, version: int, prev: str, rows):
     before. Raises :class:`~affray.store.errors.StoreError` at the first row
     that does not (the caller's transaction then writes nothing). Used by
     every backend's ``append_rows``."""
+    text = Canonicals(encounter_id)
     for row in rows:
         v, command_id, type_, schema, data, recorded_at, actor, hash_ = row
-        if v != version + 1 or chain_hash(
-            prev, canonical(encounter_id, v, command_id, type_, schema, recorded_at, actor, data)
-        ) != hash_:
-            from affray.store.errors import StoreError
-
-            raise StoreError(
-                f"row {v} of {encounter_id} does not follow version {version} of the chain; nothing was recorded"
-            )
+        if v != version + 1 or chain_hash(prev, text(v, command_id, type_, schema, recorded_at, actor, data)) != hash_:
+            raise mismatch(encounter_id, version, v)
         yield row
         version, prev = v, hash_
+
+
+def mismatch(encounter_id: str, version: int, row: int | None = None):
+    """The :class:`~affray.store.errors.StoreError` for rows that do not run
+    on from version ``version`` of ``encounter_id`` (``row``: the first
+    that does not; by default the one after ``version``)."""
+    from affray.store.errors import StoreError
+
+    return StoreError(
+        f"row {version + 1 if row is None else row} of {encounter_id} does not follow version {version} "
+        "of the chain; nothing was recorded"
+    )
+
+
+class Chained:
+    """Rows that run on from version ``after`` (hash ``prev``) of
+    ``encounter_id``, checked (or hashed) here before any transaction is
+    opened: ``rows`` is a tuple of ``(version, command_id, type, schema,
+    data, recorded_at, actor, hash)``. Made only by :func:`checked` and
+    :func:`linked`. A backend's ``append_rows`` given one for the same
+    encounter and version only checks, with the write lock held, that the
+    head is still ``(after, prev)``, so the lock is not held while
+    ``sha256`` runs over every row (issue 17: branch and amend copy many)."""
+
+    __slots__ = ("encounter_id", "after", "prev", "rows")
+
+    def __init__(self, encounter_id: str, after: int, prev: str, rows: tuple) -> None:
+        self.encounter_id, self.after, self.prev, self.rows = encounter_id, after, prev, rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    @property
+    def head(self) -> tuple[int, str]:
+        """``(version, hash)`` of the last row (``(after, prev)`` when empty)."""
+        return (self.rows[-1][0], self.rows[-1][-1]) if self.rows else (self.after, self.prev)
+
+
+def checked(encounter_id: str, after: int, prev: str, rows) -> Chained:
+    """``rows`` (each with its hash) as :class:`Chained`, once :func:`follow`
+    has checked that they run on from version ``after`` whose hash is
+    ``prev`` (``""`` for a new encounter). Raises
+    :class:`~affray.store.errors.StoreError` at the first row that does not."""
+    return Chained(encounter_id, after, prev, tuple(follow(encounter_id, after, prev, rows)))
+
+
+def linked(encounter_id: str, after: int, prev: str, rows) -> Chained:
+    """Rows without their hash, ``(version, command_id, type, schema, data,
+    recorded_at, actor)``, each given the hash that chains it from the one
+    before (from version ``after``, hash ``prev``): :class:`Chained`.
+    Raises :class:`~affray.store.errors.StoreError` when the versions do
+    not run on from ``after`` one by one."""
+    text = Canonicals(encounter_id)
+    out = []
+    version, start = after, prev
+    for row in rows:
+        v, command_id, type_, schema, data, recorded_at, actor = row
+        if v != version + 1:
+            raise mismatch(encounter_id, version, v)
+        prev = chain_hash(prev, text(v, command_id, type_, schema, recorded_at, actor, data))
+        out.append((v, command_id, type_, schema, data, recorded_at, actor, prev))
+        version = v
+    return Chained(encounter_id, after, start, tuple(out))

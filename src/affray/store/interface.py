@@ -103,7 +103,12 @@ class Store(Protocol):
 
     def append_rows(self, encounter_id: str, expected_version: int, rows: Iterable[ImportRow]) -> int:
         """Append rows already chained onto the head ``expected_version``, as
-        they are (amend copies its scratch work with it); all or nothing."""
+        they are (amend copies its scratch work with it, branch what it
+        built); all or nothing. ``rows`` may be a
+        :class:`affray.store.chain.Chained` for this encounter and version
+        (checked or hashed before the call): then the write lock is held only
+        to check that the head is still the one it chains from, and to
+        insert."""
         ...
 
     # reading ------------------------------------------------------------

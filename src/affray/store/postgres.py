@@ -39,7 +39,7 @@ from affray.events import codec
 from affray.events.core import Event
 from affray.events.envelope import Live, Recorded
 from affray.store import schema_pg
-from affray.store.chain import canonical, chain_hash, follow
+from affray.store.chain import Chained, canonical, chain_hash, follow, mismatch
 from affray.store.errors import (
     ConflictError,
     DatabaseCorrupt,
@@ -369,15 +369,26 @@ class PostgresStore:
         of ``encounter_id`` (0: a new encounter), as they are: ``(version,
         command_id, type, schema, data, recorded_at, actor, hash)``, the
         contract of :meth:`affray.store.sqlite.EventStore.append_rows`
-        (versions and chain checked, one insert, all or nothing). Returns
+        (versions and chain checked, one insert, all or nothing; a
+        :class:`~affray.store.chain.Chained` is checked before the
+        transaction, and the head row is locked only to insert). Returns
         how many. Errors: :class:`ConflictError`, :class:`StoreError`."""
         self._refuse_write("nothing was recorded")
         conn = self._conn
+        ready = None
+        if isinstance(rows, Chained) and rows.encounter_id == encounter_id and rows.after == expected_version:
+            # checked already, before the transaction: the head row is locked only to insert
+            ready = [(encounter_id, *row[:-1], bytes.fromhex(row[-1])) for row in rows.rows]
         try:
             with conn.transaction():
                 version, prev = _lock_head(conn, encounter_id, expected_version)
-                batch = [(encounter_id, *row[:-1], bytes.fromhex(row[-1]))
-                         for row in follow(encounter_id, version, prev, rows)]
+                if ready is not None:
+                    if prev != rows.prev:
+                        raise mismatch(encounter_id, version)
+                    batch = ready
+                else:
+                    batch = [(encounter_id, *row[:-1], bytes.fromhex(row[-1]))
+                             for row in follow(encounter_id, version, prev, rows)]
                 if batch:
                     columns = [list(c) for c in zip(*batch)]
                     conn.execute(_INSERT_AND_HEAD, [*columns, batch[-1][1], batch[-1][-1], encounter_id]).fetchall()

@@ -360,8 +360,13 @@ class EventStore:
         gives from its third column on). The versions must run on from the
         head and each hash must chain from the one before, checked here; then
         the rows go in with one ``executemany``. Returns how many. Amend uses
-        it to copy what it worked out in a scratch store. One transaction (a
-        savepoint inside :meth:`transaction`); all or nothing.
+        it to copy what it worked out in a scratch store, branch to write
+        what it built. One transaction (a savepoint inside
+        :meth:`transaction`); all or nothing. ``rows`` may be a
+        :class:`affray.store.chain.Chained` (checked or hashed before the
+        call): for the same encounter and ``expected_version``, the lock is
+        then held only to check that the head is still the version and hash
+        it chains from, and to insert.
 
         Errors (nothing written): :class:`ConflictError` when the head is
         not ``expected_version``; :class:`StoreError` when a version or a
@@ -369,14 +374,22 @@ class EventStore:
         """
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
-        from affray.store.chain import follow
+        from affray.store.chain import Chained, follow, mismatch
 
+        ready = None
+        if isinstance(rows, Chained) and rows.encounter_id == encounter_id and rows.after == expected_version:
+            ready = [(encounter_id, *row) for row in rows.rows]  # checked already: built before the lock
         with self._writing() as conn:
             head = conn.execute("SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)).fetchone()
             version, prev = head if head else (0, "")
             if version != expected_version:
                 raise ConflictError(encounter_id, expected_version, version)
-            batch = [(encounter_id, *row) for row in follow(encounter_id, version, prev, rows)]
+            if ready is not None:
+                if prev != rows.prev:
+                    raise mismatch(encounter_id, version)
+                batch = ready
+            else:
+                batch = [(encounter_id, *row) for row in follow(encounter_id, version, prev, rows)]
             if batch:
                 conn.executemany(_INSERT, batch)
                 conn.execute(_SET_HEAD, (encounter_id, batch[-1][1], batch[-1][-1]))
