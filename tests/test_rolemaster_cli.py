@@ -22,6 +22,9 @@ def cli(tmp_path):
 
 
 def opened(cli, *rulings: str):
+    """An encounter with the default rulings (resolution=when-spent: an
+    attack declared at Kestrel's count 45 resolves at 25, after Gruk has
+    declared at 32; Gruk passes with ``act gruk pass`` in these tests)."""
     args = ["new", "RM", "--system", "rm", "--manual-dice"]
     for r in rulings:
         args += ["--ruling", r]
@@ -34,6 +37,7 @@ def opened(cli, *rulings: str):
 def test_parry_larger_than_ob(cli):
     opened(cli)
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     before = event_count(cli.db)
     assert_user_error(cli("react", "gruk", "parry:75", "--dice", "50"), "at most 60")
     assert event_count(cli.db) == before
@@ -45,6 +49,7 @@ def test_dodge_while_holding_a_weapon_without_a_ruling(cli):
     """seed 000 'Dodge action': for a character without a usable weapon."""
     opened(cli)
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     before = event_count(cli.db)
     assert_user_error(cli("react", "gruk", "dodge", "--dice", "50,50"), "parry, none")
     assert event_count(cli.db) == before
@@ -60,6 +65,7 @@ def test_a_malformed_table_cell_in_the_campaign_tables(cli, tmp_path):
     (camp / "sample-broadsword.toml").write_text(text)
     opened(cli, f"tables={camp}")
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     before = event_count(cli.db)
     line = assert_user_error(cli("react", "gruk", "none", "--dice", "50"), "sample-broadsword.toml", "row 7", "'plate'")
     assert "9A!" in line
@@ -81,6 +87,7 @@ def test_campaign_tables_from_the_sheet(cli, tmp_path):
     cli.ok("join", str(EX / "gruk.toml"), "--side", "orcs")
     cli.ok("start", "--dice", "10,5,3,4")
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     out = cli.ok("react", "gruk", "none", "--dice", "99,99,50")
     assert "1 hits" in out.output
     why = cli.ok("why", "gruk", "body").output
@@ -122,6 +129,7 @@ def test_why_shows_the_whole_lookup_chain(cli):
     the critical roll, table, column and effects."""
     opened(cli)
     cli.ok("attack", "kestrel", "gruk", "--situation", "parry=20")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     cli.ok("react", "gruk", "parry:30", "--dice", "97,40")
     cli.ok("roll", "--dice", "60")
     out = cli.ok("why", "gruk", "staggered").output
@@ -170,6 +178,7 @@ def test_a_sheet_with_a_campaign_csv_table(cli):
     cli.ok("join", str(EX / "kestrel.toml"), "--side", "rivals")
     cli.ok("start", "--dice", "10,10,1,1")
     cli.ok("attack", "mira", "kestrel")
+    cli.ok("act", "kestrel", "pass")
     out = cli.ok("react", "kestrel", "none", "--dice", "60").output
     assert "Mira: 60=60 +55 OB −50 DB = 65 on campaign-dagger [46..70, soft] → 2: 2 hits" in out
 
@@ -180,6 +189,7 @@ def test_why_shows_the_charge(cli):
     3 m/s x2 hits and the critical raised one step, to D."""
     opened(cli)
     cli.ok("attack", "kestrel", "gruk", "--situation", "pace=run", "--situation", "charge=3")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     cli.ok("react", "gruk", "none", "--dice", "97,40")
     cli.ok("roll", "--dice", "10")
     out = cli.ok("why", "gruk", "body").output
@@ -192,6 +202,7 @@ def test_why_shows_a_knock_back_into_a_wall(cli):
     opened(cli)
     cli.ok("act", "gruk", "terrain", "wall")
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     cli.ok("react", "gruk", "none", "--dice", "97,40")  # 187 -> 150: rigid 13C
     cli.ok("roll", "--dice", "00")  # C row 100: knocked back 10 feet
     out = cli.ok("why", "gruk", "stunned").output

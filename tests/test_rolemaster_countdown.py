@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from affray.events import commands as cmd
 from affray.events import core as ev
+from affray.events import rolemaster as rev
 from affray.rules.base import RuleError
 
-from rolemaster_fight import Fight
+from rolemaster_fight import Fight, sheet
 
 A, R = cmd.DeclareAttack, cmd.ChooseReaction
 START = "10,5,3,4"
@@ -112,3 +113,176 @@ def test_the_turn_always_goes_to_the_highest_count(tmp_path_factory, faces, spen
             continue
         f.run(A(attacker=who, target=foe, situations=(f"ap={ap}",)))
         f.run(R(defender=foe, reaction="none"), "20")  # 20 + OB - DB: never a critical
+
+
+# --------------------------------------------------------------------------- #
+# Delayed resolution (ruling resolution=when-spent, the default): RMH
+# tactical-activity-tracking_.md "Resolution": "Actions are declared when
+# they are started, and paid for (in AP) and resolved on the initiative
+# when they are completed"; "Conditional Actions"; "Canceling action".
+# --------------------------------------------------------------------------- #
+
+SPENT = {"resolution": "when-spent"}
+
+
+def _spent(tmp_path, start=START, **rulings):
+    f = Fight(tmp_path, rulings={**SPENT, **rulings})
+    f.run(cmd.StartRound(), start)
+    return f
+
+
+def test_an_attack_resolves_when_its_action_points_are_spent(tmp_path):
+    """RMH 'Resolution' (Hauser: declared on 35, 3 AP, resolved on 20):
+    Kestrel declares a 4 AP attack on 45, so it resolves on 25; Gruk
+    declares on 32 in between, his 4 AP attack resolving on 12. Nothing
+    is rolled and no AP are spent until the count comes."""
+    f = _spent(tmp_path)
+    f.run(A(attacker="kestrel", target="gruk"))
+    d = f.events(rev.ActionDeclared)[-1]
+    assert (d.handle, d.count, d.ap, d.resolves_at) == ("kestrel", 45, 4, 25)
+    assert f.who("kestrel").combat_actions == 4 and f.state.exchange is None
+    assert f.state.turn == ("gruk",) and turns(f)[-1] == (("gruk",), 32)
+    f.run(A(attacker="gruk", target="kestrel"))
+    assert f.events(rev.ActionDeclared)[-1].resolves_at == 12
+    # count 25: Kestrel's attack resolves; Gruk is asked to react
+    assert turns(f)[-1] == (("kestrel",), 25) and f.state.pending[0].kind == "react"
+    assert f.who("kestrel").combat_actions == 0 and not f.who("kestrel").has("declared")
+    f.run(R(defender="gruk", reaction="none"), "30")  # 30 + 70 - 20 = 80: 3 hits
+    assert turns(f)[-1] == (("gruk",), 12) and f.state.pending[0].who == "kestrel"
+    f.run(R(defender="kestrel", reaction="none"), "50")
+    assert f.state.pending[0].kind == "end-round"
+
+
+def test_resolutions_interleave_by_count(tmp_path):
+    """Kestrel 24 (44), Gruk 23 (43): both declare 4 AP attacks before
+    either resolves; Kestrel's resolves on 24, Gruk's on 23."""
+    f = _spent(tmp_path, start="8,6,9,9")
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(A(attacker="gruk", target="kestrel"))
+    assert [(t.handles, t.action_no) for t in f.events(ev.TurnBegan) if t.handles][-3:] == [
+        (("kestrel",), 44), (("gruk",), 43), (("kestrel",), 24)]
+    f.run(R(defender="gruk", reaction="none"), "30")
+    assert turns(f)[-1] == (("gruk",), 23)
+
+
+def test_an_action_that_cannot_be_completed_is_lost(tmp_path):
+    """Gruk declares on 32; Kestrel's attack resolving on 25 stuns him (a B
+    critical, 85: stunned 1 round), and a stunned combatant cannot attack
+    (seed 000 'Stunned'): on 12 Gruk's attack is lost and its AP spent
+    (RMH second-by-second 'Opportunity action': 'it is lost')."""
+    f = _spent(tmp_path)
+    f.run(A(attacker="kestrel", target="gruk", situations=("parry=20",)))
+    f.run(A(attacker="gruk", target="kestrel"))
+    f.run(R(defender="gruk", reaction="parry:30"), "97,40")
+    f.run(cmd.RollPending(), "85")
+    lost = f.events(rev.ActionDropped)[-1]
+    assert (lost.handle, lost.how, lost.count, lost.spent) == ("gruk", "lost", 12, 4)
+    assert "cannot attack" in lost.reason
+    assert f.who("gruk").combat_actions == 0 and f.state.pending[0].kind == "end-round"
+
+
+def test_cancelling_spends_the_time_gone_by(tmp_path):
+    """RMH 'Canceling action': Kestrel's attack declared on 45 is cancelled
+    on 32 (Gruk's count): 13 counts gone, 3 AP spent (1 per 5 begun; our
+    ruling), so Kestrel declares again on 25 + 5 = 30, after Gruk."""
+    f = _spent(tmp_path)
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(cmd.TakeAction(who="kestrel", action="cancel"))
+    drop = f.events(rev.ActionDropped)[-1]
+    assert (drop.how, drop.count, drop.spent) == ("cancelled", 32, 3)
+    assert f.who("kestrel").combat_actions == 1 and not f.who("kestrel").has("declared")
+    assert f.state.turn == ("gruk",)
+    f.run(cmd.TakeAction(who="gruk", action="pass"))
+    assert turns(f)[-1] == (("kestrel",), 30)
+    with pytest.raises(RuleError, match="no declared action"):
+        f.run(cmd.TakeAction(who="kestrel", action="cancel"))
+
+
+def test_a_used_parry_commits_the_declared_attack(tmp_path):
+    """RMH 'Parry': "the Action Points are considered spent once the parry
+    is used". Kestrel 45, Gruk 32, Gorg 27: Gruk's attack waits for 12;
+    attacked on 25 he parries; on 22 Gorg's 1 AP attack resolves and Gorg
+    declares again, and then Gruk can no longer cancel his attack."""
+    gorg = sheet("gruk")
+    gorg["name"] = "Gorg"
+    f = Fight(tmp_path, rulings=SPENT, sheets=((sheet("kestrel"), "heroes"), (sheet("gruk"), "orcs"), (gorg, "orcs")))
+    f.run(cmd.StartRound(), "10,5,3,4,1,1")
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(A(attacker="gruk", target="kestrel"))
+    f.run(A(attacker="gorg", target="kestrel", situations=("ap=1",)))
+    f.run(R(defender="gruk", reaction="parry:10"), "30")
+    assert next(k for k in f.who("gruk").conditions if k.name == "declared").effects.get("committed") == 1
+    f.run(R(defender="kestrel", reaction="none"), "20")
+    assert f.state.turn == ("gorg",) and turns(f)[-1] == (("gorg",), 22)
+    before = f.version
+    with pytest.raises(RuleError, match="parry has been used"):
+        f.run(cmd.TakeAction(who="gruk", action="cancel"))
+    assert f.version == before
+
+
+def test_a_held_action_waits_for_its_trigger(tmp_path):
+    """RMH 'Conditional Actions': Kestrel holds a 4 AP attack "until Gruk
+    closes": ready (AP spent) on 25. Gruk declares on 32; when his attack's
+    count (12) comes, the countdown pauses so the held attack may interrupt
+    it ('Opportunity action': it completes first); Kestrel triggers it,
+    then Gruk's resolves."""
+    f = _spent(tmp_path)
+    f.run(A(attacker="kestrel", target="gruk", situations=("hold=when gruk closes",)))
+    assert f.events(rev.ActionDeclared)[-1].hold == "when gruk closes"
+    f.run(A(attacker="gruk", target="kestrel"))
+    ready = f.events(rev.ActionReadied)[-1]
+    assert (ready.handle, ready.count) == ("kestrel", 25) and f.who("kestrel").combat_actions == 0
+    step = f.state.pending[0]
+    assert (step.kind, step.who) == ("resolve", "gruk") and "kestrel trigger" not in step.prompt
+    assert "Kestrel" in step.prompt
+    f.run(cmd.TakeAction(who="kestrel", action="trigger"))
+    assert f.state.exchange.attacker == "kestrel" and f.who("kestrel").combat_actions == 0
+    f.run(R(defender="gruk", reaction="none"), "30")
+    # nobody holds an action now: Gruk's attack (count 12) resolves at once
+    assert f.state.exchange.attacker == "gruk" and f.state.pending[0].who == "kestrel"
+
+
+@pytest.mark.parametrize("ruling,kept", [("concentration", True), ("end-of-round", False)])
+def test_an_untriggered_held_action_at_the_end_of_the_round(tmp_path, ruling, kept):
+    """Ruling held_action: kept while the holder concentrates (RMH
+    tactical-activity-tracking 'Conditional Actions': "as many rounds as
+    the character can maintain unbroken concentration"), or lost at the
+    end of the round (the-tactical-combat-sequence: "If the conditional
+    action is never triggered, the action is lost")."""
+    f = _spent(tmp_path, held_action=ruling)
+    f.run(A(attacker="kestrel", target="gruk", situations=("hold=when gruk closes",)))
+    f.run(cmd.TakeAction(who="gruk", action="pass"))
+    assert f.state.pending[0].kind == "end-round"
+    f.run(cmd.EndRound(), "8,6,9,9")
+    assert f.who("kestrel").has("declared") is kept
+    if kept:  # concentrating: no other turn; Gruk declares
+        assert f.state.turn == ("gruk",)
+        f.run(cmd.TakeAction(who="kestrel", action="trigger"))
+        assert f.state.exchange.attacker == "kestrel" and f.who("kestrel").combat_actions == 4
+    else:
+        assert f.events(rev.ActionDropped)[-1].reason == "never triggered"
+
+
+def test_other_actions_resolve_when_spent_too(tmp_path):
+    """Drawing (1 AP, RMH) declared on 45 resolves on 40; a 0 AP parry
+    ('Parry has no affect on time', seed 000) takes effect at once."""
+    f = Fight(tmp_path, rulings=SPENT, sheets=((sheet("kestrel", ready=["Target Shield"]), "heroes"), (sheet("gruk"), "orcs")))
+    f.run(cmd.StartRound(), START)
+    f.run(cmd.TakeAction(who="kestrel", action="draw Broadsword"))
+    assert f.events(rev.ActionDeclared)[-1].resolves_at == 40
+    # 40 is above Gruk's 32: the draw resolves (and Kestrel declares again on 40) before Gruk's turn
+    drawn = [e for e in f.events() if isinstance(e, ev.WeaponReadied)]
+    assert drawn and turns(f)[-2:] == [(("kestrel",), 40), (("kestrel",), 40)] and "Broadsword" in f.who("kestrel").ready
+    f.run(cmd.TakeAction(who="kestrel", action="parry 20"))
+    assert f.who("kestrel").has("parrying") and f.state.turn == ("kestrel",)
+
+
+def test_bad_input_on_the_countdown(tmp_path):
+    """One line and nothing appended: a second declaration, a trigger with
+    nothing held, a resolve out of place."""
+    f = _spent(tmp_path)
+    before = f.version
+    for action, message in (("trigger", "holds no conditional action"), ("resolve", "no action waiting")):
+        with pytest.raises(RuleError, match=message):
+            f.run(cmd.TakeAction(who="kestrel", action=action))
+    assert f.version == before

@@ -27,6 +27,11 @@ from affray.rules import base
 from affray.store import EventStore
 from affray.views.export import markdown
 
+#: The golden fights were scripted one exchange after another: they open with
+#: ruling resolution=when-declared (each action resolves as it is declared).
+#: The default, when-spent (RMH: an action resolves when its AP are spent),
+#: has its own fight with fixed dice in test_rolemaster_countdown.py.
+WHEN_DECLARED = {"resolution": "when-declared"}
 GOLDEN = Path(__file__).resolve().parent / "golden" / "rolemaster.md"
 A, R, ROLL = cmd.DeclareAttack, cmd.ChooseReaction, cmd.RollPending()
 
@@ -87,7 +92,8 @@ SCRIPT = [
 @pytest.fixture(scope="module")
 def golden():
     store = EventStore(":memory:")
-    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster duel", system="rolemaster", manual_dice=True),
+    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster duel", system="rolemaster", manual_dice=True,
+                                           rulings=WHEN_DECLARED),
                   seed=b"golden-rm", allow_short_seed=True, actor="gm")
     eid = out.encounter_id
     rm = base.get("rolemaster")
@@ -211,7 +217,8 @@ AMBUSH = [
 @pytest.fixture(scope="module")
 def ambush():
     store = EventStore(":memory:")
-    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster ambush", system="rolemaster", manual_dice=True),
+    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster ambush", system="rolemaster", manual_dice=True,
+                                           rulings=WHEN_DECLARED),
                   seed=b"golden-rm-2", allow_short_seed=True, actor="gm")
     eid = out.encounter_id
     rm = base.get("rolemaster")

@@ -27,6 +27,8 @@ def next_command(state: State) -> cmd.Command | None:
         return cmd.EndRound()
     if step.verb == "roll":
         return cmd.RollPending(who=step.who)
+    if step.kind == "resolve":  # a declared action's count came while someone holds one
+        return cmd.TakeAction(who=step.who, action="resolve")
     me = state.combatants.get(step.who)
     if step.kind == "react":
         if "dodge" in step.options:

@@ -54,6 +54,7 @@ SITUATIONS = {
     "cover": "cover=" + "|".join(tables.COVER) + ": the target's cover, DB (RMH)",
     "pace": "pace=" + "|".join(tables.PACE) + ": the attacker's pace this round, its action penalty (RMH)",
     "charge": "charge=M/S: a charge at that speed relative to the defender (RMH 'Charging'; needs pace=jog or faster)",
+    "hold": "hold=TRIGGER: a conditional action, ready when its AP are spent, resolved by 'act WHO trigger' (RMH)",
 }
 
 
@@ -117,15 +118,10 @@ def _situation_mods(state, a, t, w: Weapon, sit: dict[str, str]) -> tuple[list[e
     return mods, charge
 
 
-def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
-    """``affray attack A T [--weapon W] [--situation parry=N] [--situation
-    ap=N] [--mod V:WHY]``: spend the attack's Action Points (ruling
-    ``melee_ap``; ``ap=N`` is a quicker attack at -25 per AP less, RMH),
-    move OB to parry for the round when asked (A6), engage the target in
-    melee, and wait for the target's reaction; the roll comes with it."""
-    state = draft.state
-    attacker = find_combatant(state, command.attacker)
-    target = find_combatant(state, command.target)
+def _plan(state, attacker: str, target: str, weapon: str, situations, cost: int = 0):
+    """Check an attack and work out its pieces: ``(w, sit, extra, charge,
+    cover, cost, full)``. Raises :class:`RuleError` (one line) for any
+    attack that cannot be made now (as declared, or when its count comes)."""
     core.own_turn(state, attacker)
     check_target(state, attacker, target, hint=f"; 'affray act {attacker} pass' ends its actions")
     a, t = state.combatants[attacker], state.combatants[target]
@@ -133,9 +129,9 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
         raise RuleError(f"{t.name} is on {a.name}'s side; choose a foe")
     if not t.can_fight and t.status != "active":
         raise RuleError(f"{t.name} is {t.status}; choose another target")
-    w = _weapon(a, command.weapon)
-    sit = _situations(command.situations)
-    parry, ap = _number(sit, "parry"), _number(sit, "ap")
+    w = _weapon(a, weapon)
+    sit = _situations(situations)
+    ap = _number(sit, "ap")
     if w.kind == "missile" and core.unloaded(a, w.name) is not None:
         left = core.unloaded(a, w.name).effects.get("reload-left", 0)
         raise RuleError(f"{a.name}'s {w.name} is not loaded ({left} AP of reloading left); 'affray act {attacker} reload {w.name}'")
@@ -144,20 +140,76 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if cover is not None and cover not in tables.COVER:
         raise RuleError(f"unknown cover {cover!r}; use one of {', '.join(tables.COVER)} (RMH ob-db-modifiers)")
     full = int(core.rulings_of(state).melee_ap) if w.kind != "missile" else 3
-    cost = ap or min(full, a.combat_actions)  # with fewer AP left: a quicker attack at -25 per AP less
+    cost = cost or ap or min(full, a.combat_actions)  # with fewer AP left: a quicker attack at -25 per AP less
     if not 1 <= cost <= full:
         raise RuleError(f"an attack with {w.name} takes 1 to {full} Action Points; got ap={cost}")
+    return w, sit, extra, charge, cover, cost, full
+
+
+def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
+    """``affray attack A T [--weapon W] [--situation parry=N] [--situation
+    ap=N] [--situation hold=TRIGGER] [--mod V:WHY]``: declare the attack.
+    OB moved to parry is declared at once (A6: "as soon as melee ensues";
+    RMH: parry "has no affect on time"). Under the countdown the attack
+    resolves when its Action Points are spent, 5 x AP further down the
+    count (ruling ``resolution``; RMH tactical-activity-tracking
+    "Resolution"); ``hold=TRIGGER`` makes it a conditional action that
+    waits for ``act A trigger`` ("Conditional Actions"). Otherwise it
+    resolves now (:func:`open_attack`)."""
+    state = draft.state
+    attacker = find_combatant(state, command.attacker)
+    target = find_combatant(state, command.target)
+    w, sit, _, _, _, cost, _ = _plan(state, attacker, target, command.weapon, command.situations)
+    a, t = state.combatants[attacker], state.combatants[target]
+    parry = _number(sit, "parry")
+    hold = sit.get("hold", "")
+    if hold and w.kind == "missile" and "range" not in sit and w.ranges:
+        raise RuleError(f"say how far {t.name} will be: --situation range=METRES")
     if parry:
         if w.kind == "missile":
             raise RuleError("OB moves to parry from a melee weapon; drop --situation parry")
         if parry >= w.ob:
             raise RuleError(f"moving {parry} to parry leaves nothing of {a.name}'s OB {w.ob}; parry less")
         core.declare_parry(draft, attacker, parry, target)
-    core.spend(draft, attacker, cost, f"attack with {w.name}")
+    kept = tuple(x for x in command.situations if x.partition("=")[0].strip().lower() not in ("parry", "hold"))
+    if core.defer(draft, attacker, cost, "attack:open", f"attack {t.name} with {w.name}", hold=hold,
+                  target=target, weapon=w.name, situations=kept, modifiers=tuple(command.modifiers)):
+        return
+    draft.then("attack:open", who=attacker, target=target, weapon=w.name, situations=kept,
+               modifiers=tuple(command.modifiers), cost=cost)
+
+
+def open_attack(draft: Draft, who: str, target: str, weapon: str = "", situations=(), modifiers=(), cost: int = 0,
+                resolving: bool = False) -> None:
+    """The attack starts to resolve: its Action Points are spent (none for
+    a held action readied earlier), melee engages, and the target is asked
+    for its reaction; the roll comes with it. ``resolving``: a declared
+    action whose count has come (or whose trigger occurred); when it can
+    no longer be made it is lost (:func:`~affray.rules.rolemaster.core.lose`)."""
+    state = draft.state
+    attacker = who
+    def check():
+        plan = _plan(state, attacker, target, weapon, situations, cost)
+        held = core.declared_of(state.combatants[attacker]) if resolving else None
+        if not (held is not None and held.effects.get("ready")) and state.combatants[attacker].combat_actions < plan[5]:
+            raise RuleError(f"{state.combatants[attacker].name} has {state.combatants[attacker].combat_actions} "
+                            f"Action Points left; the attack needs {plan[5]}")
+        return plan
+
+    plan = core.attempt(draft, who, resolving, check)
+    if plan is None:
+        return
+    w, sit, extra, charge, cover, cost, full = plan
+    pay = cost
+    if resolving and core.resolving_now(draft, attacker).effects.get("ready"):
+        pay = 0  # a held action's AP were spent when it became ready
+    a, t = state.combatants[attacker], state.combatants[target]
+    if pay:
+        core.spend(draft, attacker, pay, f"attack with {w.name}")
     xid = draft.state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=xid, attacker=attacker, target=target, weapon=w.name,
                                  kind="missile" if w.kind == "missile" else "melee",
-                                 modifiers=tuple(extra) + tuple(command.modifiers)))
+                                 modifiers=tuple(extra) + tuple(modifiers)))
     if w.kind == "missile" and w.reload:
         core.mark_unloaded(draft, attacker, w)
     if cover is not None:
@@ -170,13 +222,14 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
             "charging", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
             effects={**charge, f"exchange:{xid}": 1},
             note=f"charges {t.name} at {charge['charge-speed']} m/s")))
+    quick = full - cost
     if not a.has("attacked"):
         draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
             "attacked", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
-            effects={"quick-ap": full - cost, f"at:{target}": 1}, note=f"attacked {t.name}")))
+            effects={"quick-ap": quick, f"at:{target}": 1}, note=f"attacked {t.name}")))
     else:
         old = next(k for k in draft.state.combatants[attacker].conditions if k.name == "attacked")
-        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": full - cost, f"at:{target}": 1})))
+        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": quick, f"at:{target}": 1})))
     if w.kind != "missile" and target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     t = draft.state.combatants[target]

@@ -557,9 +557,10 @@ def route_act(draft: Draft, command: cmd.TakeAction) -> None:
         words = command.action.split()
     if not words:
         raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], terrain KIND, "
-                        "orientation, perception, maneuver SKILL")
+                        "orientation, perception, maneuver SKILL, cancel, trigger, resolve")
     word = words[0].lower()
-    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception", "maneuver")
+    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception", "maneuver",
+             "cancel", "trigger", "resolve")
     if word not in known:
         raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
     draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))
@@ -574,6 +575,177 @@ def own_turn(state: State, handle: str) -> None:
         raise RuleError(f"it is not {state.combatants[handle].name}'s turn (now: {now})")
     if state.exchange is not None:
         raise RuleError("an attack is still being resolved; see 'affray pending'")
+    if state.combatants[handle].effect("no-actions"):
+        raise RuleError(f"{state.combatants[handle].name} can perform no further actions this round")
+
+
+# --------------------------------------------------------------------------- #
+# The countdown: declared actions (RMH tactical-activity-tracking_.md)
+# --------------------------------------------------------------------------- #
+
+
+def declared_of(c: Combatant) -> ev.Condition | None:
+    """``c``'s declared action on the countdown (the ``declared``
+    condition), or None."""
+    return next((k for k in c.conditions if k.name == "declared"), None)
+
+
+def delayed(state: State) -> bool:
+    """Whether actions resolve when their AP are spent (ruling
+    ``resolution=when-spent`` under ``turn_order=countdown``)."""
+    r = rulings_of(state)
+    return r.turn_order == "countdown" and r.resolution == "when-spent"
+
+
+def defer(draft: Draft, who: str, cost: int, kind: str, text: str, *, hold: str = "", **params) -> bool:
+    """Declare ``who``'s action now and resolve it later, when that is the
+    rule; True when it was declared (the caller stops there).
+
+    RMH ``tactical-activity-tracking_.md`` "Resolution": "Actions are
+    declared when they are started, and paid for (in AP) and resolved on
+    the initiative when they are completed": declared at the count ``who``
+    stands on, it resolves at count - 5 x ``cost`` (ruling ``resolution``).
+    A conditional action (``hold``, the trigger as text; "Conditional
+    Actions") is also declared: its AP are spent when it would resolve and
+    it waits for ``act WHO trigger``. ``kind`` is the step that resolves it
+    and ``params`` its arguments (``target``, ``weapon``, ``situations``,
+    ``modifiers``, ``args``), kept in the ``declared`` condition."""
+    state = draft.state
+    if not hold and (cost <= 0 or not delayed(state)):
+        return False
+    c = state.combatants[who]
+    if declared_of(c) is not None:
+        raise RuleError(f"{c.name} has declared an action already ({declared_of(c).note}); 'affray act {who} cancel' drops it")
+    count = state.action_no if rulings_of(state).turn_order == "countdown" else count_now(state, who)
+    later = delayed(state)
+    resolve = count - 5 * cost if later else count
+    effects = {"ap": cost, "count": count, "resolve": resolve, f"step:{kind}": 1}
+    if hold:
+        effects["hold"] = 1
+    for i, m in enumerate(params.get("modifiers", ())):
+        effects[f"mod:{i}:{m.reason}"] = m.value
+    for s in params.get("situations", ()):
+        effects[f"sit:{s}"] = 1
+    for key in ("target", "weapon"):
+        if params.get(key):
+            effects[f"{key}:{params[key]}"] = 1
+    if params.get("args"):
+        effects["args:" + shlex.join(params["args"])] = 1
+    draft.emit(rev.ActionDeclared(handle=who, action=text, ap=cost, count=count, resolves_at=resolve, hold=hold))
+    note = f"{text} ({cost} AP): declared at count {count}, resolves at {resolve}"
+    if hold:
+        note = f"{text} ({cost} AP), held until: {hold}"
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "declared", cause=draft.next_version, round=state.round, step=state.step, ends="never",
+        effects=effects, note=note)))
+    if hold and not later:
+        ready(draft, who)
+    draft.emit(ev.StepsAwaited(steps=()))
+    draft.hand_over()
+    return True
+
+
+def count_now(state: State, who: str) -> int:
+    """``who``'s actual initiative: its base + 5 x the AP it has left (RMH)."""
+    entry = next((e for e in state.order if e.handle == who), None)
+    return (entry.rank if entry is not None else 0) + 5 * state.combatants[who].combat_actions
+
+
+def ready(draft: Draft, who: str) -> None:
+    """A held action's count has come: its AP are spent and it waits for
+    its trigger (RMH "Conditional Actions": 'considered "ready" (and AP is
+    spend) when it would normally resolve')."""
+    state = draft.state
+    c = state.combatants[who]
+    cond = declared_of(c)
+    cost = min(cond.effects.get("ap", 0), c.combat_actions)
+    text = cond.note.split(" (", 1)[0]
+    if cost:
+        draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=cost, reason=f"{text} (held)"))
+    hold = cond.note.split("held until: ", 1)[-1]
+    draft.emit(rev.ActionReadied(handle=who, action=text, count=state.action_no, hold=hold))
+    draft.emit(ev.ConditionApplied(handle=who, condition=merged(cond, ready=1)))
+
+
+def declared_step(cond: ev.Condition) -> tuple[str, dict]:
+    """The step that resolves a ``declared`` action and its arguments
+    (the inverse of :func:`defer`'s encoding)."""
+    kind, params = "", {}
+    situations, modifiers = [], []
+    for key, value in cond.effects.items():
+        head, _, rest = key.partition(":")
+        if head == "step":
+            kind = rest
+        elif head in ("target", "weapon"):
+            params[head] = rest
+        elif head == "sit":
+            situations.append(rest)
+        elif head == "mod":
+            index, _, reason = rest.partition(":")
+            modifiers.append((int(index), ev.Modifier(value, reason)))
+        elif head == "args":
+            params["args"] = tuple(shlex.split(rest))
+    if kind.startswith("attack"):
+        params.update(situations=tuple(situations), modifiers=tuple(m for _, m in sorted(modifiers, key=lambda p: p[0])),
+                      cost=cond.effects.get("ap", 0))
+    elif "args" not in params:
+        params["args"] = ()
+    return kind, params
+
+
+def resolving_now(draft: Draft, who: str) -> ev.Condition:
+    """The declared action of ``who`` resolves now: its condition ends
+    (and is returned: ``ready`` when a held action's AP were spent)."""
+    state = draft.state
+    cond = declared_of(state.combatants[who])
+    how = "triggered" if cond.effects.get("ready") else "resolves"
+    draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{how} at count {state.action_no}"))
+    return cond
+
+
+def attempt(draft: Draft, who: str, resolving: bool, check):
+    """Run an action's ``check()`` (which raises :class:`RuleError` when
+    the action cannot be made) and return what it returns. When it fails
+    while a declared action is ``resolving``, the action is lost
+    (:func:`lose`) and None is returned; when declaring, the error goes to
+    the user (one line)."""
+    try:
+        return check()
+    except RuleError as exc:
+        if not resolving:
+            raise
+        lose(draft, who, str(exc))
+        return None
+
+
+def proceed(draft: Draft, who: str, cost: int, kind: str, text: str, *, resolving: bool, **params) -> bool:
+    """After an action's checks: declare it to resolve later (:func:`defer`,
+    False: stop here), or carry it out now (True): the declared condition
+    ends when it is ``resolving``, and its ``cost`` in AP is spent."""
+    if not resolving and defer(draft, who, cost, kind, text, **params):
+        return False
+    if resolving:
+        resolving_now(draft, who)
+    spend(draft, who, cost, text)
+    return True
+
+
+def lose(draft: Draft, who: str, reason: str) -> None:
+    """The declared action of ``who`` cannot be completed when its count
+    comes: it is lost and its AP are spent (the time went by; RMH second-
+    by-second "Opportunity action": "if the interrupted action becomes
+    impossible to complete, it is lost"). The turn order goes on."""
+    state = draft.state
+    c = state.combatants[who]
+    cond = declared_of(c)
+    spent = 0 if cond.effects.get("ready") else min(cond.effects.get("ap", 0), c.combat_actions)
+    text = cond.note.split(" (", 1)[0]
+    draft.emit(rev.ActionDropped(handle=who, action=text, how="lost", reason=reason, count=state.action_no, spent=spent))
+    draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"lost: {reason}"))
+    if spent:
+        draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=spent, reason=f"{text} (lost)"))
+    draft.emit(ev.StepsAwaited(steps=()))
+    draft.hand_over()
 
 
 def spend(draft: Draft, handle: str, amount: int, reason: str) -> None:

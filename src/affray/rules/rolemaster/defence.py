@@ -114,6 +114,10 @@ def _use_parry(draft: Draft, who: str, arg: str, weapon: str = "") -> int:
     draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
         "parry-used", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
         effects={f"from:{x.attacker}": 1}, note=f"parried {state.combatants[x.attacker].name} for {amount}")))
+    pending = core.declared_of(draft.state.combatants[who])
+    if pending is not None and not pending.effects.get("committed"):
+        # RMH "Parry": the declared attack's AP "are considered spent once the parry is used"
+        draft.emit(ev.ConditionApplied(handle=who, condition=core.merged(pending, committed=1)))
     return amount
 
 

@@ -92,10 +92,27 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     Initiative = Base Initiative + (remaining Action Points x 5)"): the
     highest actual initiative declares its next action, its AP lower its
     count, ties to the higher Quickness bonus then the order rolled
-    (``countdown``). Our simplification: an action resolves when it is
-    declared, not 5 x its AP later on the count. ``cycle``: the older
-    simplification, highest initiative first, one action per turn,
-    cycling while anyone has Action Points left."""
+    (``countdown``); when it resolves is ruling ``resolution``.
+    ``cycle``: the older simplification, highest initiative first, one
+    action per turn, cycling while anyone has Action Points left, each
+    action resolving as it is declared."""
+
+    resolution: Literal["when-spent", "when-declared"] = "when-spent"
+    """Under the countdown, an action costing AP resolves when they are
+    spent, 5 x its AP further down the count (RMH tactical-activity-
+    tracking "Resolution": "declared when they are started, and paid for
+    (in AP) and resolved on the initiative when they are completed"), so
+    others may declare and resolve in between (``when-spent``); or it
+    resolves as it is declared (``when-declared``, our older
+    simplification). 0 AP actions (parry, orientation) resolve at once."""
+
+    held_action: Literal["concentration", "end-of-round"] = "concentration"
+    """How long a conditional (held) action waits for its trigger: "as
+    many rounds as the character can maintain unbroken concentration"
+    (RMH tactical-activity-tracking "Conditional Actions"; the holder takes
+    no other action meanwhile, and ``act WHO cancel`` ends it), or until the
+    end of the round, when an untriggered one is lost (``end-of-round``,
+    RMH the-tactical-combat-sequence "Conditional Action")."""
 
     prone_penalty: Annotated[str, msgspec.Meta(pattern=r"^-?[0-9]{1,3}$")] = "-50"
     """"The usual modifiers to action for prone position" (seed 000
@@ -192,8 +209,12 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "action_points": ("4", "Action Points each round", "RMH tactical-activity-tracking"),
     "melee_ap": ("4", "AP of a full melee attack (-25 per AP less with --situation ap=N)",
                  "RMH tactical-activity-tracking (Melee Attack 2-4)"),
-    "turn_order": ("countdown", "the RMH countdown by base + 5 x AP left (actions resolve when declared), "
+    "turn_order": ("countdown", "the RMH countdown by base + 5 x AP left, "
                    "or cycle: one action per turn in initiative order", "RMH tactical-activity-tracking; our ruling"),
+    "resolution": ("when-spent", "an action resolves when its AP are spent (count - 5 x AP), or when declared",
+                   "RMH tactical-activity-tracking 'Resolution'; when-declared our ruling"),
+    "held_action": ("concentration", "a held action waits while the holder concentrates, or only to the round's end",
+                    "RMH tactical-activity-tracking 'Conditional Actions'; the-tactical-combat-sequence"),
     "prone_penalty": ("-50", "prone: this much to attacks and maneuvers", f"{SEED} 'Staggered or Prone'; our ruling"),
     "parry_after_attack": ("refuse", "no parry declared after attacking in the round (refuse) or allow",
                            f"{REF} A6; RMH 'Parry'"),

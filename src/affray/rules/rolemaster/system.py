@@ -15,7 +15,7 @@ from affray.events import core as ev
 from affray.rules.base import Draft, RuleError, SystemBase, joining
 from affray.rules import gm
 from affray.rules.router import Router
-from affray.rules.rolemaster import actions, attack, core, criticals, defence, hits, maneuvers, turns
+from affray.rules.rolemaster import actions, attack, core, criticals, defence, hits, maneuvers, tactical, turns
 from affray.rules.rolemaster.conditions import CATALOGUE
 from affray.rules.rolemaster.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.rolemaster.sheet import SheetError, default_ready, load_sheet, locations, parse_sheet
@@ -64,6 +64,7 @@ ROUTER = Router(
         cmd.TakeAction: core.route_act,
     },
     steps={
+        "attack:open": attack.open_attack,
         "attack:roll": attack.roll_attack,
         "roll:fumble": attack.roll_fumble,
         "roll:critical": criticals.roll_critical,
@@ -78,6 +79,9 @@ ROUTER = Router(
         "act:perception": maneuvers.act_check("perception"),
         "act:maneuver": maneuvers.act_maneuver,
         "hits:healed": hits.healed,
+        "act:cancel": tactical.act_cancel,
+        "act:trigger": tactical.act_trigger,
+        "act:resolve": tactical.act_resolve,
     },
     sequencer=turns.advance,
 )
