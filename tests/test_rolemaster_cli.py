@@ -120,7 +120,8 @@ def test_rulings_are_listed():
     assert out.exit_code == 0
     for name in ("open_ended_cap", "attack_roll", "parry_missiles", "unusual_checks", "surprise_worst",
                  "dodge_without_table", "dodge_and_parry", "dodge_armed", "stun_penalty", "late_stun", "tables",
-                 "turn_order", "severity_f", "full_cover", "charge_bonus", "knockback_table", "death_at", "death_delay"):
+                 "turn_order", "severity_f", "full_cover", "charge_bonus", "knockback_table", "death_at", "death_delay",
+                 "resolution", "held_action", "charge_maneuver", "charge_timing"):
         assert name in out.output
 
 
@@ -186,14 +187,17 @@ def test_a_sheet_with_a_campaign_csv_table(cli):
 def test_why_shows_the_charge(cli):
     """issue 13, 'why shows every lookup behind a result': a charge
     (RMH 'Charging'). 97 + 40 + 70 - 40 (run) - 20 = 147: rigid 13C; at
-    3 m/s x2 hits and the critical raised one step, to D."""
+    3 m/s x2 hits and the critical raised one step, to D. The charge
+    resolves as it is declared (ruling charge_timing=on-meeting)."""
     opened(cli)
-    cli.ok("attack", "kestrel", "gruk", "--situation", "pace=run", "--situation", "charge=3")
-    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
-    cli.ok("react", "gruk", "none", "--dice", "97,40")
+    cli.ok("attack", "kestrel", "gruk", "--situation", "pace=run", "--situation", "charge=3")  # resolves at once
+    cli.ok("react", "gruk", "none", "--dice", "80,97,40")  # the charge maneuver 80 + 30 = 110: easy 100
     cli.ok("roll", "--dice", "10")
     out = cli.ok("why", "gruk", "body").output
     assert "charge at 3 m/s: 13 hits -> 26, critical C -> D" in out
+    # the charge's moving maneuver (RMH second-by-second 'Charge action') is in the chain too
+    assert "charge: roll 80 = 80; +30 3 x Ag bonus (no skill applies); total 110" in out
+    assert "table sample-moving-maneuver, column easy, row 101..150: value 100" in out
 
 
 def test_why_shows_a_knock_back_into_a_wall(cli):
@@ -222,3 +226,27 @@ def test_new_situations_bad_input(cli, args, message):
     before = event_count(cli.db)
     assert_user_error(cli(*args), message)
     assert event_count(cli.db) == before
+
+
+def test_why_shows_every_lookup_behind_a_stun_on_the_countdown(cli):
+    """issue 13 'Done when': `why` shows every lookup behind a result, for
+    an exchange played with the default rulings (the attack declared on
+    45, resolved on 25): the open-ended roll, OB and DB with their parts,
+    the attack table's row, column and cell, then the critical table's
+    roll, column, row, text and effects (seed 000 'Attack Procedure' 1-5,
+    'Effects from Criticals'; rules-reference.md A11)."""
+    opened(cli)
+    out = cli.ok("attack", "kestrel", "gruk", "--situation", "parry=20").output
+    assert "resolving on 25" in out
+    cli.ok("act", "gruk", "pass")
+    cli.ok("react", "gruk", "parry:30", "--dice", "97,40")
+    cli.ok("roll", "--dice", "85")
+    out = cli.ok("why", "gruk", "stunned").output
+    for want in ("roll: 97 + 40 = 137 (open-ended; first die 97, fumble range 1-3)",
+                 "OB +50: +70 Broadsword OB, -20 OB moved to parry",
+                 "DB 50: +5 DB (sheet), +15 Quickness (3 x Qu bonus), +30 parry (OB moved)",
+                 "row 126..140, column rigid, cell 11B → 11 hits + B critical (S)",
+                 "critical roll 85 (closed) on sample-slash (S), column B, row 81..99",
+                 "stunned"):
+        assert want in out, want
+    assert "table sample-broadsword sha256" in out

@@ -115,6 +115,7 @@ def _situation_mods(state, a, t, w: Weapon, sit: dict[str, str]) -> tuple[list[e
             charge["charge-hits"] = band.hits
             charge["charge-crit"] = band.critical
         charge["charge-speed"] = int(speed)
+        charge["charge-pace"] = int(tables.PACE[pace].multiple)
     return mods, charge
 
 
@@ -172,7 +173,8 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
             raise RuleError(f"moving {parry} to parry leaves nothing of {a.name}'s OB {w.ob}; parry less")
         core.declare_parry(draft, attacker, parry, target)
     kept = tuple(x for x in command.situations if x.partition("=")[0].strip().lower() not in ("parry", "hold"))
-    if core.defer(draft, attacker, cost, "attack:open", f"attack {t.name} with {w.name}", hold=hold,
+    meeting = "charge" in sit and not hold and core.rulings_of(state).charge_timing == "on-meeting"
+    if not meeting and core.defer(draft, attacker, cost, "attack:open", f"attack {t.name} with {w.name}", hold=hold,
                   target=target, weapon=w.name, situations=kept, modifiers=tuple(command.modifiers)):
         return
     draft.then("attack:open", who=attacker, target=target, weapon=w.name, situations=kept,
@@ -242,6 +244,8 @@ def open_attack(draft: Draft, who: str, target: str, weapon: str = "", situation
     dice = []
     if "dodge" in options:
         dice.append(ev.DiceNeed(f"{t.name}: dodge (open-ended), only if dodging", "1D100", by=target))
+    if charge and core.rulings_of(state).charge_maneuver == "moving-maneuver":
+        dice.append(ev.DiceNeed(f"{a.name}: charge (moving maneuver, open-ended)", "1D100", by=attacker))
     dice.append(ev.DiceNeed(f"{a.name}: attack roll (open-ended high: a 96-100 needs another die)", "1D100", by=attacker))
     declared = core.parry_declared(t)
     hint = f" (parry declared: {declared.effects.get('parry', 0)})" if declared and "parry" in options else (
@@ -259,6 +263,15 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     w = core.sheet_of(a).weapon(x.weapon)
     table = core.table(state, a, w.table, AttackTable)
+    charging = next((k for k in a.conditions if k.name == "charging" and k.effects.get(f"exchange:{x.id}")), None)
+    if charging is not None and core.rulings_of(state).charge_maneuver == "moving-maneuver":
+        charging = _charge_maneuver(draft, charging)
+        state = draft.state
+        a = state.combatants[x.attacker]
+        if a.effect("cannot-attack") or a.status != "active":
+            draft.emit(ev.AttackResolved(exchange=x.id, hit=False))
+            core.end_exchange(draft, f"{a.name}'s charge fails before it lands: no attack")
+            return
     fr = w.fumble or table.fumble_range
     r = core.rulings_of(state)
     purpose = f"{a.name}: attack roll ({w.name})"
@@ -292,7 +305,6 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
         total=total, read=read, row_low=row.low, row_high=row.high, column=t.sheet["armour"], cell=cell.raw,
         hits=cell.hits, severity=cell.severity, crit_type=crit_type))
     hits, severity, note = cell.hits, cell.severity, f"{table.name} {cell.raw}"
-    charging = next((k for k in a.conditions if k.name == "charging" and k.effects.get(f"exchange:{x.id}")), None)
     if charging is not None and hits and charging.effects.get("charge-hits"):
         hits *= charging.effects["charge-hits"]
         severity = tables.step_severity(severity, charging.effects.get("charge-crit", 0))
@@ -317,6 +329,25 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
         return
     summary = f"{a.name} hits {t.name} for {hits}" if hits else f"{a.name} misses {t.name}"
     core.end_exchange(draft, f"{summary} ({table.name} {total} → {cell.raw})")
+
+
+def _charge_maneuver(draft: Draft, charging: ev.Condition) -> ev.Condition | None:
+    """The charge's moving maneuver (ruling ``charge_maneuver``; RMH
+    second-by-second "Charge action": "a special maneuver that requires a
+    movement maneuver roll"): open-ended + 3 x Ag bonus ("if no skill
+    applies", RMH moving-maneuver-difficulties) - the maneuver penalties,
+    in the pace's column (:data:`~affray.rules.rolemaster.tables.CHARGE_DIFFICULTY`).
+    Returns the ``charging`` condition when the charge lands at speed (100
+    or more), else None (the attack goes on without the charge's hits
+    and critical; its effects, such as a fall, have fallen on the charger)."""
+    x = draft.state.exchange
+    a = draft.state.combatants[x.attacker]
+    s = core.sheet_of(a)
+    column = tables.CHARGE_DIFFICULTY.get(float(charging.effects.get("charge-pace", 2)), "routine")
+    parts = [ev.Modifier(3 * s.stats.agility.bonus, "3 x Ag bonus (no skill applies)")]
+    parts += list(core.maneuver_penalty(draft.state, a))
+    value = core.moving_maneuver(draft, a.handle, "charge", column, parts, exchange=x.id, static_difficulty=True)
+    return charging if value >= 100 else None
 
 
 def roll_fumble(draft: Draft, step: ev.PendingStep) -> None:

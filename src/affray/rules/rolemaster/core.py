@@ -92,6 +92,47 @@ def static_result(state: State, c: Combatant, total: int) -> tuple[str, int | No
     return "static-maneuver", band.low, band.high, band.outcome, band.percent
 
 
+def moving_maneuver(draft: Draft, who: str, maneuver: str, column: str, parts: list[ev.Modifier], *,
+                    exchange: int = 0, static_difficulty: bool = False) -> int:
+    """Roll a moving maneuver for ``who`` (open-ended, A1, + ``parts``) and
+    return its number: read in ``column`` (a difficulty) of the
+    moving-maneuver table (ruling ``moving_maneuver_table``; A10: off the
+    bottom a fumble, 0, and its effects; off the top the column's highest
+    number and its text), whose effects fall on ``who``; with no table the
+    static bands' percentage (ruling ``dodge_without_table``), after the
+    difficulty's A7 modifier when ``static_difficulty``. Records
+    :class:`~affray.events.rolemaster.ManeuverResolved`."""
+    state = draft.state
+    c = state.combatants[who]
+    name = rulings_of(state).moving_maneuver_table
+    if not name and static_difficulty and tables.DIFFICULTY_MODS[column]:
+        parts = parts + [ev.Modifier(tables.DIFFICULTY_MODS[column], column)]
+    dice, roll = open_ended(draft, f"{c.name}: {maneuver}", who)
+    total = roll + sum(m.value for m in parts)
+    if not name:
+        name, low, high, outcome, value = static_result(state, c, total)
+        draft.emit(rev.ManeuverResolved(
+            handle=who, maneuver=maneuver, table=name, column=column, dice=dice, roll=roll,
+            parts=tuple(parts), total=total, row_low=low, row_high=high, where="band", outcome=outcome, value=value,
+            exchange=exchange))
+        return value
+    t = table(state, c, name, tables.ManeuverTable)
+    if column not in t.columns:
+        raise RuleError(f"the moving-maneuver table {t.name} has no {column} column for {maneuver}")
+    row, cell, where = t.lookup(total, column)
+    value = 0 if where == "bottom" else cell.value
+    draft.emit(rev.ManeuverResolved(
+        handle=who, maneuver=maneuver, table=t.name, column=column, dice=dice, roll=roll, parts=tuple(parts),
+        total=total, row_low=row.low, row_high=row.high, where=where,
+        outcome=("fumble: " if where == "bottom" else "") + cell.text, value=value,
+        effects=cell.as_dict(), exchange=exchange))
+    effects = {k: v for k, v in cell.as_dict().items() if k != "value"}
+    if effects:
+        apply_effects(draft, who, effects, f"{maneuver}: {cell.text or 'maneuver result'}", exchange=exchange,
+                      critical=False)
+    return value
+
+
 # --------------------------------------------------------------------------- #
 # Open-ended rolls (rules-reference.md A1, A2 and the A rulings)
 # --------------------------------------------------------------------------- #

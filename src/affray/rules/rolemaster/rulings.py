@@ -139,6 +139,27 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     the charger for the round (``second-by-second``). Both multiply the
     hits and raise the critical by the relative speed (RMH "Charging")."""
 
+    charge_maneuver: Literal["moving-maneuver", "off"] = "moving-maneuver"
+    """"Charging is a special maneuver that requires a movement maneuver
+    roll" (RMH second-by-second "Charge action"): before the attack roll
+    the charger rolls a moving maneuver (open-ended + 3 x Ag bonus, "if no
+    skill applies", RMH moving-maneuver-difficulties) in the column of its
+    pace (x2 routine, our ruling; x3 easy, x4 light, x5 medium, RMH), its
+    effects falling on the charger. Our ruling on the number (the share of
+    the movement made, A10): 100 or more and the charge lands at speed
+    (hits multiplied, critical raised); less, and the attack is made at
+    the pace penalty without them; a charger who can no longer attack (a
+    fall) makes no attack. ``off``: no roll."""
+
+    charge_timing: Literal["on-meeting", "when-spent"] = "on-meeting"
+    """"Charges are the exception to 'resolve times'. Resolve a charge at
+    the 'moment' the combatants meet!" (RMH second-by-second "Charge
+    action"). With no positions to time the closing, our ruling: the
+    charge resolves on the count it is declared, its AP spent at once (the
+    charger's next action comes 5 x AP later, as after any attack)
+    (``on-meeting``); or like any action, when its AP are spent
+    (``when-spent``)."""
+
     full_cover: Literal["times-ten", "as-printed"] = "times-ten"
     """RMH ``ob-db-modifiers.md`` prints full soft cover +4 and full hard
     cover +10 beside half soft +20 and half hard +50: read as +40 and +100
@@ -223,6 +244,10 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
     "charge_bonus": ("tactical", "a charge: pace penalty only (tactical) or also +10 OB / -10 DB (second-by-second)",
                      "RMH tactical-activity-tracking 'Charging'; second-by-second-rules 'Charge action'"),
+    "charge_maneuver": ("moving-maneuver", "a charge rolls a moving maneuver first (100+: lands at speed), or off",
+                        "RMH second-by-second 'Charge action', moving-maneuver-difficulties; our ruling"),
+    "charge_timing": ("on-meeting", "a charge resolves on the count it is declared (on-meeting) or when its AP are spent",
+                      "RMH second-by-second 'Charge action'; our ruling"),
     "full_cover": ("times-ten", "full soft/hard cover: +40/+100 DB (times-ten) or the printed +4/+10",
                    "RMH ob-db-modifiers 'COVER'; our ruling"),
     "severity_f": ("e-plus-c", "F critical without an F column: E + C (two rolls), or E alone",
