@@ -701,3 +701,45 @@ def test_parry_with_a_named_weapon(tmp_path):
         f.run(cmd.ChooseReaction(defender="gruk", reaction="parry:45", with_item="broad"), "50")
     f.run(cmd.ChooseReaction(defender="gruk", reaction="parry:45"), "50")  # the Club, OB 60
     assert "with Club" in core.parry_declared(f.who("gruk")).note
+
+
+LOST_ROUND = '''# INVENTED test critical table: every cell loses the foe his next round.
+kind = "critical"
+name = "sample-slash"
+type = "S"
+source = "INVENTED for a test"
+columns = ["A", "B", "C", "D", "E"]
+rows = [
+  [[1, 100], { A = { text = "Foe loses his next round.", hits = 1, lose_round = true }, B = { text = "Foe loses his next round.", hits = 1, lose_round = true }, C = { text = "Foe loses his next round.", hits = 1, lose_round = true }, D = { text = "Foe loses his next round.", hits = 1, lose_round = true }, E = { text = "Foe loses his next round.", hits = 1, lose_round = true } }],
+]
+'''
+
+
+@pytest.mark.parametrize("gruk_first", [False, True])
+def test_next_round_is_the_next_turn_this_round_or_the_next(tmp_path, gruk_first):
+    """Seed 000 'Effects from Criticals': "'next round' = next turn (this
+    round or the next)". A critical that loses the foe "his next round"
+    (an INVENTED campaign table) takes the rest of this round from a foe
+    with AP left (his next turn is this round), and the next round from a
+    foe who has already spent his (Gruk passing first on 40: Kestrel 7 +
+    10 = 17, count 37; Gruk 15 + 5 = 20, count 40)."""
+    camp = tmp_path / "camp"
+    camp.mkdir()
+    (camp / "sample-slash.toml").write_text(LOST_ROUND)
+    f = Fight(tmp_path, rulings={"tables": str(camp)})
+    f.run(cmd.StartRound(), "3,4,10,5" if gruk_first else "10,5,3,4")
+    if gruk_first:
+        f.run(cmd.TakeAction(who="gruk", action="pass"))
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(R(defender="gruk", reaction="none"), "97,40")  # 13C
+    f.run(ROLL, "10")
+    g = f.who("gruk")
+    assert g.has("no-actions") is not gruk_first and g.has("round-lost") is gruk_first
+    assert g.combat_actions == 0
+    if not gruk_first:
+        assert f.state.pending[0].kind == "end-round"
+        return
+    f.run(cmd.EndRound(), "5,5,5,5")
+    g = f.who("gruk")
+    assert g.has("no-actions") and g.combat_actions == 0 and not g.has("round-lost")
+    assert f.state.turn == ("kestrel",)

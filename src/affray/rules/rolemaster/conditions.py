@@ -35,6 +35,7 @@ CATALOGUE: dict[str, str] = {
     "bleeding": "loses hits each round at the end of the round (a critical's 'hits per round'; RMH upkeep)",
     "lost-initiative": "'You have initiative': -1d10 to the next Initiative roll (seed 000 'Effects from Criticals')",
     "wounded": "a lasting maneuver penalty from a critical",
+    "round-lost": "a critical's lost round falls on the next round: its actions are lost when it starts (seed 000: \"'next round' = next turn (this round or the next)\")",
     "no-actions": "Surprised / Confused, Failure: can perform no further actions this round (seed 000)",
     "unaware": "does not know it is in combat: loses the Quickness part of DB (rules-reference.md A5)",
     "unconscious": "out of the fight (hits gone, or a critical)",

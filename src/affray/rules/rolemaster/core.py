@@ -484,7 +484,7 @@ def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, 
             if w.kind != "shield":
                 draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
     if effects.get("lose_round"):
-        lose_round(draft, handle, why)
+        lose_next_turn(draft, handle, why)
     if effects.get("dead"):
         draft.emit(ev.StatusChanged(handle=handle, status="dead", reason=why))
     elif effects.get("unconscious"):
@@ -502,6 +502,22 @@ def lose_round(draft: Draft, handle: str, why: str) -> None:
         effects={"no-actions": 1, "cannot-attack": 1}, note=why)))
     if c.combat_actions:
         draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", amount=c.combat_actions, reason=why))
+
+
+def lose_next_turn(draft: Draft, handle: str, why: str) -> None:
+    """A critical's lost round: "'next round' = next turn (this round or
+    the next)" (seed 000 "Effects from Criticals"). With Action Points
+    left this round, ``handle``'s next turn is in this round, which it
+    loses (:func:`lose_round`); with none, it loses the next round (a
+    ``round-lost`` condition, taken when that round starts)."""
+    state = draft.state
+    c = state.combatants[handle]
+    if state.phase == "round" and c.combat_actions > 0:
+        lose_round(draft, handle, why)
+        return
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "round-lost", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+        effects={"lose-next-round": 1}, note=f"{why} (its next turn is next round)")))
 
 
 #: Rounds of 5 seconds in "five minutes" (RMH "Death"; a round is five

@@ -18,8 +18,8 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
-    check_down, declared_of, delayed as core_delayed, declared_step, dying_upkeep, fighters, held, maneuver_penalty, parry_declared,
-    parry_limit, ready, rulings_of, sheet_of, unloaded,
+    check_down, declared_of, delayed as core_delayed, declared_step, dying_upkeep, fighters, held, lose_round,
+    maneuver_penalty, parry_declared, parry_limit, ready, rulings_of, sheet_of, unloaded,
 )
 
 #: Conditions that end with the round.
@@ -92,6 +92,11 @@ def start_round(draft: Draft) -> None:
     ap = int(rulings_of(draft.state).action_points)
     active = fighters(draft.state)
     draft.emit(ev.RoundStarted(round=number, order=order, reactions={}, combat_actions={c.handle: ap for c in active}))
+    for c in active:  # a critical's "next round" that fell after its bearer's last turn (seed 000)
+        lost = next((k for k in c.conditions if k.name == "round-lost"), None)
+        if lost is not None:
+            draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=lost.id, reason=f"round {number} is lost"))
+            lose_round(draft, c.handle, lost.note)
     surprised = [c for c in active if c.surprised] if number == 1 else []
     if surprised:
         draft.emit(ev.StepsAwaited(steps=tuple(
