@@ -286,3 +286,30 @@ def test_bad_input_on_the_countdown(tmp_path):
         with pytest.raises(RuleError, match=message):
             f.run(cmd.TakeAction(who="kestrel", action=action))
     assert f.version == before
+
+
+@pytest.mark.parametrize("gruk_ap,ruling,parried", [
+    ("1", "attack-time", True),    # Gruk's 1 AP attack resolves on 27, inside Kestrel's attack time (45..25)
+    ("4", "attack-time", False),   # Gruk's resolves on 12: Kestrel's attack time ended on 25
+    ("4", "round", True),          # rules-reference.md A6: the parry holds for the round
+])
+def test_a_parry_holds_for_the_attack_time(tmp_path, gruk_ap, ruling, parried):
+    """Seed 000 'Parry action': "It is in effect for the duration of the
+    'attack time' against any one attack that is 'resolved' against the
+    target during that time" (ruling parry_time). Kestrel declares on 45 a
+    4 AP attack moving 20 of OB to parry (resolving on 25); Gruk declares
+    on 32 (count 32 - 5 x AP)."""
+    f = _spent(tmp_path, parry_time=ruling)
+    f.run(A(attacker="kestrel", target="gruk", situations=("parry=20",)))
+    assert "for its attack time" in next(k for k in f.who("kestrel").conditions if k.name == "parrying").note \
+        or ruling == "round"
+    f.run(A(attacker="gruk", target="kestrel", situations=(f"ap={gruk_ap}",)))
+    if gruk_ap == "4":  # Kestrel's attack resolves first, on 25
+        f.run(R(defender="gruk", reaction="none"), "30")
+    step = f.state.pending[0]
+    assert step.kind == "react" and step.who == "kestrel"
+    assert ("parry" in step.options) is parried
+    if parried:
+        f.run(R(defender="kestrel", reaction="parry"), "50")
+        x = f.events(rev.AttackLookedUp)[-1]
+        assert (20, "parry (OB moved)") in [(m.value, m.reason) for m in x.db_parts]

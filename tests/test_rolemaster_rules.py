@@ -743,3 +743,16 @@ def test_next_round_is_the_next_turn_this_round_or_the_next(tmp_path, gruk_first
     g = f.who("gruk")
     assert g.has("no-actions") and g.combat_actions == 0 and not g.has("round-lost")
     assert f.state.turn == ("kestrel",)
+
+
+def test_dodge_when_the_weapon_cannot_be_used(tmp_path):
+    """Seed 000 'Dodge action': "When a character does not have a weapon
+    (or cannot use their weapon)": Gruk, stunned and unable to parry
+    (critical 90: C row 81-99), can neither attack nor parry with his Club,
+    so he may dodge though he holds it; merely stunned (half OB to parry,
+    critical 60 on rigid: stunned 2 rounds) he still uses it, so no dodge."""
+    f = crit_fight(tmp_path, "65", "90")
+    g = f.who("gruk")
+    assert "Club" in g.ready and g.effect("cannot-parry") and core.may_dodge(f.state, g) == ""
+    h = crit_fight(tmp_path / "b" if (tmp_path / "b").mkdir() is None else tmp_path, "97,40", "60", armour="rigid")
+    assert "holds a weapon" in core.may_dodge(h.state, h.who("gruk"))

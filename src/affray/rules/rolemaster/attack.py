@@ -171,11 +171,14 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
             raise RuleError("OB moves to parry from a melee weapon; drop --situation parry")
         if parry >= w.ob:
             raise RuleError(f"moving {parry} to parry leaves nothing of {a.name}'s OB {w.ob}; parry less")
-        core.declare_parry(draft, attacker, parry, target)
     kept = tuple(x for x in command.situations if x.partition("=")[0].strip().lower() not in ("parry", "hold"))
     meeting = "charge" in sit and not hold and core.rulings_of(state).charge_timing == "on-meeting"
-    if not meeting and core.defer(draft, attacker, cost, "attack:open", f"attack {t.name} with {w.name}", hold=hold,
-                  target=target, weapon=w.name, situations=kept, modifiers=tuple(command.modifiers)):
+    deferred = not meeting and core.defer(draft, attacker, cost, "attack:open", f"attack {t.name} with {w.name}",
+                                          hold=hold, target=target, weapon=w.name, situations=kept,
+                                          modifiers=tuple(command.modifiers))
+    if parry:  # declared with the attack: for its attack time when it resolves later (ruling parry_time)
+        core.declare_parry(draft, attacker, parry, target)
+    if deferred:
         return
     draft.then("attack:open", who=attacker, target=target, weapon=w.name, situations=kept,
                modifiers=tuple(command.modifiers), cost=cost)

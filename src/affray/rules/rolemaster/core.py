@@ -264,6 +264,10 @@ def declare_parry(draft: Draft, handle: str, amount: int, against: str = "", wea
     if against:
         effects[f"from:{against}"] = 1
     note = f"{amount} of OB moved to parry with {w.name}" + (f" against {state.combatants[against].name}" if against else "")
+    pending = declared_of(c)
+    if pending is not None and not pending.effects.get("hold") and rulings_of(state).parry_time == "attack-time":
+        effects["attack-time"] = 1  # seed 000 'Parry action': in effect for the duration of the "attack time"
+        note += ", for its attack time"
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "parrying", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
         effects=effects, note=note)))
@@ -787,6 +791,19 @@ def proceed(draft: Draft, who: str, cost: int, kind: str, text: str, *, resolvin
     return True
 
 
+def attack_time_over(draft: Draft, who: str) -> None:
+    """``who``'s declared attack has resolved (or was lost or cancelled):
+    a parry declared for its "attack time" ends (seed 000 "Parry action":
+    "in effect for the duration of the 'attack time' against any one
+    attack that is 'resolved' against the target during that time";
+    ruling ``parry_time``)."""
+    c = draft.state.combatants.get(who)
+    parry = parry_declared(c) if c is not None else None
+    if parry is not None and parry.effects.get("attack-time"):
+        draft.emit(ev.ConditionExpired(handle=who, condition_id=parry.id,
+                                       reason="its attack time is over (seed 000 'Parry action')"))
+
+
 def lose(draft: Draft, who: str, reason: str) -> None:
     """The declared action of ``who`` cannot be completed when its count
     comes: it is lost and its AP are spent (the time went by; RMH second-
@@ -801,6 +818,7 @@ def lose(draft: Draft, who: str, reason: str) -> None:
     draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"lost: {reason}"))
     if spent:
         draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=spent, reason=f"{text} (lost)"))
+    attack_time_over(draft, who)
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
 
@@ -823,6 +841,7 @@ def end_exchange(draft: Draft, summary: str) -> None:
             for k in (c.conditions if c else ()):
                 if k.name in ("dodging", "covered"):
                     draft.emit(ev.ConditionExpired(handle=h, condition_id=k.id, reason="the attack is resolved"))
+        attack_time_over(draft, x.attacker)
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
@@ -835,12 +854,16 @@ def merged(cond: ev.Condition, **effects: int) -> ev.Condition:
 
 def may_dodge(state: State, c: Combatant) -> str:
     """Why ``c`` may not dodge now, or "" when it may (seed 000 "Dodge
-    action": for a character without a usable weapon; rulings
+    action": for a character without a weapon "or [who] cannot use their
+    weapon", as one stunned and unable to parry; rulings
     ``dodge_armed`` and ``dodge_ap``)."""
     r = rulings_of(state)
     if c.effect("no-actions") or c.effect("helpless"):
         return f"{c.name} can perform no actions"
-    armed = any(w.kind in ("melee", "missile") for w in held(c))
+    # "does not have a weapon (or cannot use their weapon)": stunned and
+    # unable to parry, it can neither attack nor parry with what it holds
+    unusable = c.effect("cannot-attack") and c.effect("cannot-parry")
+    armed = any(w.kind in ("melee", "missile") for w in held(c)) and not unusable
     if armed and r.dodge_armed == "refuse":
         return (f"{c.name} holds a weapon, and Dodge is for a character without one (seed 000 'Dodge action'); "
                 "parry instead, or open the encounter with --ruling dodge_armed=allow")

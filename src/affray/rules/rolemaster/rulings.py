@@ -124,6 +124,14 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     start of the round or as soon as melee ensues): once a combatant has
     attacked in a round it may not declare a parry in it (``refuse``)."""
 
+    parry_time: Literal["attack-time", "round"] = "attack-time"
+    """How long a parry declared with an attack that resolves later holds:
+    "for the duration of the 'attack time'" (seed 000 "Parry action"), from
+    the declaration until that attack resolves (or is lost or cancelled)
+    (``attack-time``); or the round (rules-reference.md A6, ``round``).
+    A parry declared with no attack waiting, or under
+    ``resolution=when-declared``, holds for the round either way."""
+
     moving_maneuver_table: str = "sample-moving-maneuver"
     """The moving-maneuver table a Dodge reads (its ``extremely-hard``
     column, seed 000 "Dodge action"); the default is the shipped INVENTED
@@ -239,6 +247,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "prone_penalty": ("-50", "prone: this much to attacks and maneuvers", f"{SEED} 'Staggered or Prone'; our ruling"),
     "parry_after_attack": ("refuse", "no parry declared after attacking in the round (refuse) or allow",
                            f"{REF} A6; RMH 'Parry'"),
+    "parry_time": ("attack-time", "a parry declared with a later attack holds for its attack time, or the round",
+                   f"{SEED} 'Parry action'; {REF} A6"),
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),

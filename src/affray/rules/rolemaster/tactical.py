@@ -59,6 +59,7 @@ def act_cancel(draft: Draft, who: str, args: tuple[str, ...]) -> None:
     draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"cancelled at count {state.action_no}"))
     if spent:
         draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=spent, reason=f"{text} (cancelled)"))
+    core.attack_time_over(draft, who)
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
 
