@@ -313,3 +313,24 @@ def test_a_parry_holds_for_the_attack_time(tmp_path, gruk_ap, ruling, parried):
         f.run(R(defender="kestrel", reaction="parry"), "50")
         x = f.events(rev.AttackLookedUp)[-1]
         assert (20, "parry (OB moved)") in [(m.value, m.reason) for m in x.db_parts]
+
+
+def test_a_log_recorded_before_the_delayed_resolution_keeps_its_rulings():
+    """An encounter's stored rulings hold every ruling of their day (the
+    frozen fixture ``tests/fixtures/rolemaster_schema1.jsonl`` has no
+    ``resolution``): those added since read as the behaviour it was decided
+    under, so ``affray audit`` re-decides it the same; a new encounter
+    stores the new defaults."""
+    import json
+    from pathlib import Path
+
+    from affray.rules.rolemaster.rulings import LEGACY, as_mapping, from_mapping, from_stored
+
+    first = Path(__file__).resolve().parent / "fixtures" / "rolemaster_schema1.jsonl"
+    stored = json.loads(first.read_text().splitlines()[0])["data"]["rulings"]
+    assert "resolution" not in stored
+    old = from_stored(stored)
+    assert {k: getattr(old, k) for k in LEGACY} == LEGACY
+    new = as_mapping(from_mapping({"melee_ap": "3"}))
+    assert from_stored(new).resolution == "when-spent" and from_stored(new).melee_ap == "3"
+    assert from_stored({"melee_ap": "3"}).resolution == "when-spent"  # user input is not a stored mapping

@@ -473,12 +473,12 @@ def test_sd_reduces_state_penalties(base, sd, expected):
     assert core.state_penalty(base, sd) == expected
 
 
-def _combatant(sd: int = 0, taken: int = 0) -> State:
+def _combatant(sd: int = 0, taken: int = 0, **rulings: str) -> State:
     data = sheet("gruk")
     data["stats"]["self_discipline"] = {"value": 50, "bonus": sd}
     c = Combatant(handle="x", name="X", side="a", sheet=data, locations=(Location("body", 55, 55),),
                   max_combat_actions=4, max_reactions=0, combat_actions=4 - taken, actions_taken=taken)
-    return State(encounter_id="e", round=1, phase="round", combatants={"x": c})
+    return State(encounter_id="e", round=1, phase="round", combatants={"x": c}, rulings=rulings)
 
 
 def test_state_penalties_with_sd_and_worst_only():
@@ -519,10 +519,26 @@ def test_stun_stack_wears_off_worst_first(stack):
         assert left.get("dazed", 0) == want_daze
 
 
+@pytest.mark.parametrize("ruling,taken,late", [
+    ("next-turn", 4, True), ("next-turn", 3, False), ("next-turn", 2, False), ("next-turn", 0, False),
+    ("no-wear-off", 2, True), ("no-wear-off", 1, False), ("wears-off", 4, False)])
+def test_for_n_rounds_begins_from_the_targets_next_turn(ruling, taken, late):
+    """Seed 000 'Effects from Criticals': "'for ß rounds' = beginning from
+    target's next turn (this round or the next)": a stun received with no
+    AP left (the next turn is next round) does not wear off at the end of
+    this round; with AP left it does (ruling late_stun=next-turn). RMH
+    upkeep's reading: after 2+ AP spent (no-wear-off)."""
+    draft = Draft(_combatant(taken=taken, late_stun=ruling), None)
+    core.add_state(draft, "x", "stunned", 1, "t")
+    core.add_state(draft, "x", "staggered", 1, "t")
+    turns.wear_off(draft, "x", 1)
+    assert draft.who("x").has("stunned") is late and draft.who("x").has("staggered") is late
+
+
 def test_stun_received_late_in_the_round_waits():
-    """'for N rounds' counts from the target's next turn: a stun taken after
-    2 AP were spent does not wear off that round (ruling late_stun)."""
-    draft = Draft(_combatant(taken=2), None)
+    """RMH upkeep (ruling late_stun=no-wear-off): a stun taken after 2 AP
+    were spent does not wear off that round; it does the round after."""
+    draft = Draft(_combatant(taken=2, late_stun="no-wear-off"), None)
     core.add_state(draft, "x", "stunned", 1, "t")
     turns.wear_off(draft, "x", 1)
     assert draft.who("x").has("stunned")

@@ -18,11 +18,12 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, sheet_reader
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster import tables
-from affray.rules.rolemaster.rulings import from_mapping
+from affray.rules.rolemaster.rulings import from_stored
 from affray.rules.rolemaster.sheet import Sheet, Weapon
 
-#: ``rulings_of(state)``: the encounter's rulings (defaults filled in).
-rulings_of = rulings_reader(from_mapping)
+#: ``rulings_of(state)``: the encounter's rulings (defaults filled in; a log
+#: recorded before a ruling existed keeps the behaviour it was decided under).
+rulings_of = rulings_reader(from_stored)
 
 FEET = 0.3048  # metres per foot (a critical's knock-back is in feet)
 MELEE_REACH = 3.0  # metres: "usually within 3m" (seed 000 "Melee")
@@ -412,13 +413,17 @@ def add_state(draft: Draft, handle: str, name: str, rounds: int, why: str) -> No
     """Add ``rounds`` of a stun state (cumulative, seed 000 "All stun
     results are cumulative") or the staggered state (at most one round
     "no matter how many"). The penalty is reduced by 3 x SD bonus. Rounds
-    received after the bearer has spent 2+ AP this round are ``late``: they
-    do not wear off at the end of this round (ruling ``late_stun``)."""
+    received when the bearer's next turn is next round (no AP left; seed
+    000 "'for ß rounds' = beginning from target's next turn (this round or
+    the next)"), or by ruling ``late_stun=no-wear-off`` after it has spent
+    2+ AP this round (RMH upkeep), are ``late``: they do not wear off at
+    the end of this round."""
     state = draft.state
     c = state.combatants[handle]
     sd = sheet_of(c).stats.self_discipline.bonus
     old = next((k for k in c.conditions if k.name == name), None)
-    late = c.actions_taken >= 2 and rulings_of(state).late_stun == "no-wear-off"
+    how = rulings_of(state).late_stun
+    late = (how == "next-turn" and c.combat_actions == 0) or (how == "no-wear-off" and c.actions_taken >= 2)
     if name == "staggered":
         count = 1
         late_n = 1 if late or (old is not None and old.effects.get("late-round") == state.round) else 0

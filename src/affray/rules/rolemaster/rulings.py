@@ -14,7 +14,7 @@ import msgspec
 
 from affray.rules.base import parse_rulings
 
-__all__ = ["DEFAULT_RULINGS", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping"]
+__all__ = ["DEFAULT_RULINGS", "LEGACY", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping", "from_stored"]
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -68,11 +68,14 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     up: only the worst active state's penalty applies (``worst``, A
     ruling), or every state's (``sum``)."""
 
-    late_stun: Literal["no-wear-off", "wears-off"] = "no-wear-off"
-    """A stun or stagger received after the bearer had spent 2 or more
-    Action Points this round does not wear off at the end of that round
-    (RMH upkeep; seed 000 "for N rounds" counts "from target's next
-    turn"), or it does (``wears-off``)."""
+    late_stun: Literal["next-turn", "no-wear-off", "wears-off"] = "next-turn"
+    """When a stun's or stagger's rounds begin: "'for ß rounds' =
+    beginning from target's next turn (this round or the next)" (seed 000
+    "Effects from Criticals"): received when the bearer has no Action
+    Points left this round (its next turn is next round), it does not wear
+    off at the end of this round (``next-turn``); RMH upkeep's reading,
+    received after it had spent 2 or more AP (``no-wear-off``); or it
+    always wears off at the round's end (``wears-off``)."""
 
     initiative: Literal["2d10+qu"] = "2d10+qu"
     """Initiative each round: 2d10 + Quickness bonus - 1 per -10 of
@@ -231,8 +234,8 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "dodge_ap": ("rest-of-round", "dodge spends the AP left (max 4, needs 1) or is free",
                  "RMH tactical-activity-tracking (Dodge 4 AP); our ruling"),
     "stun_penalty": ("worst", "only the worst state's penalty (worst) or all of them (sum)", f"{REF} A ruling"),
-    "late_stun": ("no-wear-off", "a stun taken after 2+ AP spent does not wear off that round",
-                  f"RMH upkeep; {SEED} 'for ß rounds'"),
+    "late_stun": ("next-turn", "a stun taken with no AP left (next-turn) or after 2+ AP spent (no-wear-off) "
+                  "does not wear off that round; or wears-off", f"{SEED} 'for ß rounds'; RMH upkeep"),
     "initiative": ("2d10+qu", "2d10 + Qu bonus - 1 per -10 penalty, -1d10 after 'You have initiative'",
                    f"RMH tactical-activity-tracking; {SEED} 'Effects from Criticals'"),
     "action_points": ("4", "Action Points each round", "RMH tactical-activity-tracking"),
@@ -276,6 +279,25 @@ def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
     (one line) naming the ruling and its allowed values."""
     return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table", "knockback_table"))
+
+
+#: Rulings added after encounters were first recorded, with the behaviour
+#: those older encounters were decided under: a stored mapping (every
+#: ruling of its day, as :func:`as_mapping` wrote it at ``affray new``)
+#: that lacks one was recorded before it existed.
+LEGACY = {"resolution": "when-declared", "held_action": "concentration", "charge_maneuver": "off",
+          "charge_timing": "when-spent", "parry_time": "round"}
+
+
+def from_stored(mapping: dict[str, str] | None) -> Rulings:
+    """The rulings of a recorded encounter: :func:`from_mapping`, with the
+    rulings its log predates (:data:`LEGACY`) at the values it was decided
+    under, so an older log is re-decided as it was (``affray audit``). A
+    stored mapping always holds ``open_ended_cap``."""
+    mapping = dict(mapping or {})
+    if "open_ended_cap" in mapping:
+        mapping = {**{k: v for k, v in LEGACY.items() if k not in mapping}, **mapping}
+    return from_mapping(mapping)
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:
