@@ -97,6 +97,9 @@ DEFAULT_TERMS = Terms(order="Strike ranks", actions="combat actions", action="co
 #: in Combat" ("All beginning characters get 2 Action Points per Round").
 TERMS = {
     "mythras": Terms(order="Initiative", actions="Action Points", action="Action Point", columns=("AP",)),
+    # rolemaster: seed 000 "You have initiative", "a 1 `Action Point` action"
+    # (RMH tactical-activity-tracking: Initiative, 4 Action Points a round)
+    "rolemaster": Terms(order="Initiative", actions="Action Points", action="Action Point", columns=("AP",)),
 }
 
 
