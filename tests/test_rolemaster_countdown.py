@@ -334,3 +334,18 @@ def test_a_log_recorded_before_the_delayed_resolution_keeps_its_rulings():
     new = as_mapping(from_mapping({"melee_ap": "3"}))
     assert from_stored(new).resolution == "when-spent" and from_stored(new).melee_ap == "3"
     assert from_stored({"melee_ap": "3"}).resolution == "when-spent"  # user input is not a stored mapping
+
+
+def test_a_held_attack_in_the_cycle_turn_order(tmp_path):
+    """Ruling turn_order=cycle (every action resolves as declared): a held
+    attack (RMH 'Conditional Actions') is ready at once, its AP spent; the
+    holder takes no other turn while it waits; the trigger resolves it."""
+    f = Fight(tmp_path, rulings={"turn_order": "cycle"})
+    f.run(cmd.StartRound(), START)
+    f.run(A(attacker="kestrel", target="gruk", situations=("ap=2", "hold=gruk moves")))
+    assert f.events(rev.ActionReadied)[-1].handle == "kestrel" and f.who("kestrel").combat_actions == 2
+    assert f.state.turn == ("gruk",)
+    f.run(cmd.TakeAction(who="gruk", action="pass"))
+    assert f.state.pending[0].kind == "end-round"  # Kestrel concentrates: no turn with his 2 AP left
+    f.run(cmd.TakeAction(who="kestrel", action="trigger"))
+    assert f.state.exchange.attacker == "kestrel" and f.who("kestrel").combat_actions == 2

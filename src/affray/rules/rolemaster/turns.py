@@ -111,7 +111,8 @@ def start_round(draft: Draft) -> None:
 
 def _may_take_turn(state: State, handle: str) -> bool:
     c = state.combatants[handle]
-    return c.can_fight and c.combat_actions > 0 and not c.effect("no-actions")
+    holding = declared_of(c) is not None and declared_of(c).effects.get("ready")  # concentrating on a held action
+    return c.can_fight and c.combat_actions > 0 and not c.effect("no-actions") and not holding
 
 
 def advance(draft: Draft) -> None:
