@@ -247,6 +247,9 @@ def test_why_shows_every_lookup_behind_a_stun_on_the_countdown(cli):
                  "DB 50: +5 DB (sheet), +15 Quickness (3 x Qu bonus), +30 parry (OB moved)",
                  "row 126..140, column rigid, cell 11B → 11 hits + B critical (S)",
                  "critical roll 85 (closed) on sample-slash (S), column B, row 81..99",
-                 "stunned"):
+                 "effects: hits 5, stunned",
+                 # the stun state: -50 modified by +3x SD bonus (-5): -65; Gruk had passed (no AP
+                 # left), so its round begins next round (seed 000 "for ß rounds", ruling late_stun)
+                 "Gruk: stunned since round 1", "penalty -65, cannot-attack, half-parry", "late"):
         assert want in out, want
     assert "table sample-broadsword sha256" in out
