@@ -233,8 +233,8 @@ def test_a_held_action_waits_for_its_trigger(tmp_path):
     ready = f.events(rev.ActionReadied)[-1]
     assert (ready.handle, ready.count) == ("kestrel", 25) and f.who("kestrel").combat_actions == 0
     step = f.state.pending[0]
-    assert (step.kind, step.who) == ("resolve", "gruk") and "kestrel trigger" not in step.prompt
-    assert "Kestrel" in step.prompt
+    assert (step.kind, step.who) == ("resolve", "gruk") and "'affray act kestrel trigger'" in step.prompt
+    assert "count 12: Gruk resolves attack Kestrel with Club" in step.prompt
     f.run(cmd.TakeAction(who="kestrel", action="trigger"))
     assert f.state.exchange.attacker == "kestrel" and f.who("kestrel").combat_actions == 0
     f.run(R(defender="gruk", reaction="none"), "30")
@@ -349,3 +349,22 @@ def test_a_held_attack_in_the_cycle_turn_order(tmp_path):
     assert f.state.pending[0].kind == "end-round"  # Kestrel concentrates: no turn with his 2 AP left
     f.run(cmd.TakeAction(who="kestrel", action="trigger"))
     assert f.state.exchange.attacker == "kestrel" and f.who("kestrel").combat_actions == 2
+
+
+def test_the_log_tells_declarations_readiness_and_drops(tmp_path):
+    """The log lines of the countdown's own events (views/narrate.py)."""
+    from affray.views.narrate import narrate
+
+    names = {"kestrel": "Kestrel", "gruk": "Gruk"}
+    f = _spent(tmp_path)
+    f.run(A(attacker="kestrel", target="gruk", situations=("hold=gruk closes",)))
+    f.run(A(attacker="gruk", target="kestrel"))
+    f.run(cmd.TakeAction(who="kestrel", action="cancel"))
+    lines = [narrate(e, names, "rolemaster") for e in f.events() if isinstance(e, (rev.ActionDeclared, rev.ActionReadied, rev.ActionDropped))]
+    assert lines == [
+        "Kestrel declares on 45: attack Gruk with Broadsword (4 AP), held until gruk closes",
+        "Gruk declares on 32: attack Kestrel with Club (4 AP), resolving on 12",
+        "Kestrel's held action (attack Gruk with Broadsword) is ready on 25, waiting until gruk closes",
+        "Kestrel's action (attack Gruk with Broadsword) is cancelled on 12: cancelled before it resolved; "
+        "the GM may call for an orientation roll",
+    ]

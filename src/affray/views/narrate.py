@@ -319,10 +319,10 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
                 return f"{n(e.handle)} declares on {e.count}: {e.action} ({e.ap} AP)"
             return f"{n(e.handle)} declares on {e.count}: {e.action} ({e.ap} AP), resolving on {e.resolves_at}"
         case ev_rm.ActionReadied():
-            return f"{n(e.handle)}'s held {e.action} is ready on {e.count}, waiting until {e.hold}"
+            return f"{n(e.handle)}'s held action ({e.action}) is ready on {e.count}, waiting until {e.hold}"
         case ev_rm.ActionDropped():
             spent = f" ({e.spent} AP gone)" if e.spent else ""
-            return f"{n(e.handle)}'s {e.action} is {e.how} on {e.count}: {e.reason}{spent}"
+            return f"{n(e.handle)}'s action ({e.action}) is {e.how} on {e.count}: {e.reason}{spent}"
         case ev_rq3.IntentDeclared():
             kinds = {3: "triple move, no melee actions", 2: "double move and one melee action", 1: "single move and two melee actions"}
             acts = f": {'; '.join(e.actions)}" if e.actions else ""

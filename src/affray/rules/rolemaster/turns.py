@@ -197,12 +197,13 @@ def countdown(draft: Draft) -> None:
             continue
         c = state.combatants[h]
         if holders - {h}:
-            names = ", ".join(state.combatants[x].name for x in sorted(holders - {h}))
+            others = sorted(holders - {h})
             what = d.note.split(" (", 1)[0]
+            triggers = " or ".join(f"'affray act {x} trigger'" for x in others)
             draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
                 who=h, verb="act", kind="resolve", options=("resolve",),
-                prompt=f"count {count}: {c.name}'s {what} resolves ('affray act {h} resolve'); "
-                       f"a held action of {names} may interrupt first ('affray act HANDLE trigger')"),)))
+                prompt=f"count {count}: {c.name} resolves {what} ('affray act {h} resolve'); "
+                       f"a held action may interrupt it first ({triggers})"),)))
             return
         kind, params = declared_step(d)
         draft.then(kind, who=h, resolving=True, **params)
