@@ -185,6 +185,18 @@ class ActionReadied(Event, frozen=True, kw_only=True, tag="rolemaster-action-rea
     hold: str = ""
 
 
+class ActionTriggered(Event, frozen=True, kw_only=True, tag="rolemaster-action-triggered"):
+    """The trigger of ``handle``'s held ``action`` occurred (``hold`` as the
+    player gave it): it resolves now, on ``count``, before the action it
+    interrupts (RMH "Conditional Actions", second-by-second "Opportunity
+    action")."""
+
+    handle: str
+    action: str
+    count: int
+    hold: str = ""
+
+
 class ActionDropped(Event, frozen=True, kw_only=True, tag="rolemaster-action-dropped"):
     """A declared ``action`` of ``handle`` does not resolve: ``how`` is
     ``cancelled`` (the player cancelled it before it resolved, RMH

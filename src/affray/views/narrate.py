@@ -320,6 +320,8 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
             return f"{n(e.handle)} declares on {e.count}: {e.action} ({e.ap} AP), resolving on {e.resolves_at}"
         case ev_rm.ActionReadied():
             return f"{n(e.handle)}'s held action ({e.action}) is ready on {e.count}, waiting until {e.hold}"
+        case ev_rm.ActionTriggered():
+            return f"{n(e.handle)}'s held action ({e.action}) is triggered on {e.count}: {e.hold}"
         case ev_rm.ActionDropped():
             spent = f" ({e.spent} AP gone)" if e.spent else ""
             return f"{n(e.handle)}'s action ({e.action}) is {e.how} on {e.count}: {e.reason}{spent}"

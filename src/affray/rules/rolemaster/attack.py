@@ -119,12 +119,12 @@ def _situation_mods(state, a, t, w: Weapon, sit: dict[str, str]) -> tuple[list[e
     return mods, charge
 
 
-def _plan(state, attacker: str, target: str, weapon: str, situations, cost: int = 0):
+def _plan(state, attacker: str, target: str, weapon: str, situations, cost: int = 0, resolving: bool = False):
     """Check an attack and work out its pieces: ``(w, sit, extra, charge,
     cover, cost, full)``. Raises :class:`RuleError` (one line) for any
     attack that cannot be made now (as declared, or when its count comes)."""
     core.own_turn(state, attacker)
-    check_target(state, attacker, target, hint=f"; 'affray act {attacker} pass' ends its actions")
+    check_target(state, attacker, target, hint="" if resolving else f"; 'affray act {attacker} pass' ends its actions")
     a, t = state.combatants[attacker], state.combatants[target]
     if t.side == a.side:
         raise RuleError(f"{t.name} is on {a.name}'s side; choose a foe")
@@ -194,7 +194,7 @@ def open_attack(draft: Draft, who: str, target: str, weapon: str = "", situation
     state = draft.state
     attacker = who
     def check():
-        plan = _plan(state, attacker, target, weapon, situations, cost)
+        plan = _plan(state, attacker, target, weapon, situations, cost, resolving)
         held = core.declared_of(state.combatants[attacker]) if resolving else None
         if not (held is not None and held.effects.get("ready")) and state.combatants[attacker].combat_actions < plan[5]:
             raise RuleError(f"{state.combatants[attacker].name} has {state.combatants[attacker].combat_actions} "

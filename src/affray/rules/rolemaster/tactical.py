@@ -78,6 +78,8 @@ def act_trigger(draft: Draft, who: str, args: tuple[str, ...]) -> None:
     if not cond.effects.get("ready"):
         raise RuleError(f"{c.name}'s held action is not ready until count {cond.effects.get('resolve', 0)}")
     kind, params = core.declared_step(cond)
+    draft.emit(rev.ActionTriggered(handle=who, action=cond.note.split(" (", 1)[0], count=state.action_no,
+                                   hold=cond.note.split("held until: ", 1)[-1]))
     draft.emit(ev.TurnBegan(handles=(who,), action_no=state.action_no))
     draft.then(kind, who=who, resolving=True, **params)
 
