@@ -368,3 +368,19 @@ def test_the_log_tells_declarations_readiness_and_drops(tmp_path):
         "Kestrel's action (attack Gruk with Broadsword) is cancelled on 12: cancelled before it resolved; "
         "the GM may call for an orientation roll",
     ]
+
+
+def test_the_demo_parries_only_within_the_attack_time(tmp_path):
+    """The demo's autopilot keeps OB back to parry only when the foe's
+    attack can resolve before the parry's attack time ends (seed 000
+    'Parry action'): Kestrel on 45 (his attack resolving on 25) does not
+    against Gruk, whose full attack would resolve on 12; Gruk on 32 does,
+    Kestrel's attack resolving on 25 within his own (32 .. 12)."""
+    from affray.commands.demo_rolemaster import next_command
+
+    f = _spent(tmp_path)
+    first = next_command(f.state)
+    assert isinstance(first, cmd.DeclareAttack) and first.situations == ()
+    f.run(first)
+    second = next_command(f.state)
+    assert isinstance(second, cmd.DeclareAttack) and second.situations == ("parry=15",)
