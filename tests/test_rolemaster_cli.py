@@ -154,18 +154,22 @@ def test_demo_plays_to_the_end(tmp_path, extra):
 
 
 
-def test_the_sample_fight_script_is_the_golden_fight(tmp_path):
-    """examples/rolemaster/sample-fight.sh, typed verb by verb, writes the
-    golden fight's markdown (tests/golden/rolemaster.md)."""
+@pytest.mark.parametrize("script,golden_name", [("sample-fight.sh", "rolemaster.md"),
+                                                ("sample-countdown.sh", "rolemaster-countdown.md")])
+def test_the_sample_fight_script_is_the_golden_fight(tmp_path, script, golden_name):
+    """examples/rolemaster/sample-fight.sh (ruling resolution=when-declared)
+    and sample-countdown.sh (the default rulings: the countdown, actions
+    resolving when their AP are spent, a held attack, a cancel), typed verb
+    by verb, write the golden fights' markdown: a whole fight from the CLI."""
     import shlex
 
     cli = Cli(tmp_path / "s.db")
-    for line in (EX / "sample-fight.sh").read_text().splitlines():
+    for line in (EX / script).read_text().splitlines():
         if line.startswith("affray "):
             args = [str(EX / a) if a.endswith(".toml") else a for a in shlex.split(line)[1:]]
             cli.ok("--as", "gm", *args)
     md = cli.ok("export", "--format", "markdown", "--view", "record").output
-    golden = (Path(__file__).resolve().parent / "golden" / "rolemaster.md").read_text(encoding="utf-8")
+    golden = (Path(__file__).resolve().parent / "golden" / golden_name).read_text(encoding="utf-8")
     # the CLI adds the footer (seed commitment, log head) after the record
     assert md.strip().startswith(golden.strip())
     assert "Log head: version" in md[len(golden.strip()):]
