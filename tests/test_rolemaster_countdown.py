@@ -384,3 +384,15 @@ def test_the_demo_parries_only_within_the_attack_time(tmp_path):
     f.run(first)
     second = next_command(f.state)
     assert isinstance(second, cmd.DeclareAttack) and second.situations == ("parry=15",)
+
+
+def test_a_declared_action_text_keeps_parentheses_in_names():
+    """The declared action's text is read up to its ``(N AP)``, so a weapon
+    called "Bow (long)" survives."""
+    from affray.rules.rolemaster import conditions as cat
+    from affray.rules.rolemaster.core import declared_hold, declared_text
+
+    cond = cat.make("declared", cause=1, round=1, step=1, ends="never", effects={"ap": 3, "hold": 1},
+                    note="attack Gruk with Bow (long) (3 AP), held until: he steps (into) the light")
+    assert declared_text(cond) == "attack Gruk with Bow (long)"
+    assert declared_hold(cond) == "he steps (into) the light"

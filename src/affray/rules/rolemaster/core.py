@@ -711,6 +711,17 @@ def defer(draft: Draft, who: str, cost: int, kind: str, text: str, *, hold: str 
     return True
 
 
+def declared_text(cond: ev.Condition) -> str:
+    """What a ``declared`` condition's action is (``attack Gruk with
+    Broadsword``): its note up to `` (N AP)`` (see :func:`defer`)."""
+    return cond.note.split(f" ({cond.effects.get('ap', 0)} AP)", 1)[0]
+
+
+def declared_hold(cond: ev.Condition) -> str:
+    """The trigger of a held ``declared`` action as the player gave it, or ""."""
+    return cond.note.split("held until: ", 1)[1] if cond.effects.get("hold") else ""
+
+
 def count_now(state: State, who: str) -> int:
     """``who``'s actual initiative: its base + 5 x the AP it has left (RMH)."""
     entry = next((e for e in state.order if e.handle == who), None)
@@ -725,10 +736,10 @@ def ready(draft: Draft, who: str) -> None:
     c = state.combatants[who]
     cond = declared_of(c)
     cost = min(cond.effects.get("ap", 0), c.combat_actions)
-    text = cond.note.split(" (", 1)[0]
+    text = declared_text(cond)
     if cost:
         draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=cost, reason=f"{text} (held)"))
-    hold = cond.note.split("held until: ", 1)[-1]
+    hold = declared_hold(cond)
     draft.emit(rev.ActionReadied(handle=who, action=text, count=state.action_no, hold=hold))
     draft.emit(ev.ConditionApplied(handle=who, condition=merged(cond, ready=1)))
 
@@ -818,7 +829,7 @@ def lose(draft: Draft, who: str, reason: str) -> None:
     c = state.combatants[who]
     cond = declared_of(c)
     spent = 0 if cond.effects.get("ready") else min(cond.effects.get("ap", 0), c.combat_actions)
-    text = cond.note.split(" (", 1)[0]
+    text = declared_text(cond)
     draft.emit(rev.ActionDropped(handle=who, action=text, how="lost", reason=reason, count=state.action_no, spent=spent))
     draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"lost: {reason}"))
     if spent:

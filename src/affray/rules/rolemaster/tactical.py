@@ -49,7 +49,7 @@ def act_cancel(draft: Draft, who: str, args: tuple[str, ...]) -> None:
         raise RuleError(f"{c.name} has no declared action to cancel")
     if cond.effects.get("committed"):
         raise RuleError(f"{c.name}'s parry has been used, so the declared attack's AP count as spent (RMH 'Parry'); it cannot be cancelled")
-    text = cond.note.split(" (", 1)[0]
+    text = core.declared_text(cond)
     spent = 0
     if not cond.effects.get("ready"):
         elapsed = max(0, cond.effects.get("count", 0) - state.action_no)
@@ -78,8 +78,8 @@ def act_trigger(draft: Draft, who: str, args: tuple[str, ...]) -> None:
     if not cond.effects.get("ready"):
         raise RuleError(f"{c.name}'s held action is not ready until count {cond.effects.get('resolve', 0)}")
     kind, params = core.declared_step(cond)
-    draft.emit(rev.ActionTriggered(handle=who, action=cond.note.split(" (", 1)[0], count=state.action_no,
-                                   hold=cond.note.split("held until: ", 1)[-1]))
+    draft.emit(rev.ActionTriggered(handle=who, action=core.declared_text(cond), count=state.action_no,
+                                   hold=core.declared_hold(cond)))
     draft.emit(ev.TurnBegan(handles=(who,), action_no=state.action_no))
     draft.then(kind, who=who, resolving=True, **params)
 

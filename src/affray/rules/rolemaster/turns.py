@@ -18,8 +18,8 @@ from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
-    check_down, declared_of, delayed as core_delayed, declared_step, dying_upkeep, fighters, held, lose_round,
-    maneuver_penalty, parry_declared, parry_limit, ready, rulings_of, sheet_of, unloaded,
+    check_down, declared_of, declared_step, declared_text, delayed as core_delayed, dying_upkeep, fighters, held,
+    lose_round, maneuver_penalty, parry_declared, parry_limit, ready, rulings_of, sheet_of, unloaded,
 )
 
 #: Conditions that end with the round.
@@ -198,7 +198,7 @@ def countdown(draft: Draft) -> None:
         c = state.combatants[h]
         if holders - {h}:
             others = sorted(holders - {h})
-            what = d.note.split(" (", 1)[0]
+            what = declared_text(d)
             triggers = " or ".join(f"'affray act {x} trigger'" for x in others)
             draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
                 who=h, verb="act", kind="resolve", options=("resolve",),
@@ -280,7 +280,7 @@ def drop_declared(draft: Draft) -> None:
         if d is None or (keep and d.effects.get("ready") and c.can_fight):
             continue
         why = "never triggered" if d.effects.get("ready") else "the round ended before its count"
-        draft.emit(rev.ActionDropped(handle=c.handle, action=d.note.split(" (", 1)[0], how="lost", reason=why,
+        draft.emit(rev.ActionDropped(handle=c.handle, action=declared_text(d), how="lost", reason=why,
                                      count=state.action_no))
         draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=d.id, reason=f"lost: {why}"))
 
