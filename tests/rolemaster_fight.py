@@ -27,8 +27,13 @@ class Fight:
 
     def __init__(self, tmp_path, *, rulings=None, sheets=None, manual=True, surprised=()):
         self.store = EventStore(str(tmp_path / "rm.db"))
+        # These tests script one exchange after another, so they open with
+        # ruling resolution=when-declared unless they name it; the default,
+        # when-spent (an action resolves when its AP are spent), is played in
+        # test_rolemaster_countdown.py and test_rolemaster_cli.py.
+        rulings = {"resolution": "when-declared", **(rulings or {})}
         out = execute(self.store, cmd.OpenEncounter(name="test", system="rolemaster", manual_dice=manual,
-                                                    rulings=rulings or {}), seed=b"rm-test", allow_short_seed=True, actor="gm")
+                                                    rulings=rulings), seed=b"rm-test", allow_short_seed=True, actor="gm")
         self.eid = out.encounter_id
         for data, side in sheets or ((sheet("kestrel"), "heroes"), (sheet("gruk"), "orcs")):
             self.run(cmd.JoinCombatant(sheet=data, side=side, surprised=data["name"].lower() in surprised))

@@ -63,7 +63,7 @@ def test_pace_while_already_engaged_is_no_clash(tmp_path):
 def test_a_charge_multiplies_hits_and_raises_the_critical(tmp_path):
     """RMH 'Charging' at 6 m/s: x3 hits, critical +2. 137 + 70 - 40 (run)
     - 20 = 147: rigid 13C -> 39 hits and an E critical."""
-    f = _attack(tmp_path, "pace=run", "charge=6")
+    f = _attack(tmp_path, "pace=run", "charge=6", dice="80,97,40")  # the charge maneuver: 80 + 30 = 110, easy: 100
     x = f.events(rev.AttackLookedUp)[-1]
     assert (x.total, x.cell) == (147, "13C")
     c = f.events(rev.ChargeLanded)[-1]
@@ -73,7 +73,7 @@ def test_a_charge_multiplies_hits_and_raises_the_critical(tmp_path):
 
 
 def test_a_charge_below_3_ms_adds_no_power(tmp_path):
-    f = _attack(tmp_path, "pace=jog", "charge=2")
+    f = _attack(tmp_path, "pace=jog", "charge=2", dice="80,97,40")
     assert not f.events(rev.ChargeLanded)
     assert f.who("gruk").location("body").hp == 55 - 13  # 137 + 70 - 30 - 20 = 157 -> 150: 13C
 
@@ -109,8 +109,68 @@ def test_bad_charges_are_one_line_and_append_nothing(tmp_path, situations, messa
 def test_second_by_second_charge_bonus_is_a_ruling(tmp_path):
     """Ruling charge_bonus=second-by-second (RMH 'Charge action'): +10 OB,
     and the charger is at -10 DB for the rest of the round."""
-    f = _attack(tmp_path, "pace=run", "charge=3", dice="50", charge_bonus="second-by-second")
+    f = _attack(tmp_path, "pace=run", "charge=3", dice="80,50", charge_bonus="second-by-second")
     assert (10, "charge (+10 OB)") in parts(f.events(rev.AttackLookedUp)[-1].ob_parts)
     f.run(A(attacker="gruk", target="kestrel"))
     f.run(R(defender="kestrel", reaction="none"), "50")
     assert (-10, "charged this round (-10 DB)") in parts(f.events(rev.AttackLookedUp)[-1].db_parts)
+
+
+# --------------------------------------------------------------------------- #
+# The charge's moving maneuver and its timing (RMH second-by-second-rules.md
+# "Charge action": "Charging is a special maneuver that requires a movement
+# maneuver roll"; "Charges are the exception to 'resolve times'. Resolve a
+# charge at the 'moment' the combatants meet!"), rulings charge_maneuver and
+# charge_timing. Kestrel's Ag bonus 10: +30 ("if no skill applies, add three
+# times the character's Ag stat bonus", RMH moving-maneuver-difficulties).
+# --------------------------------------------------------------------------- #
+
+
+@pytest.mark.parametrize("pace,column", [("jog", "routine"), ("run", "easy"), ("sprint", "light"), ("dash", "medium")])
+def test_the_charge_maneuver_reads_the_column_of_its_pace(tmp_path, pace, column):
+    """RMH moving-maneuver-difficulties: x3 pace Easy, x4 Light, x5 Medium;
+    x2 (jog) Routine, our ruling. The roll comes before the attack roll."""
+    f = _attack(tmp_path, f"pace={pace}", "charge=6", dice="80,50")
+    m = next(e for e in f.events(rev.ManeuverResolved) if e.maneuver == "charge")
+    assert (m.handle, m.column, m.dice, m.total) == ("kestrel", column, (80,), 110)
+    assert parts(m.parts) == [(30, "3 x Ag bonus (no skill applies)")]
+    assert tables.CHARGE_DIFFICULTY[tables.PACE[pace].multiple] == column
+
+
+def test_a_charge_short_of_100_lands_without_its_power(tmp_path):
+    """Our ruling: a maneuver number under 100 (30 + 30 = 60: easy 70) and
+    the attack is made at the pace penalty, without the charge's hits
+    multiple and critical raise: 137 + 70 - 40 - 20 = 147: 13C, 13 hits."""
+    f = _attack(tmp_path, "pace=run", "charge=6", dice="30,97,40")
+    assert next(e for e in f.events(rev.ManeuverResolved) if e.maneuver == "charge").value == 70
+    assert not f.events(rev.ChargeLanded) and f.who("gruk").location("body").hp == 55 - 13
+
+
+def test_a_charger_who_falls_makes_no_attack(tmp_path):
+    """01 opens low: 1 - 90 = -89 + 30 = -59, off the sample's easy column
+    at the bottom: a fall (prone, so staggered: cannot attack, seed 000
+    'Staggered or Prone'); the attack is not rolled."""
+    f = _attack(tmp_path, "pace=run", "charge=6", dice="01,90")
+    k = f.who("kestrel")
+    assert k.stance == "prone" and k.has("staggered") and not f.events(rev.AttackLookedUp)
+    assert f.state.exchange is None and f.who("gruk").location("body").hp == 55
+
+
+def test_the_charge_maneuver_is_a_ruling(tmp_path):
+    """Ruling charge_maneuver=off: no roll (the dice go to the attack)."""
+    f = _attack(tmp_path, "pace=run", "charge=6", charge_maneuver="off")
+    assert not [e for e in f.events(rev.ManeuverResolved) if e.maneuver == "charge"]
+    assert f.events(rev.ChargeLanded)[-1].hits == 39
+
+
+@pytest.mark.parametrize("timing,at_once", [("on-meeting", True), ("when-spent", False)])
+def test_a_charge_resolves_when_the_combatants_meet(tmp_path, timing, at_once):
+    """Under the countdown with resolution=when-spent, a charge declared on
+    45 resolves on that count (ruling charge_timing=on-meeting: "the
+    exception to 'resolve times'"), its 4 AP spent at once; with
+    ``when-spent`` it waits for 25 like any attack."""
+    f = Fight(tmp_path, rulings={"resolution": "when-spent", "charge_timing": timing})
+    f.run(cmd.StartRound(), START)
+    f.run(A(attacker="kestrel", target="gruk", situations=("pace=run", "charge=6")))
+    assert (f.state.exchange is not None) is at_once
+    assert f.who("kestrel").combat_actions == (0 if at_once else 4)

@@ -22,6 +22,9 @@ def cli(tmp_path):
 
 
 def opened(cli, *rulings: str):
+    """An encounter with the default rulings (resolution=when-spent: an
+    attack declared at Kestrel's count 45 resolves at 25, after Gruk has
+    declared at 32; Gruk passes with ``act gruk pass`` in these tests)."""
     args = ["new", "RM", "--system", "rm", "--manual-dice"]
     for r in rulings:
         args += ["--ruling", r]
@@ -34,6 +37,7 @@ def opened(cli, *rulings: str):
 def test_parry_larger_than_ob(cli):
     opened(cli)
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     before = event_count(cli.db)
     assert_user_error(cli("react", "gruk", "parry:75", "--dice", "50"), "at most 60")
     assert event_count(cli.db) == before
@@ -45,6 +49,7 @@ def test_dodge_while_holding_a_weapon_without_a_ruling(cli):
     """seed 000 'Dodge action': for a character without a usable weapon."""
     opened(cli)
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     before = event_count(cli.db)
     assert_user_error(cli("react", "gruk", "dodge", "--dice", "50,50"), "parry, none")
     assert event_count(cli.db) == before
@@ -60,6 +65,7 @@ def test_a_malformed_table_cell_in_the_campaign_tables(cli, tmp_path):
     (camp / "sample-broadsword.toml").write_text(text)
     opened(cli, f"tables={camp}")
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     before = event_count(cli.db)
     line = assert_user_error(cli("react", "gruk", "none", "--dice", "50"), "sample-broadsword.toml", "row 7", "'plate'")
     assert "9A!" in line
@@ -81,6 +87,7 @@ def test_campaign_tables_from_the_sheet(cli, tmp_path):
     cli.ok("join", str(EX / "gruk.toml"), "--side", "orcs")
     cli.ok("start", "--dice", "10,5,3,4")
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     out = cli.ok("react", "gruk", "none", "--dice", "99,99,50")
     assert "1 hits" in out.output
     why = cli.ok("why", "gruk", "body").output
@@ -113,7 +120,8 @@ def test_rulings_are_listed():
     assert out.exit_code == 0
     for name in ("open_ended_cap", "attack_roll", "parry_missiles", "unusual_checks", "surprise_worst",
                  "dodge_without_table", "dodge_and_parry", "dodge_armed", "stun_penalty", "late_stun", "tables",
-                 "turn_order", "severity_f", "full_cover", "charge_bonus", "knockback_table", "death_at", "death_delay"):
+                 "turn_order", "severity_f", "full_cover", "charge_bonus", "knockback_table", "death_at", "death_delay",
+                 "resolution", "held_action", "charge_maneuver", "charge_timing"):
         assert name in out.output
 
 
@@ -122,6 +130,7 @@ def test_why_shows_the_whole_lookup_chain(cli):
     the critical roll, table, column and effects."""
     opened(cli)
     cli.ok("attack", "kestrel", "gruk", "--situation", "parry=20")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     cli.ok("react", "gruk", "parry:30", "--dice", "97,40")
     cli.ok("roll", "--dice", "60")
     out = cli.ok("why", "gruk", "staggered").output
@@ -145,18 +154,22 @@ def test_demo_plays_to_the_end(tmp_path, extra):
 
 
 
-def test_the_sample_fight_script_is_the_golden_fight(tmp_path):
-    """examples/rolemaster/sample-fight.sh, typed verb by verb, writes the
-    golden fight's markdown (tests/golden/rolemaster.md)."""
+@pytest.mark.parametrize("script,golden_name", [("sample-fight.sh", "rolemaster.md"),
+                                                ("sample-countdown.sh", "rolemaster-countdown.md")])
+def test_the_sample_fight_script_is_the_golden_fight(tmp_path, script, golden_name):
+    """examples/rolemaster/sample-fight.sh (ruling resolution=when-declared)
+    and sample-countdown.sh (the default rulings: the countdown, actions
+    resolving when their AP are spent, a held attack, a cancel), typed verb
+    by verb, write the golden fights' markdown: a whole fight from the CLI."""
     import shlex
 
     cli = Cli(tmp_path / "s.db")
-    for line in (EX / "sample-fight.sh").read_text().splitlines():
+    for line in (EX / script).read_text().splitlines():
         if line.startswith("affray "):
             args = [str(EX / a) if a.endswith(".toml") else a for a in shlex.split(line)[1:]]
             cli.ok("--as", "gm", *args)
     md = cli.ok("export", "--format", "markdown", "--view", "record").output
-    golden = (Path(__file__).resolve().parent / "golden" / "rolemaster.md").read_text(encoding="utf-8")
+    golden = (Path(__file__).resolve().parent / "golden" / golden_name).read_text(encoding="utf-8")
     # the CLI adds the footer (seed commitment, log head) after the record
     assert md.strip().startswith(golden.strip())
     assert "Log head: version" in md[len(golden.strip()):]
@@ -170,6 +183,7 @@ def test_a_sheet_with_a_campaign_csv_table(cli):
     cli.ok("join", str(EX / "kestrel.toml"), "--side", "rivals")
     cli.ok("start", "--dice", "10,10,1,1")
     cli.ok("attack", "mira", "kestrel")
+    cli.ok("act", "kestrel", "pass")
     out = cli.ok("react", "kestrel", "none", "--dice", "60").output
     assert "Mira: 60=60 +55 OB −50 DB = 65 on campaign-dagger [46..70, soft] → 2: 2 hits" in out
 
@@ -177,13 +191,17 @@ def test_a_sheet_with_a_campaign_csv_table(cli):
 def test_why_shows_the_charge(cli):
     """issue 13, 'why shows every lookup behind a result': a charge
     (RMH 'Charging'). 97 + 40 + 70 - 40 (run) - 20 = 147: rigid 13C; at
-    3 m/s x2 hits and the critical raised one step, to D."""
+    3 m/s x2 hits and the critical raised one step, to D. The charge
+    resolves as it is declared (ruling charge_timing=on-meeting)."""
     opened(cli)
-    cli.ok("attack", "kestrel", "gruk", "--situation", "pace=run", "--situation", "charge=3")
-    cli.ok("react", "gruk", "none", "--dice", "97,40")
+    cli.ok("attack", "kestrel", "gruk", "--situation", "pace=run", "--situation", "charge=3")  # resolves at once
+    cli.ok("react", "gruk", "none", "--dice", "80,97,40")  # the charge maneuver 80 + 30 = 110: easy 100
     cli.ok("roll", "--dice", "10")
     out = cli.ok("why", "gruk", "body").output
     assert "charge at 3 m/s: 13 hits -> 26, critical C -> D" in out
+    # the charge's moving maneuver (RMH second-by-second 'Charge action') is in the chain too
+    assert "charge: roll 80 = 80; +30 3 x Ag bonus (no skill applies); total 110" in out
+    assert "table sample-moving-maneuver, column easy, row 101..150: value 100" in out
 
 
 def test_why_shows_a_knock_back_into_a_wall(cli):
@@ -192,6 +210,7 @@ def test_why_shows_a_knock_back_into_a_wall(cli):
     opened(cli)
     cli.ok("act", "gruk", "terrain", "wall")
     cli.ok("attack", "kestrel", "gruk")
+    cli.ok("act", "gruk", "pass")  # Gruk declares at 32; Kestrel's attack resolves at 25
     cli.ok("react", "gruk", "none", "--dice", "97,40")  # 187 -> 150: rigid 13C
     cli.ok("roll", "--dice", "00")  # C row 100: knocked back 10 feet
     out = cli.ok("why", "gruk", "stunned").output
@@ -211,3 +230,30 @@ def test_new_situations_bad_input(cli, args, message):
     before = event_count(cli.db)
     assert_user_error(cli(*args), message)
     assert event_count(cli.db) == before
+
+
+def test_why_shows_every_lookup_behind_a_stun_on_the_countdown(cli):
+    """issue 13 'Done when': `why` shows every lookup behind a result, for
+    an exchange played with the default rulings (the attack declared on
+    45, resolved on 25): the open-ended roll, OB and DB with their parts,
+    the attack table's row, column and cell, then the critical table's
+    roll, column, row, text and effects (seed 000 'Attack Procedure' 1-5,
+    'Effects from Criticals'; rules-reference.md A11)."""
+    opened(cli)
+    out = cli.ok("attack", "kestrel", "gruk", "--situation", "parry=20").output
+    assert "resolving on 25" in out
+    cli.ok("act", "gruk", "pass")
+    cli.ok("react", "gruk", "parry:30", "--dice", "97,40")
+    cli.ok("roll", "--dice", "85")
+    out = cli.ok("why", "gruk", "stunned").output
+    for want in ("roll: 97 + 40 = 137 (open-ended; first die 97, fumble range 1-3)",
+                 "OB +50: +70 Broadsword OB, -20 OB moved to parry",
+                 "DB 50: +5 DB (sheet), +15 Quickness (3 x Qu bonus), +30 parry (OB moved)",
+                 "row 126..140, column rigid, cell 11B → 11 hits + B critical (S)",
+                 "critical roll 85 (closed) on sample-slash (S), column B, row 81..99",
+                 "effects: hits 5, stunned",
+                 # the stun state: -50 modified by +3x SD bonus (-5): -65; Gruk had passed (no AP
+                 # left), so its round begins next round (seed 000 "for ß rounds", ruling late_stun)
+                 "Gruk: stunned since round 1", "penalty -65, cannot-attack, half-parry", "late"):
+        assert want in out, want
+    assert "table sample-broadsword sha256" in out

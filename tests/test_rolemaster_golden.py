@@ -27,6 +27,11 @@ from affray.rules import base
 from affray.store import EventStore
 from affray.views.export import markdown
 
+#: The golden fights were scripted one exchange after another: they open with
+#: ruling resolution=when-declared (each action resolves as it is declared).
+#: The default, when-spent (RMH: an action resolves when its AP are spent),
+#: has its own fight with fixed dice in test_rolemaster_countdown.py.
+WHEN_DECLARED = {"resolution": "when-declared"}
 GOLDEN = Path(__file__).resolve().parent / "golden" / "rolemaster.md"
 A, R, ROLL = cmd.DeclareAttack, cmd.ChooseReaction, cmd.RollPending()
 
@@ -84,18 +89,24 @@ SCRIPT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def golden():
+def _play(name: str, seed: bytes, script, rulings=None, surprised=()):
+    """Open an encounter with manual dice, join Kestrel and Gruk (the
+    sample sheets), and run ``script``: ``(store, eid, outcomes)``."""
     store = EventStore(":memory:")
-    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster duel", system="rolemaster", manual_dice=True),
-                  seed=b"golden-rm", allow_short_seed=True, actor="gm")
+    out = execute(store, cmd.OpenEncounter(name=name, system="rolemaster", manual_dice=True, rulings=rulings or {}),
+                  seed=seed, allow_short_seed=True, actor="gm")
     eid = out.encounter_id
     rm = base.get("rolemaster")
-    for name, side in (("kestrel.toml", "heroes"), ("gruk.toml", "orcs")):
-        data = rm.load_sheet(str(examples_dir() / "rolemaster" / name))
-        execute(store, cmd.JoinCombatant(sheet=data, side=side), encounter_id=eid, actor="gm")
-    outcomes = [execute(store, c, encounter_id=eid, dice=d, actor="gm") for c, d in SCRIPT]
-    return store, eid, outcomes
+    for file, side in (("kestrel.toml", "heroes"), ("gruk.toml", "orcs")):
+        data = rm.load_sheet(str(examples_dir() / "rolemaster" / file))
+        execute(store, cmd.JoinCombatant(sheet=data, side=side, surprised=data["name"].lower() in surprised),
+                encounter_id=eid, actor="gm")
+    return store, eid, [execute(store, c, encounter_id=eid, dice=d, actor="gm") for c, d in script]
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return _play("Golden rolemaster duel", b"golden-rm", SCRIPT, WHEN_DECLARED)
 
 
 def test_golden_final_state(golden):
@@ -210,16 +221,7 @@ AMBUSH = [
 
 @pytest.fixture(scope="module")
 def ambush():
-    store = EventStore(":memory:")
-    out = execute(store, cmd.OpenEncounter(name="Golden rolemaster ambush", system="rolemaster", manual_dice=True),
-                  seed=b"golden-rm-2", allow_short_seed=True, actor="gm")
-    eid = out.encounter_id
-    rm = base.get("rolemaster")
-    for name, side, surprised in (("kestrel.toml", "heroes", False), ("gruk.toml", "orcs", True)):
-        data = rm.load_sheet(str(examples_dir() / "rolemaster" / name))
-        execute(store, cmd.JoinCombatant(sheet=data, side=side, surprised=surprised), encounter_id=eid, actor="gm")
-    outcomes = [execute(store, c, encounter_id=eid, dice=d, actor="gm") for c, d in AMBUSH]
-    return store, eid, outcomes
+    return _play("Golden rolemaster ambush", b"golden-rm-2", AMBUSH, WHEN_DECLARED, surprised=("gruk",))
 
 
 def test_ambush_final_state_and_milestones(ambush):
@@ -253,3 +255,91 @@ def test_ambush_replays_audits_and_exports(ambush):
     if os.environ.get("AFFRAY_UPDATE_GOLDEN"):
         AMBUSH_GOLDEN.write_text(text, encoding="utf-8")
     assert text == AMBUSH_GOLDEN.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- #
+# The same duel under the default rulings: the RMH countdown with each
+# action resolving when its Action Points are spent (ruling
+# resolution=when-spent; RMH tactical-activity-tracking_.md "Resolution",
+# "Conditional Actions", "Canceling action"; seed 000 "Parry action",
+# "Effects from Criticals").
+# --------------------------------------------------------------------------- #
+
+COUNTDOWN_GOLDEN = Path(__file__).resolve().parent / "golden" / "rolemaster-countdown.md"
+
+COUNTDOWN = [
+    # Round 1: Kestrel 25 (count 45), Gruk 12 (count 32).
+    (cmd.StartRound(), "10,5,3,4"),
+    # Kestrel declares on 45 (4 AP: resolves on 25), 20 of OB to parry for its attack time.
+    (A(attacker="kestrel", target="gruk", situations=("parry=20",)), ""),
+    # Gruk declares on 32 (resolves on 12); the count reaches 25: Kestrel's attack.
+    (A(attacker="gruk", target="kestrel"), ""),
+    # 97 + 40 = 137 + 50 - (5 + 15 + 30) = 137: rigid 126..140, 11B.
+    (R(defender="gruk", reaction="parry:30"), "97,40"),
+    # B critical 85: +5 hits, stunned 1 round. On 12 Gruk cannot attack: his attack is lost.
+    (ROLL, "85"),
+    # Round 2: Kestrel 24 (44), Gruk 23 (43): both declare, then 24 and 23 resolve.
+    (cmd.EndRound(), "8,6,9,9"),
+    (A(attacker="kestrel", target="gruk"), ""),
+    (A(attacker="gruk", target="kestrel"), ""),
+    (R(defender="gruk", reaction="none"), "30"),        # 30 + 70 - 20 = 80: 3 hits
+    (R(defender="kestrel", reaction="none"), "02"),     # 02: inside the Club's fumble range 1-4
+    (ROLL, "80"),                                       # fumble 71-90: he drops the Club
+    # Round 3: Kestrel 28 (48), Gruk 19 (39). Kestrel holds his attack until Gruk strikes.
+    (cmd.EndRound(), "9,9,8,6"),
+    (A(attacker="kestrel", target="gruk", situations=("hold=gruk strikes",)), ""),
+    (act("gruk", "draw Club"), ""),                     # 1 AP: resolves on 34; Gruk declares again on 34
+    (A(attacker="gruk", target="kestrel", situations=("ap=3",)), ""),  # resolves on 19
+    # Kestrel's held attack is ready on 28; on 19 the countdown pauses and he triggers it.
+    (act("kestrel", "trigger"), ""),
+    (R(defender="gruk", reaction="none"), "60"),        # 60 + 70 - 20 = 110: 7 hits
+    (R(defender="kestrel", reaction="none"), "75"),     # 75 + 60 - 25 (3 AP) - 50 = 60: soft 2 hits
+    # Round 4: Kestrel 20 (40), Gruk 15 (35). Kestrel cancels on 35 (5 counts gone: 1 AP)
+    # and, at 35 with the higher Qu bonus, declares a 3 AP attack resolving on 20.
+    (cmd.EndRound(), "5,5,5,5"),
+    (A(attacker="kestrel", target="gruk"), ""),
+    (act("kestrel", "cancel"), ""),
+    (A(attacker="kestrel", target="gruk", situations=("ap=3",)), ""),
+    (A(attacker="gruk", target="kestrel"), ""),
+    # 99 + 98 + 40 = 237 + 45 - 20 = 262, read as 150: 13C; C critical 95: stunned and
+    # unable to parry 1 round, +6 hits; taken with Gruk's 4 AP unspent, it wears off this round.
+    (R(defender="gruk", reaction="none"), "99,98,40"),
+    (ROLL, "95"),
+    # Round 5: 90 + 70 - 20 = 140: 11B. Gruk 55 - 16 - 3 - 7 - 19 - 11 = -1: unconscious.
+    (cmd.EndRound(), "5,5,5,5"),
+    (A(attacker="kestrel", target="gruk"), ""),
+    (A(attacker="gruk", target="kestrel"), ""),
+    (R(defender="gruk", reaction="none"), "90"),
+    (ROLL, "20"),
+]
+
+
+@pytest.fixture(scope="module")
+def countdown():
+    return _play("Golden rolemaster countdown", b"golden-rm-3", COUNTDOWN)
+
+
+def test_countdown_golden(countdown):
+    from affray.audit import audit_records
+
+    store, eid, outcomes = countdown
+    state = outcomes[-1].state
+    assert state.phase == "over" and state.winner == "heroes" and state.round == 5
+    assert state.combatant("gruk").location("body").hp == -3 and state.combatant("kestrel").location("body").hp == 60
+    events = [r.event for r in store.read(eid)]
+    declared = [(e.handle, e.count, e.ap, e.resolves_at, e.hold) for e in events if isinstance(e, rev.ActionDeclared)]
+    assert declared[:5] == [("kestrel", 45, 4, 25, ""), ("gruk", 32, 4, 12, ""), ("kestrel", 44, 4, 24, ""),
+                            ("gruk", 43, 4, 23, ""), ("kestrel", 48, 4, 28, "gruk strikes")]
+    drops = [(e.handle, e.how, e.count, e.spent) for e in events if isinstance(e, rev.ActionDropped)]
+    assert drops == [("gruk", "lost", 12, 4), ("kestrel", "cancelled", 35, 1), ("gruk", "lost", 15, 4)]
+    assert [(e.handle, e.count) for e in events if isinstance(e, rev.ActionTriggered)] == [("kestrel", 19)]
+    looks = [(e.attacker, e.total, e.cell) for e in events if isinstance(e, rev.AttackLookedUp)]
+    assert looks == [("kestrel", 137, "11B"), ("kestrel", 80, "3"), ("gruk", 0, ""), ("kestrel", 110, "7"),
+                     ("gruk", 60, "2"), ("kestrel", 262, "13C"), ("kestrel", 140, "11B")]
+    records = list(store.read(eid))
+    assert project(records) == state
+    assert audit_records(records, eid).differences == []
+    text = markdown(records)
+    if os.environ.get("AFFRAY_UPDATE_GOLDEN"):
+        COUNTDOWN_GOLDEN.write_text(text, encoding="utf-8")
+    assert text == COUNTDOWN_GOLDEN.read_text(encoding="utf-8")

@@ -103,6 +103,7 @@ def test_the_unconscious_bleed_on_and_healing_stops_dying(tmp_path):
     g = f.who("gruk")
     assert g.location("body").hp == -12 and next(k for k in g.conditions if k.name == "dying").ends.count == 59
     f.run(cmd.Heal(who="gruk", location="body", amount=3, reason="a healer's draught"))
+    assert f.who("gruk").location("body").hp == -9 and not f.who("gruk").has("dying")  # at once
     f.run(cmd.TakeAction(who="kestrel", action="pass"))
     f.run(cmd.TakeAction(who="gorg", action="pass"))
     f.run(cmd.EndRound(), "10,5,1,1")
@@ -121,3 +122,33 @@ def test_the_soul_departs_at_the_end_of_the_last_round(tmp_path):
     draft = Draft(state, dicelib.Roller(None, "e", 0, [], manual=True))
     core.dying_upkeep(draft, "gruk", 7)
     assert draft.state.combatants["gruk"].status == "dead" and not draft.state.combatants["gruk"].has("dying")
+
+
+def test_healed_back_above_the_threshold_stops_dying_at_once(tmp_path):
+    """RMH 'Death': "If someone heals enough of these hits (before the five
+    minutes are up) to drop the total under the sum mentioned above, then
+    death will not occur": the ``dying`` condition ends with the heal, not
+    at the next end of round. Set to -12 (still past -10) it goes on; a
+    heal of 2 (-10) ends it. The status stays unconscious (0 hits or less:
+    the GM rules waking)."""
+    f = _fight(tmp_path)
+    f.run(ROLL, "10")
+    assert f.who("gruk").has("dying")
+    f.run(cmd.SetHitPoints(who="gruk", location="body", hp=-12, reason="a second look"))
+    assert f.who("gruk").has("dying")  # still past -10
+    f.run(cmd.Heal(who="gruk", location="body", amount=2, reason="a healer's draught"))
+    g = f.who("gruk")
+    assert g.location("body").hp == -10 and not g.has("dying") and g.status == "unconscious"
+    ended = [e for e in f.events(ev.ConditionExpired) if e.condition_id.startswith("dying")]
+    assert ended and "healed in time (-10 hits, not past -10)" in ended[-1].reason
+    # the GM's 'set' is fiat, not damage: setting the hits past the threshold again does not start dying
+    f.run(cmd.SetHitPoints(who="gruk", location="body", hp=-30, reason="the draught failed"))
+    assert not f.who("gruk").has("dying")
+
+
+def test_set_hit_points_above_the_threshold_stops_dying(tmp_path):
+    """``affray set WHO hp body N`` to -limit or better ends ``dying`` at once (RMH 'Death')."""
+    f = _fight(tmp_path)
+    f.run(ROLL, "10")
+    f.run(cmd.SetHitPoints(who="gruk", location="body", hp=-5, reason="the GM rules a lighter wound"))
+    assert not f.who("gruk").has("dying") and f.who("gruk").status == "unconscious"

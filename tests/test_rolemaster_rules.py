@@ -473,12 +473,12 @@ def test_sd_reduces_state_penalties(base, sd, expected):
     assert core.state_penalty(base, sd) == expected
 
 
-def _combatant(sd: int = 0, taken: int = 0) -> State:
+def _combatant(sd: int = 0, taken: int = 0, **rulings: str) -> State:
     data = sheet("gruk")
     data["stats"]["self_discipline"] = {"value": 50, "bonus": sd}
     c = Combatant(handle="x", name="X", side="a", sheet=data, locations=(Location("body", 55, 55),),
                   max_combat_actions=4, max_reactions=0, combat_actions=4 - taken, actions_taken=taken)
-    return State(encounter_id="e", round=1, phase="round", combatants={"x": c})
+    return State(encounter_id="e", round=1, phase="round", combatants={"x": c}, rulings=rulings)
 
 
 def test_state_penalties_with_sd_and_worst_only():
@@ -519,10 +519,26 @@ def test_stun_stack_wears_off_worst_first(stack):
         assert left.get("dazed", 0) == want_daze
 
 
+@pytest.mark.parametrize("ruling,taken,late", [
+    ("next-turn", 4, True), ("next-turn", 3, False), ("next-turn", 2, False), ("next-turn", 0, False),
+    ("no-wear-off", 2, True), ("no-wear-off", 1, False), ("wears-off", 4, False)])
+def test_for_n_rounds_begins_from_the_targets_next_turn(ruling, taken, late):
+    """Seed 000 'Effects from Criticals': "'for ß rounds' = beginning from
+    target's next turn (this round or the next)": a stun received with no
+    AP left (the next turn is next round) does not wear off at the end of
+    this round; with AP left it does (ruling late_stun=next-turn). RMH
+    upkeep's reading: after 2+ AP spent (no-wear-off)."""
+    draft = Draft(_combatant(taken=taken, late_stun=ruling), None)
+    core.add_state(draft, "x", "stunned", 1, "t")
+    core.add_state(draft, "x", "staggered", 1, "t")
+    turns.wear_off(draft, "x", 1)
+    assert draft.who("x").has("stunned") is late and draft.who("x").has("staggered") is late
+
+
 def test_stun_received_late_in_the_round_waits():
-    """'for N rounds' counts from the target's next turn: a stun taken after
-    2 AP were spent does not wear off that round (ruling late_stun)."""
-    draft = Draft(_combatant(taken=2), None)
+    """RMH upkeep (ruling late_stun=no-wear-off): a stun taken after 2 AP
+    were spent does not wear off that round; it does the round after."""
+    draft = Draft(_combatant(taken=2, late_stun="no-wear-off"), None)
     core.add_state(draft, "x", "stunned", 1, "t")
     turns.wear_off(draft, "x", 1)
     assert draft.who("x").has("stunned")
@@ -701,3 +717,58 @@ def test_parry_with_a_named_weapon(tmp_path):
         f.run(cmd.ChooseReaction(defender="gruk", reaction="parry:45", with_item="broad"), "50")
     f.run(cmd.ChooseReaction(defender="gruk", reaction="parry:45"), "50")  # the Club, OB 60
     assert "with Club" in core.parry_declared(f.who("gruk")).note
+
+
+LOST_ROUND = '''# INVENTED test critical table: every cell loses the foe his next round.
+kind = "critical"
+name = "sample-slash"
+type = "S"
+source = "INVENTED for a test"
+columns = ["A", "B", "C", "D", "E"]
+rows = [
+  [[1, 100], { A = { text = "Foe loses his next round.", hits = 1, lose_round = true }, B = { text = "Foe loses his next round.", hits = 1, lose_round = true }, C = { text = "Foe loses his next round.", hits = 1, lose_round = true }, D = { text = "Foe loses his next round.", hits = 1, lose_round = true }, E = { text = "Foe loses his next round.", hits = 1, lose_round = true } }],
+]
+'''
+
+
+@pytest.mark.parametrize("gruk_first", [False, True])
+def test_next_round_is_the_next_turn_this_round_or_the_next(tmp_path, gruk_first):
+    """Seed 000 'Effects from Criticals': "'next round' = next turn (this
+    round or the next)". A critical that loses the foe "his next round"
+    (an INVENTED campaign table) takes the rest of this round from a foe
+    with AP left (his next turn is this round), and the next round from a
+    foe who has already spent his (Gruk passing first on 40: Kestrel 7 +
+    10 = 17, count 37; Gruk 15 + 5 = 20, count 40)."""
+    camp = tmp_path / "camp"
+    camp.mkdir()
+    (camp / "sample-slash.toml").write_text(LOST_ROUND)
+    f = Fight(tmp_path, rulings={"tables": str(camp)})
+    f.run(cmd.StartRound(), "3,4,10,5" if gruk_first else "10,5,3,4")
+    if gruk_first:
+        f.run(cmd.TakeAction(who="gruk", action="pass"))
+    f.run(A(attacker="kestrel", target="gruk"))
+    f.run(R(defender="gruk", reaction="none"), "97,40")  # 13C
+    f.run(ROLL, "10")
+    g = f.who("gruk")
+    assert g.has("no-actions") is not gruk_first and g.has("round-lost") is gruk_first
+    assert g.combat_actions == 0
+    if not gruk_first:
+        assert f.state.pending[0].kind == "end-round"
+        return
+    f.run(cmd.EndRound(), "5,5,5,5")
+    g = f.who("gruk")
+    assert g.has("no-actions") and g.combat_actions == 0 and not g.has("round-lost")
+    assert f.state.turn == ("kestrel",)
+
+
+def test_dodge_when_the_weapon_cannot_be_used(tmp_path):
+    """Seed 000 'Dodge action': "When a character does not have a weapon
+    (or cannot use their weapon)": Gruk, stunned and unable to parry
+    (critical 90: C row 81-99), can neither attack nor parry with his Club,
+    so he may dodge though he holds it; merely stunned (half OB to parry,
+    critical 60 on rigid: stunned 2 rounds) he still uses it, so no dodge."""
+    f = crit_fight(tmp_path, "65", "90")
+    g = f.who("gruk")
+    assert "Club" in g.ready and g.effect("cannot-parry") and core.may_dodge(f.state, g) == ""
+    h = crit_fight(tmp_path / "b" if (tmp_path / "b").mkdir() is None else tmp_path, "97,40", "60", armour="rigid")
+    assert "holds a weapon" in core.may_dodge(h.state, h.who("gruk"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import affray.rules.rolemaster as pkg
 
 ROOT = Path(pkg.__file__).parent
-RULE_MODULES = {"attack", "defence", "criticals", "maneuvers", "turns", "actions"}
+RULE_MODULES = {"attack", "defence", "criticals", "maneuvers", "turns", "actions", "hits", "tactical"}
 LOWER = {"sheet", "tables", "rulings", "conditions"}
 
 

@@ -153,3 +153,62 @@ class ManeuverResolved(Event, frozen=True, kw_only=True, tag="rolemaster-maneuve
     effects: dict[str, int] = {}
     unusual: str = ""
     exchange: int = 0
+
+
+class ActionDeclared(Event, frozen=True, kw_only=True, tag="rolemaster-action-declared"):
+    """``handle`` declares ``action`` (as text: ``attack Gruk with
+    Broadsword``) at ``count`` on the countdown, costing ``ap`` Action
+    Points; it resolves when they are spent, at ``resolves_at`` = count - 5
+    x ap (RMH ``tactical-activity-tracking_.md`` "Resolution": "Actions are
+    declared when they are started, and paid for (in AP) and resolved on
+    the initiative when they are completed"; ruling ``resolution``).
+    ``hold`` is a conditional action's trigger as the player gave it
+    ("Conditional Actions": ready when it would resolve, resolved when the
+    trigger occurs), or ""."""
+
+    handle: str
+    action: str
+    ap: int
+    count: int
+    resolves_at: int
+    hold: str = ""
+
+
+class ActionReadied(Event, frozen=True, kw_only=True, tag="rolemaster-action-readied"):
+    """A conditional (held) ``action`` of ``handle`` is ready at ``count``:
+    its Action Points are spent, and it waits for its ``hold`` trigger
+    (RMH "Conditional Actions")."""
+
+    handle: str
+    action: str
+    count: int
+    hold: str = ""
+
+
+class ActionTriggered(Event, frozen=True, kw_only=True, tag="rolemaster-action-triggered"):
+    """The trigger of ``handle``'s held ``action`` occurred (``hold`` as the
+    player gave it): it resolves now, on ``count``, before the action it
+    interrupts (RMH "Conditional Actions", second-by-second "Opportunity
+    action")."""
+
+    handle: str
+    action: str
+    count: int
+    hold: str = ""
+
+
+class ActionDropped(Event, frozen=True, kw_only=True, tag="rolemaster-action-dropped"):
+    """A declared ``action`` of ``handle`` does not resolve: ``how`` is
+    ``cancelled`` (the player cancelled it before it resolved, RMH
+    "Canceling action") or ``lost`` (it could no longer be completed when
+    its count came, or a held one was never triggered; RMH second-by-second
+    "Opportunity action": "if the interrupted action becomes impossible to
+    complete, it is lost"); ``reason`` says why, ``count`` is the count it
+    happened on and ``spent`` the Action Points the time already used."""
+
+    handle: str
+    action: str
+    how: str
+    reason: str = ""
+    count: int = 0
+    spent: int = 0

@@ -97,6 +97,9 @@ DEFAULT_TERMS = Terms(order="Strike ranks", actions="combat actions", action="co
 #: in Combat" ("All beginning characters get 2 Action Points per Round").
 TERMS = {
     "mythras": Terms(order="Initiative", actions="Action Points", action="Action Point", columns=("AP",)),
+    # rolemaster: seed 000 "You have initiative", "a 1 `Action Point` action"
+    # (RMH tactical-activity-tracking: Initiative, 4 Action Points a round)
+    "rolemaster": Terms(order="Initiative", actions="Action Points", action="Action Point", columns=("AP",)),
 }
 
 
@@ -309,6 +312,19 @@ def narrate(e: ev.Event, names: dict[str, str], system: str = "") -> str:
             outcome = e.outcome.replace("-", " ") if e.where == "band" else (e.outcome or "the column's number")
             return (f"{n(e.handle)}: {e.maneuver} {dice}={e.roll}{_mods(e.parts)} = {e.total} on {e.table}"
                     f" ({e.column}): {outcome}{value}{extra}")
+        case ev_rm.ActionDeclared():
+            if e.hold:
+                return f"{n(e.handle)} declares on {e.count}: {e.action} ({e.ap} AP), held until {e.hold}"
+            if e.resolves_at == e.count:
+                return f"{n(e.handle)} declares on {e.count}: {e.action} ({e.ap} AP)"
+            return f"{n(e.handle)} declares on {e.count}: {e.action} ({e.ap} AP), resolving on {e.resolves_at}"
+        case ev_rm.ActionReadied():
+            return f"{n(e.handle)}'s held action ({e.action}) is ready on {e.count}, waiting until {e.hold}"
+        case ev_rm.ActionTriggered():
+            return f"{n(e.handle)}'s held action ({e.action}) is triggered on {e.count}: {e.hold}"
+        case ev_rm.ActionDropped():
+            spent = f" ({e.spent} AP gone)" if e.spent else ""
+            return f"{n(e.handle)}'s action ({e.action}) is {e.how} on {e.count}: {e.reason}{spent}"
         case ev_rq3.IntentDeclared():
             kinds = {3: "triple move, no melee actions", 2: "double move and one melee action", 1: "single move and two melee actions"}
             acts = f": {'; '.join(e.actions)}" if e.actions else ""

@@ -496,7 +496,8 @@ def lookup_lines(lookup: dict | None) -> list[str]:
     where = {"bottom": " (off the bottom: a fumble)", "top": " (off the top: the column's best)"}.get(lookup["where"], "")
     low = "" if lookup["row_low"] is None else lookup["row_low"]
     high = "" if lookup["row_high"] is None else lookup["row_high"]
+    said = [x for x in (lookup["outcome"], f"value {lookup['value']}" if lookup["value"] else "", lookup["unusual"]) if x]
+    shown = {k: v for k, v in (lookup.get("effects") or {}).items() if k != "value"}
     return [f"{lookup['maneuver']}: roll {dice} = {lookup['roll']}; {_parts(lookup['parts'])}; total {lookup['total']}",
-            f"table {lookup['table']}, column {lookup['column']}, row {low}..{high}{where}: {lookup['outcome']}"
-            + (f"; value {lookup['value']}" if lookup["value"] else "") + (f"; {lookup['unusual']}" if lookup["unusual"] else ""),
-            f"effects: {effects}"]
+            f"table {lookup['table']}, column {lookup['column']}, row {low}..{high}{where}: {'; '.join(said) or 'no result'}"]\
+        + ([f"effects: {effects}"] if shown else [])

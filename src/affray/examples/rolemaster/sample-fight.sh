@@ -3,13 +3,16 @@
 # from --dice. It is the golden fight of tests/test_rolemaster_golden.py
 # (the figures are worked out there) and shows an open-ended roll that
 # chains, a parry allocation, a critical that stuns, the stun wearing off,
-# a fumble and dodges. The tables are affray's INVENTED samples.
+# a fumble and dodges. The tables are affray's INVENTED samples. It is
+# scripted one exchange after another, so it opens with the ruling
+# resolution=when-declared (the default resolves each action when its
+# Action Points are spent, further down the countdown).
 #
 #   AFFRAY_DB=/tmp/rm.db sh sample-fight.sh && affray --db /tmp/rm.db why gruk
 set -e
 cd "$(dirname "$0")"
 export AFFRAY_ACTOR="${AFFRAY_ACTOR:-gm}"
-affray new "Golden rolemaster duel" --system rolemaster --manual-dice
+affray new "Golden rolemaster duel" --system rolemaster --manual-dice --ruling resolution=when-declared
 affray join kestrel.toml --side heroes
 affray join gruk.toml --side orcs
 affray start --dice 10,5,3,4

@@ -23,58 +23,88 @@ def act_pass(draft: Draft, who: str, args: tuple[str, ...]) -> None:
     draft.hand_over()
 
 
-def act_stand(draft: Draft, who: str, args: tuple[str, ...]) -> None:
-    """Stand up from prone: "a 1 Action Point action" (seed 000)."""
-    core.own_turn(draft.state, who)
-    c = draft.state.combatants[who]
-    if c.stance != "prone":
-        raise RuleError(f"{c.name} is not prone")
-    core.spend(draft, who, 1, "stand up")
+def act_stand(draft: Draft, who: str, args: tuple[str, ...], resolving: bool = False) -> None:
+    """Stand up from prone: "a 1 Action Point action" (seed 000), resolved
+    when the AP is spent (ruling ``resolution``)."""
+
+    def check():
+        core.own_turn(draft.state, who)
+        c = draft.state.combatants[who]
+        if c.stance != "prone":
+            raise RuleError(f"{c.name} is not prone")
+        if c.combat_actions < 1:
+            raise RuleError(f"{c.name} has no Action Points left to stand up with")
+        return c
+
+    if core.attempt(draft, who, resolving, check) is None:
+        return
+    if not core.proceed(draft, who, 1, "act:stand", "stand up", resolving=resolving, args=args):
+        return
     draft.emit(ev.StanceChanged(handle=who, stance="standing", reason="stands up (1 AP)"))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
 
 
-def act_draw(draft: Draft, who: str, args: tuple[str, ...]) -> None:
-    """Draw or pick up a weapon of the sheet (1 Action Point, RMH)."""
-    core.own_turn(draft.state, who)
-    c = draft.state.combatants[who]
-    if not args:
-        raise RuleError(f"name the weapon: 'affray act {who} draw WEAPON'")
+def _weapon_named(c, args: tuple[str, ...]):
     try:
-        w = core.sheet_of(c).weapon(" ".join(args))
+        return core.sheet_of(c).weapon(" ".join(args))
     except ValueError as exc:
         raise RuleError(str(exc)) from None
-    if w.name in c.ready:
-        raise RuleError(f"{c.name} already holds {w.name}")
-    core.spend(draft, who, 1, f"draw {w.name}")
+
+
+def act_draw(draft: Draft, who: str, args: tuple[str, ...], resolving: bool = False) -> None:
+    """Draw or pick up a weapon of the sheet (1 Action Point, RMH),
+    resolved when the AP is spent (ruling ``resolution``)."""
+
+    def check():
+        core.own_turn(draft.state, who)
+        c = draft.state.combatants[who]
+        if not args:
+            raise RuleError(f"name the weapon: 'affray act {who} draw WEAPON'")
+        w = _weapon_named(c, args)
+        if w.name in c.ready:
+            raise RuleError(f"{c.name} already holds {w.name}")
+        if c.combat_actions < 1:
+            raise RuleError(f"{c.name} has no Action Points left to draw {w.name} with")
+        return w
+
+    w = core.attempt(draft, who, resolving, check)
+    if w is None or not core.proceed(draft, who, 1, "act:draw", f"draw {w.name}", resolving=resolving, args=args):
+        return
     draft.emit(ev.WeaponReadied(handle=who, weapon=w.name))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
 
 
-def act_reload(draft: Draft, who: str, args: tuple[str, ...]) -> None:
+def act_reload(draft: Draft, who: str, args: tuple[str, ...], resolving: bool = False) -> None:
     """Reload a held missile weapon: spend its ``reload`` Action Points, as
-    many as are left this round; the rest carry over (RMH)."""
-    core.own_turn(draft.state, who)
+    many as are left this round; the rest carry over (RMH). Resolved when
+    those AP are spent (ruling ``resolution``)."""
+
+    def check():
+        core.own_turn(draft.state, who)
+        c = draft.state.combatants[who]
+        if args:
+            w = _weapon_named(c, args)
+        else:
+            w = next((w for w in core.held(c) if w.kind == "missile" and core.unloaded(c, w.name) is not None), None)
+            if w is None:
+                raise RuleError(f"{c.name} holds no missile weapon that needs reloading")
+        if core.unloaded(c, w.name) is None:
+            raise RuleError(f"{c.name}'s {w.name} is loaded")
+        if w.name not in c.ready:
+            raise RuleError(f"{c.name} does not hold {w.name}; 'affray act {who} draw {w.name}'")
+        return w
+
+    w = core.attempt(draft, who, resolving, check)
+    if w is None:
+        return
     c = draft.state.combatants[who]
-    if args:
-        try:
-            w = core.sheet_of(c).weapon(" ".join(args))
-        except ValueError as exc:
-            raise RuleError(str(exc)) from None
-    else:
-        w = next((w for w in core.held(c) if w.kind == "missile" and core.unloaded(c, w.name) is not None), None)
-        if w is None:
-            raise RuleError(f"{c.name} holds no missile weapon that needs reloading")
     cond = core.unloaded(c, w.name)
-    if cond is None:
-        raise RuleError(f"{c.name}'s {w.name} is loaded")
-    if w.name not in c.ready:
-        raise RuleError(f"{c.name} does not hold {w.name}; 'affray act {who} draw {w.name}'")
     left = cond.effects.get("reload-left", 0)
     step = min(left, c.combat_actions)
-    core.spend(draft, who, step, f"reload {w.name}")
+    if not core.proceed(draft, who, step, "act:reload", f"reload {w.name}", resolving=resolving, args=(w.name,)):
+        return
     if step >= left:
         draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{w.name} reloaded"))
     else:

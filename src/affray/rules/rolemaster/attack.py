@@ -54,6 +54,7 @@ SITUATIONS = {
     "cover": "cover=" + "|".join(tables.COVER) + ": the target's cover, DB (RMH)",
     "pace": "pace=" + "|".join(tables.PACE) + ": the attacker's pace this round, its action penalty (RMH)",
     "charge": "charge=M/S: a charge at that speed relative to the defender (RMH 'Charging'; needs pace=jog or faster)",
+    "hold": "hold=TRIGGER: a conditional action, ready when its AP are spent, resolved by 'act WHO trigger' (RMH)",
 }
 
 
@@ -114,28 +115,24 @@ def _situation_mods(state, a, t, w: Weapon, sit: dict[str, str]) -> tuple[list[e
             charge["charge-hits"] = band.hits
             charge["charge-crit"] = band.critical
         charge["charge-speed"] = int(speed)
+        charge["charge-pace"] = int(tables.PACE[pace].multiple)
     return mods, charge
 
 
-def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
-    """``affray attack A T [--weapon W] [--situation parry=N] [--situation
-    ap=N] [--mod V:WHY]``: spend the attack's Action Points (ruling
-    ``melee_ap``; ``ap=N`` is a quicker attack at -25 per AP less, RMH),
-    move OB to parry for the round when asked (A6), engage the target in
-    melee, and wait for the target's reaction; the roll comes with it."""
-    state = draft.state
-    attacker = find_combatant(state, command.attacker)
-    target = find_combatant(state, command.target)
+def _plan(state, attacker: str, target: str, weapon: str, situations, cost: int = 0, resolving: bool = False):
+    """Check an attack and work out its pieces: ``(w, sit, extra, charge,
+    cover, cost, full)``. Raises :class:`RuleError` (one line) for any
+    attack that cannot be made now (as declared, or when its count comes)."""
     core.own_turn(state, attacker)
-    check_target(state, attacker, target, hint=f"; 'affray act {attacker} pass' ends its actions")
+    check_target(state, attacker, target, hint="" if resolving else f"; 'affray act {attacker} pass' ends its actions")
     a, t = state.combatants[attacker], state.combatants[target]
     if t.side == a.side:
         raise RuleError(f"{t.name} is on {a.name}'s side; choose a foe")
     if not t.can_fight and t.status != "active":
         raise RuleError(f"{t.name} is {t.status}; choose another target")
-    w = _weapon(a, command.weapon)
-    sit = _situations(command.situations)
-    parry, ap = _number(sit, "parry"), _number(sit, "ap")
+    w = _weapon(a, weapon)
+    sit = _situations(situations)
+    ap = _number(sit, "ap")
     if w.kind == "missile" and core.unloaded(a, w.name) is not None:
         left = core.unloaded(a, w.name).effects.get("reload-left", 0)
         raise RuleError(f"{a.name}'s {w.name} is not loaded ({left} AP of reloading left); 'affray act {attacker} reload {w.name}'")
@@ -144,20 +141,80 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     if cover is not None and cover not in tables.COVER:
         raise RuleError(f"unknown cover {cover!r}; use one of {', '.join(tables.COVER)} (RMH ob-db-modifiers)")
     full = int(core.rulings_of(state).melee_ap) if w.kind != "missile" else 3
-    cost = ap or min(full, a.combat_actions)  # with fewer AP left: a quicker attack at -25 per AP less
+    cost = cost or ap or min(full, a.combat_actions)  # with fewer AP left: a quicker attack at -25 per AP less
     if not 1 <= cost <= full:
         raise RuleError(f"an attack with {w.name} takes 1 to {full} Action Points; got ap={cost}")
+    return w, sit, extra, charge, cover, cost, full
+
+
+def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
+    """``affray attack A T [--weapon W] [--situation parry=N] [--situation
+    ap=N] [--situation hold=TRIGGER] [--mod V:WHY]``: declare the attack.
+    OB moved to parry is declared at once (A6: "as soon as melee ensues";
+    RMH: parry "has no affect on time"). Under the countdown the attack
+    resolves when its Action Points are spent, 5 x AP further down the
+    count (ruling ``resolution``; RMH tactical-activity-tracking
+    "Resolution"); ``hold=TRIGGER`` makes it a conditional action that
+    waits for ``act A trigger`` ("Conditional Actions"). Otherwise it
+    resolves now (:func:`open_attack`)."""
+    state = draft.state
+    attacker = find_combatant(state, command.attacker)
+    target = find_combatant(state, command.target)
+    w, sit, _, _, _, cost, _ = _plan(state, attacker, target, command.weapon, command.situations)
+    a, t = state.combatants[attacker], state.combatants[target]
+    parry = _number(sit, "parry")
+    hold = sit.get("hold", "")
+    if hold and w.kind == "missile" and "range" not in sit and w.ranges:
+        raise RuleError(f"say how far {t.name} will be: --situation range=METRES")
     if parry:
         if w.kind == "missile":
             raise RuleError("OB moves to parry from a melee weapon; drop --situation parry")
         if parry >= w.ob:
             raise RuleError(f"moving {parry} to parry leaves nothing of {a.name}'s OB {w.ob}; parry less")
+    kept = tuple(x for x in command.situations if x.partition("=")[0].strip().lower() not in ("parry", "hold"))
+    meeting = "charge" in sit and not hold and core.rulings_of(state).charge_timing == "on-meeting"
+    deferred = not meeting and core.defer(draft, attacker, cost, "attack:open", f"attack {t.name} with {w.name}",
+                                          hold=hold, target=target, weapon=w.name, situations=kept,
+                                          modifiers=tuple(command.modifiers))
+    if parry:  # declared with the attack: for its attack time when it resolves later (ruling parry_time)
         core.declare_parry(draft, attacker, parry, target)
-    core.spend(draft, attacker, cost, f"attack with {w.name}")
+    if deferred:
+        return
+    draft.then("attack:open", who=attacker, target=target, weapon=w.name, situations=kept,
+               modifiers=tuple(command.modifiers), cost=cost)
+
+
+def open_attack(draft: Draft, who: str, target: str, weapon: str = "", situations=(), modifiers=(), cost: int = 0,
+                resolving: bool = False) -> None:
+    """The attack starts to resolve: its Action Points are spent (none for
+    a held action readied earlier), melee engages, and the target is asked
+    for its reaction; the roll comes with it. ``resolving``: a declared
+    action whose count has come (or whose trigger occurred); when it can
+    no longer be made it is lost (:func:`~affray.rules.rolemaster.core.lose`)."""
+    state = draft.state
+    attacker = who
+    def check():
+        plan = _plan(state, attacker, target, weapon, situations, cost, resolving)
+        held = core.declared_of(state.combatants[attacker]) if resolving else None
+        if not (held is not None and held.effects.get("ready")) and state.combatants[attacker].combat_actions < plan[5]:
+            raise RuleError(f"{state.combatants[attacker].name} has {state.combatants[attacker].combat_actions} "
+                            f"Action Points left; the attack needs {plan[5]}")
+        return plan
+
+    plan = core.attempt(draft, who, resolving, check)
+    if plan is None:
+        return
+    w, sit, extra, charge, cover, cost, full = plan
+    pay = cost
+    if resolving and core.resolving_now(draft, attacker).effects.get("ready"):
+        pay = 0  # a held action's AP were spent when it became ready
+    a, t = state.combatants[attacker], state.combatants[target]
+    if pay:
+        core.spend(draft, attacker, pay, f"attack with {w.name}")
     xid = draft.state.next_exchange
     draft.emit(ev.AttackDeclared(exchange=xid, attacker=attacker, target=target, weapon=w.name,
                                  kind="missile" if w.kind == "missile" else "melee",
-                                 modifiers=tuple(extra) + tuple(command.modifiers)))
+                                 modifiers=tuple(extra) + tuple(modifiers)))
     if w.kind == "missile" and w.reload:
         core.mark_unloaded(draft, attacker, w)
     if cover is not None:
@@ -170,13 +227,14 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
             "charging", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
             effects={**charge, f"exchange:{xid}": 1},
             note=f"charges {t.name} at {charge['charge-speed']} m/s")))
+    quick = full - cost
     if not a.has("attacked"):
         draft.emit(ev.ConditionApplied(handle=attacker, condition=cat.make(
             "attacked", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
-            effects={"quick-ap": full - cost, f"at:{target}": 1}, note=f"attacked {t.name}")))
+            effects={"quick-ap": quick, f"at:{target}": 1}, note=f"attacked {t.name}")))
     else:
         old = next(k for k in draft.state.combatants[attacker].conditions if k.name == "attacked")
-        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": full - cost, f"at:{target}": 1})))
+        draft.emit(ev.ConditionApplied(handle=attacker, condition=core.merged(old, **{"quick-ap": quick, f"at:{target}": 1})))
     if w.kind != "missile" and target not in a.engaged:
         draft.emit(ev.EngagementChanged(a=attacker, b=target, engaged=True))
     t = draft.state.combatants[target]
@@ -189,6 +247,8 @@ def declare(draft: Draft, command: cmd.DeclareAttack) -> None:
     dice = []
     if "dodge" in options:
         dice.append(ev.DiceNeed(f"{t.name}: dodge (open-ended), only if dodging", "1D100", by=target))
+    if charge and core.rulings_of(state).charge_maneuver == "moving-maneuver":
+        dice.append(ev.DiceNeed(f"{a.name}: charge (moving maneuver, open-ended)", "1D100", by=attacker))
     dice.append(ev.DiceNeed(f"{a.name}: attack roll (open-ended high: a 96-100 needs another die)", "1D100", by=attacker))
     declared = core.parry_declared(t)
     hint = f" (parry declared: {declared.effects.get('parry', 0)})" if declared and "parry" in options else (
@@ -206,6 +266,15 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
     a, t = state.combatants[x.attacker], state.combatants[x.target]
     w = core.sheet_of(a).weapon(x.weapon)
     table = core.table(state, a, w.table, AttackTable)
+    charging = next((k for k in a.conditions if k.name == "charging" and k.effects.get(f"exchange:{x.id}")), None)
+    if charging is not None and core.rulings_of(state).charge_maneuver == "moving-maneuver":
+        charging = _charge_maneuver(draft, charging)
+        state = draft.state
+        a = state.combatants[x.attacker]
+        if a.effect("cannot-attack") or a.status != "active":
+            draft.emit(ev.AttackResolved(exchange=x.id, hit=False))
+            core.end_exchange(draft, f"{a.name}'s charge fails before it lands: no attack")
+            return
     fr = w.fumble or table.fumble_range
     r = core.rulings_of(state)
     purpose = f"{a.name}: attack roll ({w.name})"
@@ -239,7 +308,6 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
         total=total, read=read, row_low=row.low, row_high=row.high, column=t.sheet["armour"], cell=cell.raw,
         hits=cell.hits, severity=cell.severity, crit_type=crit_type))
     hits, severity, note = cell.hits, cell.severity, f"{table.name} {cell.raw}"
-    charging = next((k for k in a.conditions if k.name == "charging" and k.effects.get(f"exchange:{x.id}")), None)
     if charging is not None and hits and charging.effects.get("charge-hits"):
         hits *= charging.effects["charge-hits"]
         severity = tables.step_severity(severity, charging.effects.get("charge-crit", 0))
@@ -264,6 +332,25 @@ def roll_attack(draft: Draft, exchange: int, parry: int = 0, dodge: int = 0) -> 
         return
     summary = f"{a.name} hits {t.name} for {hits}" if hits else f"{a.name} misses {t.name}"
     core.end_exchange(draft, f"{summary} ({table.name} {total} → {cell.raw})")
+
+
+def _charge_maneuver(draft: Draft, charging: ev.Condition) -> ev.Condition | None:
+    """The charge's moving maneuver (ruling ``charge_maneuver``; RMH
+    second-by-second "Charge action": "a special maneuver that requires a
+    movement maneuver roll"): open-ended + 3 x Ag bonus ("if no skill
+    applies", RMH moving-maneuver-difficulties) - the maneuver penalties,
+    in the pace's column (:data:`~affray.rules.rolemaster.tables.CHARGE_DIFFICULTY`).
+    Returns the ``charging`` condition when the charge lands at speed (100
+    or more), else None (the attack goes on without the charge's hits
+    and critical; its effects, such as a fall, have fallen on the charger)."""
+    x = draft.state.exchange
+    a = draft.state.combatants[x.attacker]
+    s = core.sheet_of(a)
+    column = tables.CHARGE_DIFFICULTY.get(float(charging.effects.get("charge-pace", 2)), "routine")
+    parts = [ev.Modifier(3 * s.stats.agility.bonus, "3 x Ag bonus (no skill applies)")]
+    parts += list(core.maneuver_penalty(draft.state, a))
+    value = core.moving_maneuver(draft, a.handle, "charge", column, parts, exchange=x.id, static_difficulty=True)
+    return charging if value >= 100 else None
 
 
 def roll_fumble(draft: Draft, step: ev.PendingStep) -> None:

@@ -12,7 +12,12 @@ round), ``from:HANDLE`` (the foe a parry is against, or who caused it),
 Initiative), ``no-actions`` (can perform no further actions this round),
 ``no-qu-db`` (loses the Quickness part of DB), ``helpless``, ``at:HANDLE``
 (attacked that foe this round: melee engagement), ``quick-ap`` (AP short
-of a full attack: -25 each).
+of a full attack: -25 each). A ``declared`` action keeps ``ap``, ``count``
+(declared at), ``resolve`` (the count it resolves on), ``ready`` (a held
+one whose AP are spent), ``hold``, ``committed`` (its parry was used, so
+it cannot be cancelled) and what to resolve: ``step:KIND``, ``target:H``,
+``weapon:NAME``, ``sit:KEY=VALUE``, ``mod:N:REASON`` (value) or
+``args:WORDS``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ CATALOGUE: dict[str, str] = {
     "bleeding": "loses hits each round at the end of the round (a critical's 'hits per round'; RMH upkeep)",
     "lost-initiative": "'You have initiative': -1d10 to the next Initiative roll (seed 000 'Effects from Criticals')",
     "wounded": "a lasting maneuver penalty from a critical",
+    "round-lost": "a critical's lost round falls on the next round: its actions are lost when it starts (seed 000: \"'next round' = next turn (this round or the next)\")",
     "no-actions": "Surprised / Confused, Failure: can perform no further actions this round (seed 000)",
     "unaware": "does not know it is in combat: loses the Quickness part of DB (rules-reference.md A5)",
     "unconscious": "out of the fight (hits gone, or a critical)",
@@ -38,6 +44,7 @@ CATALOGUE: dict[str, str] = {
     "unloaded": "a missile weapon shot and not yet reloaded: reload-left Action Points owed (RMH 'Ammo reload', 'Round to Round Actions')",
     "charging": "charged into melee this round: the charge's hits multiple and critical steps on that attack, -10 DB with ruling charge_bonus (RMH 'Charging')",
     "footing": "standing in bad terrain: an OB modifier and the Quickness part of DB halved or lost (RMH ob-db-modifiers 'Terrain Condition')",
+    "declared": "an action declared on the countdown, resolving when its Action Points are spent; a held one waits for its trigger (RMH tactical-activity-tracking 'Resolution', 'Conditional Actions')",
     "attacked": "attacked someone this round (melee engagement, seed 000 'Melee'; no parry after attacking, ruling parry_after_attack)",
 }
 

@@ -18,11 +18,12 @@ from affray.projections.state import Combatant, State
 from affray.rules.base import Draft, RuleError, find_combatant, rulings_reader, sheet_reader
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster import tables
-from affray.rules.rolemaster.rulings import from_mapping
+from affray.rules.rolemaster.rulings import from_stored
 from affray.rules.rolemaster.sheet import Sheet, Weapon
 
-#: ``rulings_of(state)``: the encounter's rulings (defaults filled in).
-rulings_of = rulings_reader(from_mapping)
+#: ``rulings_of(state)``: the encounter's rulings (defaults filled in; a log
+#: recorded before a ruling existed keeps the behaviour it was decided under).
+rulings_of = rulings_reader(from_stored)
 
 FEET = 0.3048  # metres per foot (a critical's knock-back is in feet)
 MELEE_REACH = 3.0  # metres: "usually within 3m" (seed 000 "Melee")
@@ -90,6 +91,47 @@ def static_result(state: State, c: Combatant, total: int) -> tuple[str, int | No
         return t.name, row.low, row.high, cell.outcome, cell.value
     band = tables.static_band(total)
     return "static-maneuver", band.low, band.high, band.outcome, band.percent
+
+
+def moving_maneuver(draft: Draft, who: str, maneuver: str, column: str, parts: list[ev.Modifier], *,
+                    exchange: int = 0, static_difficulty: bool = False) -> int:
+    """Roll a moving maneuver for ``who`` (open-ended, A1, + ``parts``) and
+    return its number: read in ``column`` (a difficulty) of the
+    moving-maneuver table (ruling ``moving_maneuver_table``; A10: off the
+    bottom a fumble, 0, and its effects; off the top the column's highest
+    number and its text), whose effects fall on ``who``; with no table the
+    static bands' percentage (ruling ``dodge_without_table``), after the
+    difficulty's A7 modifier when ``static_difficulty``. Records
+    :class:`~affray.events.rolemaster.ManeuverResolved`."""
+    state = draft.state
+    c = state.combatants[who]
+    name = rulings_of(state).moving_maneuver_table
+    if not name and static_difficulty and tables.DIFFICULTY_MODS[column]:
+        parts = parts + [ev.Modifier(tables.DIFFICULTY_MODS[column], column)]
+    dice, roll = open_ended(draft, f"{c.name}: {maneuver}", who)
+    total = roll + sum(m.value for m in parts)
+    if not name:
+        name, low, high, outcome, value = static_result(state, c, total)
+        draft.emit(rev.ManeuverResolved(
+            handle=who, maneuver=maneuver, table=name, column=column, dice=dice, roll=roll,
+            parts=tuple(parts), total=total, row_low=low, row_high=high, where="band", outcome=outcome, value=value,
+            exchange=exchange))
+        return value
+    t = table(state, c, name, tables.ManeuverTable)
+    if column not in t.columns:
+        raise RuleError(f"the moving-maneuver table {t.name} has no {column} column for {maneuver}")
+    row, cell, where = t.lookup(total, column)
+    value = 0 if where == "bottom" else cell.value
+    draft.emit(rev.ManeuverResolved(
+        handle=who, maneuver=maneuver, table=t.name, column=column, dice=dice, roll=roll, parts=tuple(parts),
+        total=total, row_low=row.low, row_high=row.high, where=where,
+        outcome=("fumble: " if where == "bottom" else "") + cell.text, value=value,
+        effects=cell.as_dict(), exchange=exchange))
+    effects = {k: v for k, v in cell.as_dict().items() if k != "value"}
+    if effects:
+        apply_effects(draft, who, effects, f"{maneuver}: {cell.text or 'maneuver result'}", exchange=exchange,
+                      critical=False)
+    return value
 
 
 # --------------------------------------------------------------------------- #
@@ -223,6 +265,10 @@ def declare_parry(draft: Draft, handle: str, amount: int, against: str = "", wea
     if against:
         effects[f"from:{against}"] = 1
     note = f"{amount} of OB moved to parry with {w.name}" + (f" against {state.combatants[against].name}" if against else "")
+    pending = declared_of(c)
+    if pending is not None and not pending.effects.get("hold") and rulings_of(state).parry_time == "attack-time":
+        effects["attack-time"] = 1  # seed 000 'Parry action': in effect for the duration of the "attack time"
+        note += ", for its attack time"
     draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
         "parrying", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
         effects=effects, note=note)))
@@ -367,13 +413,17 @@ def add_state(draft: Draft, handle: str, name: str, rounds: int, why: str) -> No
     """Add ``rounds`` of a stun state (cumulative, seed 000 "All stun
     results are cumulative") or the staggered state (at most one round
     "no matter how many"). The penalty is reduced by 3 x SD bonus. Rounds
-    received after the bearer has spent 2+ AP this round are ``late``: they
-    do not wear off at the end of this round (ruling ``late_stun``)."""
+    received when the bearer's next turn is next round (no AP left; seed
+    000 "'for ß rounds' = beginning from target's next turn (this round or
+    the next)"), or by ruling ``late_stun=no-wear-off`` after it has spent
+    2+ AP this round (RMH upkeep), are ``late``: they do not wear off at
+    the end of this round."""
     state = draft.state
     c = state.combatants[handle]
     sd = sheet_of(c).stats.self_discipline.bonus
     old = next((k for k in c.conditions if k.name == name), None)
-    late = c.actions_taken >= 2 and rulings_of(state).late_stun == "no-wear-off"
+    how = rulings_of(state).late_stun
+    late = (how == "next-turn" and c.combat_actions == 0) or (how == "no-wear-off" and c.actions_taken >= 2)
     if name == "staggered":
         count = 1
         late_n = 1 if late or (old is not None and old.effects.get("late-round") == state.round) else 0
@@ -443,7 +493,7 @@ def apply_effects(draft: Draft, handle: str, effects: dict[str, int], why: str, 
             if w.kind != "shield":
                 draft.emit(ev.WeaponDropped(handle=handle, weapon=w.name, reason=why))
     if effects.get("lose_round"):
-        lose_round(draft, handle, why)
+        lose_next_turn(draft, handle, why)
     if effects.get("dead"):
         draft.emit(ev.StatusChanged(handle=handle, status="dead", reason=why))
     elif effects.get("unconscious"):
@@ -461,6 +511,22 @@ def lose_round(draft: Draft, handle: str, why: str) -> None:
         effects={"no-actions": 1, "cannot-attack": 1}, note=why)))
     if c.combat_actions:
         draft.emit(ev.ActionSpent(handle=handle, kind="combat-action", amount=c.combat_actions, reason=why))
+
+
+def lose_next_turn(draft: Draft, handle: str, why: str) -> None:
+    """A critical's lost round: "'next round' = next turn (this round or
+    the next)" (seed 000 "Effects from Criticals"). With Action Points
+    left this round, ``handle``'s next turn is in this round, which it
+    loses (:func:`lose_round`); with none, it loses the next round (a
+    ``round-lost`` condition, taken when that round starts)."""
+    state = draft.state
+    c = state.combatants[handle]
+    if state.phase == "round" and c.combat_actions > 0:
+        lose_round(draft, handle, why)
+        return
+    draft.emit(ev.ConditionApplied(handle=handle, condition=cat.make(
+        "round-lost", cause=draft.next_version, round=state.round, step=state.step, ends="event",
+        effects={"lose-next-round": 1}, note=f"{why} (its next turn is next round)")))
 
 
 #: Rounds of 5 seconds in "five minutes" (RMH "Death"; a round is five
@@ -557,9 +623,10 @@ def route_act(draft: Draft, command: cmd.TakeAction) -> None:
         words = command.action.split()
     if not words:
         raise RuleError("name an action: pass, parry AMOUNT, stand, draw WEAPON, reload [WEAPON], terrain KIND, "
-                        "orientation, perception, maneuver SKILL")
+                        "orientation, perception, maneuver SKILL, cancel, trigger, resolve")
     word = words[0].lower()
-    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception", "maneuver")
+    known = ("pass", "parry", "stand", "draw", "reload", "terrain", "orientation", "perception", "maneuver",
+             "cancel", "trigger", "resolve")
     if word not in known:
         raise RuleError(f"unknown action {word!r}; use one of {', '.join(known)}")
     draft.then("act:" + word, who=find_combatant(draft.state, command.who), args=tuple(words[1:]))
@@ -574,6 +641,202 @@ def own_turn(state: State, handle: str) -> None:
         raise RuleError(f"it is not {state.combatants[handle].name}'s turn (now: {now})")
     if state.exchange is not None:
         raise RuleError("an attack is still being resolved; see 'affray pending'")
+    if state.combatants[handle].effect("no-actions"):
+        raise RuleError(f"{state.combatants[handle].name} can perform no further actions this round")
+
+
+# --------------------------------------------------------------------------- #
+# The countdown: declared actions (RMH tactical-activity-tracking_.md)
+# --------------------------------------------------------------------------- #
+
+
+def declared_of(c: Combatant) -> ev.Condition | None:
+    """``c``'s declared action on the countdown (the ``declared``
+    condition), or None."""
+    return next((k for k in c.conditions if k.name == "declared"), None)
+
+
+def delayed(state: State) -> bool:
+    """Whether actions resolve when their AP are spent (ruling
+    ``resolution=when-spent`` under ``turn_order=countdown``)."""
+    r = rulings_of(state)
+    return r.turn_order == "countdown" and r.resolution == "when-spent"
+
+
+def defer(draft: Draft, who: str, cost: int, kind: str, text: str, *, hold: str = "", **params) -> bool:
+    """Declare ``who``'s action now and resolve it later, when that is the
+    rule; True when it was declared (the caller stops there).
+
+    RMH ``tactical-activity-tracking_.md`` "Resolution": "Actions are
+    declared when they are started, and paid for (in AP) and resolved on
+    the initiative when they are completed": declared at the count ``who``
+    stands on, it resolves at count - 5 x ``cost`` (ruling ``resolution``).
+    A conditional action (``hold``, the trigger as text; "Conditional
+    Actions") is also declared: its AP are spent when it would resolve and
+    it waits for ``act WHO trigger``. ``kind`` is the step that resolves it
+    and ``params`` its arguments (``target``, ``weapon``, ``situations``,
+    ``modifiers``, ``args``), kept in the ``declared`` condition."""
+    state = draft.state
+    if not hold and (cost <= 0 or not delayed(state)):
+        return False
+    c = state.combatants[who]
+    if declared_of(c) is not None:
+        raise RuleError(f"{c.name} has declared an action already ({declared_of(c).note}); 'affray act {who} cancel' drops it")
+    count = state.action_no if rulings_of(state).turn_order == "countdown" else count_now(state, who)
+    later = delayed(state)
+    resolve = count - 5 * cost if later else count
+    effects = {"ap": cost, "count": count, "resolve": resolve, f"step:{kind}": 1}
+    if hold:
+        effects["hold"] = 1
+    for i, m in enumerate(params.get("modifiers", ())):
+        effects[f"mod:{i}:{m.reason}"] = m.value
+    for s in params.get("situations", ()):
+        effects[f"sit:{s}"] = 1
+    for key in ("target", "weapon"):
+        if params.get(key):
+            effects[f"{key}:{params[key]}"] = 1
+    if params.get("args"):
+        effects["args:" + shlex.join(params["args"])] = 1
+    draft.emit(rev.ActionDeclared(handle=who, action=text, ap=cost, count=count, resolves_at=resolve, hold=hold))
+    note = f"{text} ({cost} AP): declared at count {count}, resolves at {resolve}"
+    if hold:
+        note = f"{text} ({cost} AP), held until: {hold}"
+    draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
+        "declared", cause=draft.next_version, round=state.round, step=state.step, ends="never",
+        effects=effects, note=note)))
+    if hold and not later:
+        ready(draft, who)
+    draft.emit(ev.StepsAwaited(steps=()))
+    draft.hand_over()
+    return True
+
+
+def declared_text(cond: ev.Condition) -> str:
+    """What a ``declared`` condition's action is (``attack Gruk with
+    Broadsword``): its note up to `` (N AP)`` (see :func:`defer`)."""
+    return cond.note.split(f" ({cond.effects.get('ap', 0)} AP)", 1)[0]
+
+
+def declared_hold(cond: ev.Condition) -> str:
+    """The trigger of a held ``declared`` action as the player gave it, or ""."""
+    return cond.note.split("held until: ", 1)[1] if cond.effects.get("hold") else ""
+
+
+def count_now(state: State, who: str) -> int:
+    """``who``'s actual initiative: its base + 5 x the AP it has left (RMH)."""
+    entry = next((e for e in state.order if e.handle == who), None)
+    return (entry.rank if entry is not None else 0) + 5 * state.combatants[who].combat_actions
+
+
+def ready(draft: Draft, who: str) -> None:
+    """A held action's count has come: its AP are spent and it waits for
+    its trigger (RMH "Conditional Actions": 'considered "ready" (and AP is
+    spend) when it would normally resolve')."""
+    state = draft.state
+    c = state.combatants[who]
+    cond = declared_of(c)
+    cost = min(cond.effects.get("ap", 0), c.combat_actions)
+    text = declared_text(cond)
+    if cost:
+        draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=cost, reason=f"{text} (held)"))
+    hold = declared_hold(cond)
+    draft.emit(rev.ActionReadied(handle=who, action=text, count=state.action_no, hold=hold))
+    draft.emit(ev.ConditionApplied(handle=who, condition=merged(cond, ready=1)))
+
+
+def declared_step(cond: ev.Condition) -> tuple[str, dict]:
+    """The step that resolves a ``declared`` action and its arguments
+    (the inverse of :func:`defer`'s encoding)."""
+    kind, params = "", {}
+    situations, modifiers = [], []
+    for key, value in cond.effects.items():
+        head, _, rest = key.partition(":")
+        if head == "step":
+            kind = rest
+        elif head in ("target", "weapon"):
+            params[head] = rest
+        elif head == "sit":
+            situations.append(rest)
+        elif head == "mod":
+            index, _, reason = rest.partition(":")
+            modifiers.append((int(index), ev.Modifier(value, reason)))
+        elif head == "args":
+            params["args"] = tuple(shlex.split(rest))
+    if kind.startswith("attack"):
+        params.update(situations=tuple(situations), modifiers=tuple(m for _, m in sorted(modifiers, key=lambda p: p[0])),
+                      cost=cond.effects.get("ap", 0))
+    elif "args" not in params:
+        params["args"] = ()
+    return kind, params
+
+
+def resolving_now(draft: Draft, who: str) -> ev.Condition:
+    """The declared action of ``who`` resolves now: its condition ends
+    (and is returned: ``ready`` when a held action's AP were spent)."""
+    state = draft.state
+    cond = declared_of(state.combatants[who])
+    how = "triggered" if cond.effects.get("ready") else "resolves"
+    draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"{how} at count {state.action_no}"))
+    return cond
+
+
+def attempt(draft: Draft, who: str, resolving: bool, check):
+    """Run an action's ``check()`` (which raises :class:`RuleError` when
+    the action cannot be made) and return what it returns. When it fails
+    while a declared action is ``resolving``, the action is lost
+    (:func:`lose`) and None is returned; when declaring, the error goes to
+    the user (one line)."""
+    try:
+        return check()
+    except RuleError as exc:
+        if not resolving:
+            raise
+        lose(draft, who, str(exc))
+        return None
+
+
+def proceed(draft: Draft, who: str, cost: int, kind: str, text: str, *, resolving: bool, **params) -> bool:
+    """After an action's checks: declare it to resolve later (:func:`defer`,
+    False: stop here), or carry it out now (True): the declared condition
+    ends when it is ``resolving``, and its ``cost`` in AP is spent."""
+    if not resolving and defer(draft, who, cost, kind, text, **params):
+        return False
+    if resolving:
+        resolving_now(draft, who)
+    spend(draft, who, cost, text)
+    return True
+
+
+def attack_time_over(draft: Draft, who: str) -> None:
+    """``who``'s declared attack has resolved (or was lost or cancelled):
+    a parry declared for its "attack time" ends (seed 000 "Parry action":
+    "in effect for the duration of the 'attack time' against any one
+    attack that is 'resolved' against the target during that time";
+    ruling ``parry_time``)."""
+    c = draft.state.combatants.get(who)
+    parry = parry_declared(c) if c is not None else None
+    if parry is not None and parry.effects.get("attack-time"):
+        draft.emit(ev.ConditionExpired(handle=who, condition_id=parry.id,
+                                       reason="its attack time is over (seed 000 'Parry action')"))
+
+
+def lose(draft: Draft, who: str, reason: str) -> None:
+    """The declared action of ``who`` cannot be completed when its count
+    comes: it is lost and its AP are spent (the time went by; RMH second-
+    by-second "Opportunity action": "if the interrupted action becomes
+    impossible to complete, it is lost"). The turn order goes on."""
+    state = draft.state
+    c = state.combatants[who]
+    cond = declared_of(c)
+    spent = 0 if cond.effects.get("ready") else min(cond.effects.get("ap", 0), c.combat_actions)
+    text = declared_text(cond)
+    draft.emit(rev.ActionDropped(handle=who, action=text, how="lost", reason=reason, count=state.action_no, spent=spent))
+    draft.emit(ev.ConditionExpired(handle=who, condition_id=cond.id, reason=f"lost: {reason}"))
+    if spent:
+        draft.emit(ev.ActionSpent(handle=who, kind="combat-action", amount=spent, reason=f"{text} (lost)"))
+    attack_time_over(draft, who)
+    draft.emit(ev.StepsAwaited(steps=()))
+    draft.hand_over()
 
 
 def spend(draft: Draft, handle: str, amount: int, reason: str) -> None:
@@ -594,6 +857,7 @@ def end_exchange(draft: Draft, summary: str) -> None:
             for k in (c.conditions if c else ()):
                 if k.name in ("dodging", "covered"):
                     draft.emit(ev.ConditionExpired(handle=h, condition_id=k.id, reason="the attack is resolved"))
+        attack_time_over(draft, x.attacker)
         draft.emit(ev.ExchangeEnded(exchange=x.id, summary=summary))
     draft.emit(ev.StepsAwaited(steps=()))
     draft.hand_over()
@@ -606,12 +870,16 @@ def merged(cond: ev.Condition, **effects: int) -> ev.Condition:
 
 def may_dodge(state: State, c: Combatant) -> str:
     """Why ``c`` may not dodge now, or "" when it may (seed 000 "Dodge
-    action": for a character without a usable weapon; rulings
+    action": for a character without a weapon "or [who] cannot use their
+    weapon", as one stunned and unable to parry; rulings
     ``dodge_armed`` and ``dodge_ap``)."""
     r = rulings_of(state)
     if c.effect("no-actions") or c.effect("helpless"):
         return f"{c.name} can perform no actions"
-    armed = any(w.kind in ("melee", "missile") for w in held(c))
+    # "does not have a weapon (or cannot use their weapon)": stunned and
+    # unable to parry, it can neither attack nor parry with what it holds
+    unusable = c.effect("cannot-attack") and c.effect("cannot-parry")
+    armed = any(w.kind in ("melee", "missile") for w in held(c)) and not unusable
     if armed and r.dodge_armed == "refuse":
         return (f"{c.name} holds a weapon, and Dodge is for a character without one (seed 000 'Dodge action'); "
                 "parry instead, or open the encounter with --ruling dodge_armed=allow")

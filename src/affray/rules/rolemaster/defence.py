@@ -18,11 +18,9 @@ from __future__ import annotations
 
 from affray.events import commands as cmd
 from affray.events import core as ev
-from affray.events import rolemaster as rev
 from affray.rules.base import Draft, RuleError, find_combatant
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster import core
-from affray.rules.rolemaster.tables import ManeuverTable
 
 
 def _amount(text: str, what: str) -> int:
@@ -114,6 +112,10 @@ def _use_parry(draft: Draft, who: str, arg: str, weapon: str = "") -> int:
     draft.emit(ev.ConditionApplied(handle=who, condition=cat.make(
         "parry-used", cause=draft.next_version, round=state.round, step=state.step, ends="round-end",
         effects={f"from:{x.attacker}": 1}, note=f"parried {state.combatants[x.attacker].name} for {amount}")))
+    pending = core.declared_of(draft.state.combatants[who])
+    if pending is not None and not pending.effects.get("committed"):
+        # RMH "Parry": the declared attack's AP "are considered spent once the parry is used"
+        draft.emit(ev.ConditionApplied(handle=who, condition=core.merged(pending, committed=1)))
     return amount
 
 
@@ -134,32 +136,9 @@ def _dodge(draft: Draft, who: str, modifiers) -> int:
     acro = s.skill("acrobatics")
     parts = [ev.Modifier(acro, "Acrobatics") if acro > avg else ev.Modifier(avg, "average of Ag and Qu bonuses")]
     parts += list(core.maneuver_penalty(state, c)) + list(modifiers)
-    dice, roll = core.open_ended(draft, f"{c.name}: dodge", who)
-    total = roll + sum(m.value for m in parts)
     declared = core.parry_declared(c)
-    name = r.moving_maneuver_table
     x = state.exchange
-    if name:
-        table = core.table(state, c, name, ManeuverTable)
-        column = "extremely-hard"
-        if column not in table.columns:
-            raise RuleError(f"the moving-maneuver table {table.name} has no extremely-hard column for Dodge")
-        row, cell, where = table.lookup(total, column)
-        value = 0 if where == "bottom" else cell.value
-        draft.emit(rev.ManeuverResolved(
-            handle=who, maneuver="dodge", table=table.name, column=column, dice=dice, roll=roll, parts=tuple(parts),
-            total=total, row_low=row.low, row_high=row.high, where=where,
-            outcome=("fumble: " if where == "bottom" else "") + cell.text, value=value,
-            effects=cell.as_dict(), exchange=x.id))
-        effects = {k: v for k, v in cell.as_dict().items() if k != "value"}
-        if effects:
-            core.apply_effects(draft, who, effects, f"dodge: {cell.text or 'maneuver result'}", exchange=x.id, critical=False)
-    else:
-        name, low, high, outcome, value = core.static_result(state, c, total)
-        draft.emit(rev.ManeuverResolved(
-            handle=who, maneuver="dodge", table=name, column="extremely-hard", dice=dice, roll=roll,
-            parts=tuple(parts), total=total, row_low=low, row_high=high, where="band", outcome=outcome, value=value,
-            exchange=x.id))
+    value = core.moving_maneuver(draft, who, "dodge", "extremely-hard", parts, exchange=x.id)
     if declared is not None and r.dodge_and_parry == "parry-only":
         value = 0
     if value:

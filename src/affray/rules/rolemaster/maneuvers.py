@@ -109,14 +109,15 @@ def act_check(kind: str):
     return handler
 
 
-def act_maneuver(draft: Draft, who: str, args: tuple[str, ...]) -> None:
+def act_maneuver(draft: Draft, who: str, args: tuple[str, ...], resolving: bool = False) -> None:
     """``affray act WHO maneuver SKILL [diff=D] [ap=N]``: any other static
     maneuver (RMH ``dice-rolling-conventions.md``: an open-ended roll + the
     skill + the difficulty, read on the static bands of rules-reference.md
     A8 or the campaign's table). The outcome and its share of the action
     are recorded for the GM; nothing else follows from it. ``ap=N`` spends
     Action Points in the combatant's turn (RMH: "Misc. Static Action 8+",
-    Perception 1-2); by default it is a free roll the GM calls for."""
+    Perception 1-2), resolved when they are spent (ruling ``resolution``);
+    by default it is a free roll the GM calls for."""
     state = draft.state
     if state.phase != "round":
         raise RuleError("no round is in progress")
@@ -136,9 +137,20 @@ def act_maneuver(draft: Draft, who: str, args: tuple[str, ...]) -> None:
             ap = int(value)
         else:
             raise RuleError(f"maneuver takes SKILL [diff=DIFFICULTY] [ap=N]; got {a!r}")
+    if difficulty not in tables.DIFFICULTY_MODS:
+        raise RuleError(f"unknown difficulty {difficulty!r}; use one of {', '.join(tables.DIFFICULTIES)}")
     if ap:
-        core.own_turn(state, who)
-        core.spend(draft, who, ap, f"{skill} maneuver")
+
+        def check():
+            core.own_turn(state, who)
+            if ap > c.combat_actions:
+                raise RuleError(f"{c.name} has {c.combat_actions} Action Points left; the {skill} maneuver needs {ap}")
+            return ap
+
+        if core.attempt(draft, who, resolving, check) is None:
+            return
+        if not core.proceed(draft, who, ap, "act:maneuver", f"{skill} maneuver", resolving=resolving, args=args):
+            return
     static_roll(draft, who, skill, difficulty, [ev.Modifier(s.skill(skill), skill.replace("_", " ").capitalize())])
     if ap:
         draft.emit(ev.StepsAwaited(steps=()))

@@ -14,7 +14,7 @@ import msgspec
 
 from affray.rules.base import parse_rulings
 
-__all__ = ["DEFAULT_RULINGS", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping"]
+__all__ = ["DEFAULT_RULINGS", "LEGACY", "RULINGS_DOC", "Rulings", "as_mapping", "from_mapping", "from_stored"]
 
 
 class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -68,11 +68,14 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     up: only the worst active state's penalty applies (``worst``, A
     ruling), or every state's (``sum``)."""
 
-    late_stun: Literal["no-wear-off", "wears-off"] = "no-wear-off"
-    """A stun or stagger received after the bearer had spent 2 or more
-    Action Points this round does not wear off at the end of that round
-    (RMH upkeep; seed 000 "for N rounds" counts "from target's next
-    turn"), or it does (``wears-off``)."""
+    late_stun: Literal["next-turn", "no-wear-off", "wears-off"] = "next-turn"
+    """When a stun's or stagger's rounds begin: "'for ß rounds' =
+    beginning from target's next turn (this round or the next)" (seed 000
+    "Effects from Criticals"): received when the bearer has no Action
+    Points left this round (its next turn is next round), it does not wear
+    off at the end of this round (``next-turn``); RMH upkeep's reading,
+    received after it had spent 2 or more AP (``no-wear-off``); or it
+    always wears off at the round's end (``wears-off``)."""
 
     initiative: Literal["2d10+qu"] = "2d10+qu"
     """Initiative each round: 2d10 + Quickness bonus - 1 per -10 of
@@ -92,10 +95,27 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     Initiative = Base Initiative + (remaining Action Points x 5)"): the
     highest actual initiative declares its next action, its AP lower its
     count, ties to the higher Quickness bonus then the order rolled
-    (``countdown``). Our simplification: an action resolves when it is
-    declared, not 5 x its AP later on the count. ``cycle``: the older
-    simplification, highest initiative first, one action per turn,
-    cycling while anyone has Action Points left."""
+    (``countdown``); when it resolves is ruling ``resolution``.
+    ``cycle``: the older simplification, highest initiative first, one
+    action per turn, cycling while anyone has Action Points left, each
+    action resolving as it is declared."""
+
+    resolution: Literal["when-spent", "when-declared"] = "when-spent"
+    """Under the countdown, an action costing AP resolves when they are
+    spent, 5 x its AP further down the count (RMH tactical-activity-
+    tracking "Resolution": "declared when they are started, and paid for
+    (in AP) and resolved on the initiative when they are completed"), so
+    others may declare and resolve in between (``when-spent``); or it
+    resolves as it is declared (``when-declared``, our older
+    simplification). 0 AP actions (parry, orientation) resolve at once."""
+
+    held_action: Literal["concentration", "end-of-round"] = "concentration"
+    """How long a conditional (held) action waits for its trigger: "as
+    many rounds as the character can maintain unbroken concentration"
+    (RMH tactical-activity-tracking "Conditional Actions"; the holder takes
+    no other action meanwhile, and ``act WHO cancel`` ends it), or until the
+    end of the round, when an untriggered one is lost (``end-of-round``,
+    RMH the-tactical-combat-sequence "Conditional Action")."""
 
     prone_penalty: Annotated[str, msgspec.Meta(pattern=r"^-?[0-9]{1,3}$")] = "-50"
     """"The usual modifiers to action for prone position" (seed 000
@@ -106,6 +126,14 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     """Parry is OB moved out of the round's attack (A6; RMH: declared at the
     start of the round or as soon as melee ensues): once a combatant has
     attacked in a round it may not declare a parry in it (``refuse``)."""
+
+    parry_time: Literal["attack-time", "round"] = "attack-time"
+    """How long a parry declared with an attack that resolves later holds:
+    "for the duration of the 'attack time'" (seed 000 "Parry action"), from
+    the declaration until that attack resolves (or is lost or cancelled)
+    (``attack-time``); or the round (rules-reference.md A6, ``round``).
+    A parry declared with no attack waiting, or under
+    ``resolution=when-declared``, holds for the round either way."""
 
     moving_maneuver_table: str = "sample-moving-maneuver"
     """The moving-maneuver table a Dodge reads (its ``extremely-hard``
@@ -121,6 +149,27 @@ class Rulings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     (``tactical``); its second-by-second rules add +10 OB and -10 DB to
     the charger for the round (``second-by-second``). Both multiply the
     hits and raise the critical by the relative speed (RMH "Charging")."""
+
+    charge_maneuver: Literal["moving-maneuver", "off"] = "moving-maneuver"
+    """"Charging is a special maneuver that requires a movement maneuver
+    roll" (RMH second-by-second "Charge action"): before the attack roll
+    the charger rolls a moving maneuver (open-ended + 3 x Ag bonus, "if no
+    skill applies", RMH moving-maneuver-difficulties) in the column of its
+    pace (x2 routine, our ruling; x3 easy, x4 light, x5 medium, RMH), its
+    effects falling on the charger. Our ruling on the number (the share of
+    the movement made, A10): 100 or more and the charge lands at speed
+    (hits multiplied, critical raised); less, and the attack is made at
+    the pace penalty without them; a charger who can no longer attack (a
+    fall) makes no attack. ``off``: no roll."""
+
+    charge_timing: Literal["on-meeting", "when-spent"] = "on-meeting"
+    """"Charges are the exception to 'resolve times'. Resolve a charge at
+    the 'moment' the combatants meet!" (RMH second-by-second "Charge
+    action"). With no positions to time the closing, our ruling: the
+    charge resolves on the count it is declared, its AP spent at once (the
+    charger's next action comes 5 x AP later, as after any attack)
+    (``on-meeting``); or like any action, when its AP are spent
+    (``when-spent``)."""
 
     full_cover: Literal["times-ten", "as-printed"] = "times-ten"
     """RMH ``ob-db-modifiers.md`` prints full soft cover +4 and full hard
@@ -185,23 +234,33 @@ RULINGS_DOC: dict[str, tuple[str, str, str]] = {
     "dodge_ap": ("rest-of-round", "dodge spends the AP left (max 4, needs 1) or is free",
                  "RMH tactical-activity-tracking (Dodge 4 AP); our ruling"),
     "stun_penalty": ("worst", "only the worst state's penalty (worst) or all of them (sum)", f"{REF} A ruling"),
-    "late_stun": ("no-wear-off", "a stun taken after 2+ AP spent does not wear off that round",
-                  f"RMH upkeep; {SEED} 'for ß rounds'"),
+    "late_stun": ("next-turn", "a stun taken with no AP left (next-turn) or after 2+ AP spent (no-wear-off) "
+                  "does not wear off that round; or wears-off", f"{SEED} 'for ß rounds'; RMH upkeep"),
     "initiative": ("2d10+qu", "2d10 + Qu bonus - 1 per -10 penalty, -1d10 after 'You have initiative'",
                    f"RMH tactical-activity-tracking; {SEED} 'Effects from Criticals'"),
     "action_points": ("4", "Action Points each round", "RMH tactical-activity-tracking"),
     "melee_ap": ("4", "AP of a full melee attack (-25 per AP less with --situation ap=N)",
                  "RMH tactical-activity-tracking (Melee Attack 2-4)"),
-    "turn_order": ("countdown", "the RMH countdown by base + 5 x AP left (actions resolve when declared), "
+    "turn_order": ("countdown", "the RMH countdown by base + 5 x AP left, "
                    "or cycle: one action per turn in initiative order", "RMH tactical-activity-tracking; our ruling"),
+    "resolution": ("when-spent", "an action resolves when its AP are spent (count - 5 x AP), or when declared",
+                   "RMH tactical-activity-tracking 'Resolution'; when-declared our ruling"),
+    "held_action": ("concentration", "a held action waits while the holder concentrates, or only to the round's end",
+                    "RMH tactical-activity-tracking 'Conditional Actions'; the-tactical-combat-sequence"),
     "prone_penalty": ("-50", "prone: this much to attacks and maneuvers", f"{SEED} 'Staggered or Prone'; our ruling"),
     "parry_after_attack": ("refuse", "no parry declared after attacking in the round (refuse) or allow",
                            f"{REF} A6; RMH 'Parry'"),
+    "parry_time": ("attack-time", "a parry declared with a later attack holds for its attack time, or the round",
+                   f"{SEED} 'Parry action'; {REF} A6"),
     "moving_maneuver_table": ("sample-moving-maneuver", "the moving-maneuver table Dodge reads (empty: none)",
                               f"{SEED} 'Dodge action'; {REF} A10"),
     "static_maneuver_table": ("", "the campaign's static-maneuver table (empty: the A8 bands)", f"{REF} A8"),
     "charge_bonus": ("tactical", "a charge: pace penalty only (tactical) or also +10 OB / -10 DB (second-by-second)",
                      "RMH tactical-activity-tracking 'Charging'; second-by-second-rules 'Charge action'"),
+    "charge_maneuver": ("moving-maneuver", "a charge rolls a moving maneuver first (100+: lands at speed), or off",
+                        "RMH second-by-second 'Charge action', moving-maneuver-difficulties; our ruling"),
+    "charge_timing": ("on-meeting", "a charge resolves on the count it is declared (on-meeting) or when its AP are spent",
+                      "RMH second-by-second 'Charge action'; our ruling"),
     "full_cover": ("times-ten", "full soft/hard cover: +40/+100 DB (times-ten) or the printed +4/+10",
                    "RMH ob-db-modifiers 'COVER'; our ruling"),
     "severity_f": ("e-plus-c", "F critical without an F column: E + C (two rolls), or E alone",
@@ -220,6 +279,25 @@ def from_mapping(mapping: dict[str, str] | None) -> Rulings:
     """Read rulings from ``EncounterOpened.rulings``; raise ``ValueError``
     (one line) naming the ruling and its allowed values."""
     return parse_rulings(Rulings, "rolemaster", mapping, verbatim=("tables", "moving_maneuver_table", "static_maneuver_table", "knockback_table"))
+
+
+#: Rulings added after encounters were first recorded, with the behaviour
+#: those older encounters were decided under: a stored mapping (every
+#: ruling of its day, as :func:`as_mapping` wrote it at ``affray new``)
+#: that lacks one was recorded before it existed.
+LEGACY = {"resolution": "when-declared", "held_action": "concentration", "charge_maneuver": "off",
+          "charge_timing": "when-spent", "parry_time": "round"}
+
+
+def from_stored(mapping: dict[str, str] | None) -> Rulings:
+    """The rulings of a recorded encounter: :func:`from_mapping`, with the
+    rulings its log predates (:data:`LEGACY`) at the values it was decided
+    under, so an older log is re-decided as it was (``affray audit``). A
+    stored mapping always holds ``open_ended_cap``."""
+    mapping = dict(mapping or {})
+    if "open_ended_cap" in mapping:
+        mapping = {**{k: v for k, v in LEGACY.items() if k not in mapping}, **mapping}
+    return from_mapping(mapping)
 
 
 def as_mapping(r: Rulings) -> dict[str, str]:

@@ -15,7 +15,7 @@ from affray.events import core as ev
 from affray.rules.base import Draft, RuleError, SystemBase, joining
 from affray.rules import gm
 from affray.rules.router import Router
-from affray.rules.rolemaster import actions, attack, core, criticals, defence, maneuvers, turns
+from affray.rules.rolemaster import actions, attack, core, criticals, defence, hits, maneuvers, tactical, turns
 from affray.rules.rolemaster.conditions import CATALOGUE
 from affray.rules.rolemaster.rulings import RULINGS_DOC, as_mapping, from_mapping
 from affray.rules.rolemaster.sheet import SheetError, default_ready, load_sheet, locations, parse_sheet
@@ -53,6 +53,8 @@ ROUTER = Router(
     system="rolemaster",
     commands={
         **gm.COMMANDS,  # the GM's rulings, the same in every system (rules/gm.py)
+        cmd.Heal: hits.heal,  # gm.heal, then a dying combatant healed in time stops dying at once (RMH)
+        cmd.SetHitPoints: hits.set_hit_points,
         cmd.JoinCombatant: join,
         cmd.StartRound: turns.start,
         cmd.EndRound: turns.end_round,
@@ -62,6 +64,7 @@ ROUTER = Router(
         cmd.TakeAction: core.route_act,
     },
     steps={
+        "attack:open": attack.open_attack,
         "attack:roll": attack.roll_attack,
         "roll:fumble": attack.roll_fumble,
         "roll:critical": criticals.roll_critical,
@@ -75,6 +78,10 @@ ROUTER = Router(
         "act:orientation": maneuvers.act_check("orientation"),
         "act:perception": maneuvers.act_check("perception"),
         "act:maneuver": maneuvers.act_maneuver,
+        "hits:healed": hits.healed,
+        "act:cancel": tactical.act_cancel,
+        "act:trigger": tactical.act_trigger,
+        "act:resolve": tactical.act_resolve,
     },
     sequencer=turns.advance,
 )

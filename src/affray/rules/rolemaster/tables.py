@@ -87,7 +87,7 @@ __all__ = [
     "AttackTable", "Cell", "CriticalTable", "KnockbackTable", "DIFFICULTIES", "DIFFICULTY_MODS", "Effects", "FumbleTable",
     "KINDS", "Loaded", "ManeuverTable", "STATIC_BANDS", "STATIC_OUTCOMES", "StaticBand", "StaticCell", "StaticTable",
     "TableError", "load_file",
-    "parse_cell", "parse_table", "sources", "static_band", "DATA", "COVER", "PACE", "CHARGE", "TERRAIN",
+    "parse_cell", "parse_table", "sources", "static_band", "DATA", "COVER", "PACE", "CHARGE", "CHARGE_DIFFICULTY", "TERRAIN",
     "charge_band", "step_severity",
 ]
 
@@ -409,6 +409,13 @@ PACE: dict[str, Pace] = shared.by_key(_SITUATIONS.pace.rows)
 CHARGE: tuple[ChargeBand, ...] = _SITUATIONS.charge.rows
 TERRAIN: dict[str, Terrain] = shared.by_key(_SITUATIONS.terrain.rows)
 SITUATION_SOURCES = shared.sources(_SITUATIONS, ("cover", "pace", "charge", "terrain"))
+
+
+#: The moving-maneuver difficulty of a charge at a pace's multiple (RMH
+#: ``moving-maneuver-difficulties.md``: "Running fast, x3 pace | Easy",
+#: "x4 pace | Light", "x5 pace | Medium"); x2 (jog) is not listed there:
+#: Routine, our ruling (one step below x3).
+CHARGE_DIFFICULTY: dict[float, str] = {2.0: "routine", 3.0: "easy", 4.0: "light", 5.0: "medium"}
 
 
 def charge_band(speed: float) -> ChargeBand | None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from affray.events import core as ev
+from affray.events import rolemaster as rev
 from affray.projections.state import State
 from affray.rules.base import Draft, RuleError, fight_over
 from affray.rules.rolemaster import conditions as cat
 from affray.rules.rolemaster.core import (
-    check_down, dying_upkeep, fighters, held, maneuver_penalty, parry_declared, parry_limit, rulings_of, sheet_of,
-    unloaded,
+    check_down, declared_of, declared_step, declared_text, delayed as core_delayed, dying_upkeep, fighters, held,
+    lose_round, maneuver_penalty, parry_declared, parry_limit, ready, rulings_of, sheet_of, unloaded,
 )
 
 #: Conditions that end with the round.
@@ -91,6 +92,11 @@ def start_round(draft: Draft) -> None:
     ap = int(rulings_of(draft.state).action_points)
     active = fighters(draft.state)
     draft.emit(ev.RoundStarted(round=number, order=order, reactions={}, combat_actions={c.handle: ap for c in active}))
+    for c in active:  # a critical's "next round" that fell after its bearer's last turn (seed 000)
+        lost = next((k for k in c.conditions if k.name == "round-lost"), None)
+        if lost is not None:
+            draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=lost.id, reason=f"round {number} is lost"))
+            lose_round(draft, c.handle, lost.note)
     surprised = [c for c in active if c.surprised] if number == 1 else []
     if surprised:
         draft.emit(ev.StepsAwaited(steps=tuple(
@@ -105,7 +111,8 @@ def start_round(draft: Draft) -> None:
 
 def _may_take_turn(state: State, handle: str) -> bool:
     c = state.combatants[handle]
-    return c.can_fight and c.combat_actions > 0 and not c.effect("no-actions")
+    holding = declared_of(c) is not None and declared_of(c).effects.get("ready")  # concentrating on a held action
+    return c.can_fight and c.combat_actions > 0 and not c.effect("no-actions") and not holding
 
 
 def advance(draft: Draft) -> None:
@@ -147,23 +154,60 @@ def count_of(state: State, entry: ev.InitiativeEntry) -> int:
 
 def countdown(draft: Draft) -> None:
     """The RMH countdown (ruling ``turn_order=countdown``): the GM counts
-    down from the highest actual initiative; the combatant whose count is
-    highest (ties: the higher Quickness bonus, then the order rolled)
-    declares its next action, which spends its Action Points and so lowers
-    its count by 5 per AP. When nobody has AP left, the GM ends the round.
-    The action resolves as it is declared (see the ruling's doc)."""
-    state = draft.state
-    ready = [(count_of(state, e), e.tiebreak, -i, e.handle) for i, e in enumerate(state.order)
-             if e.handle in state.combatants and _may_take_turn(state, e.handle)]
-    if not ready:
-        draft.emit(ev.TurnBegan(handles=(), action_no=0),
-                   ev.StepsAwaited(steps=(ev.PendingStep(who="GM", verb="end-round", kind="end-round",
-                                                          prompt=f"GM: end round {state.round} (upkeep, then Initiative)",
-                                                          dice=initiative_dice(state)),)))
+    down; the next thing to happen is the highest of every combatant's
+    next count: a declared action resolves at its count (ruling
+    ``resolution=when-spent``: declared at base + 5 x AP left, resolved
+    when its AP are spent, 5 x AP further down), and a combatant with
+    nothing declared and AP left declares at base + 5 x AP left. At equal
+    counts a resolution comes before a declaration, then the higher
+    Quickness bonus, then the order rolled. A held action becomes ready
+    at its count (its AP spent) and waits for ``act WHO trigger``; while
+    one waits, each other resolution pauses (``act WHO resolve``) so the
+    trigger may interrupt it. When nothing is left, the GM ends the round.
+    Source: RMH tactical-activity-tracking_.md "Tactical round",
+    "Conditional Actions"."""
+    while True:
+        state = draft.state
+        nxt = []
+        holders = set()
+        for i, e in enumerate(state.order):
+            c = state.combatants.get(e.handle)
+            if c is None or not c.can_fight:
+                continue
+            d = declared_of(c)
+            if d is not None and d.effects.get("ready"):
+                holders.add(e.handle)  # concentrating on a held action: no other turn
+            elif d is not None:
+                nxt.append((d.effects.get("resolve", 0), 1, e.tiebreak, -i, e.handle, d))
+            elif _may_take_turn(state, e.handle):
+                nxt.append((count_of(state, e), 0, e.tiebreak, -i, e.handle, None))
+        if not nxt:
+            draft.emit(ev.TurnBegan(handles=(), action_no=0),
+                       ev.StepsAwaited(steps=(ev.PendingStep(who="GM", verb="end-round", kind="end-round",
+                                                              prompt=f"GM: end round {state.round} (upkeep, then Initiative)",
+                                                              dice=initiative_dice(state)),)))
+            return
+        count, _, _, _, h, d = max(nxt, key=lambda x: x[:4])
+        draft.emit(ev.TurnBegan(handles=(h,), action_no=count))
+        if d is None:
+            draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, h, count, counting=True),)))
+            return
+        if d.effects.get("hold"):
+            ready(draft, h)
+            continue
+        c = state.combatants[h]
+        if holders - {h}:
+            others = sorted(holders - {h})
+            what = declared_text(d)
+            triggers = " or ".join(f"'affray act {x} trigger'" for x in others)
+            draft.emit(ev.StepsAwaited(steps=(ev.PendingStep(
+                who=h, verb="act", kind="resolve", options=("resolve",),
+                prompt=f"count {count}: {c.name} resolves {what} ('affray act {h} resolve'); "
+                       f"a held action may interrupt it first ({triggers})"),)))
+            return
+        kind, params = declared_step(d)
+        draft.then(kind, who=h, resolving=True, **params)
         return
-    count, _, _, h = max(ready)
-    draft.emit(ev.TurnBegan(handles=(h,), action_no=count))
-    draft.emit(ev.StepsAwaited(steps=(turn_step(draft.state, h, count, counting=True),)))
 
 
 def turn_step(state: State, handle: str, number: int, counting: bool = False) -> ev.PendingStep:
@@ -185,10 +229,11 @@ def turn_step(state: State, handle: str, number: int, counting: bool = False) ->
     if parry_declared(c) is None and parry_limit(c) > 0 and not c.has("attacked"):
         options.append("parry")
     options.append("pass")
+    declare = "declares " if counting and core_delayed(state) else ""
     return ev.PendingStep(
         who=handle, verb="attack" if "attack" in options else "act", kind="turn", options=tuple(options),
-        prompt=f"{c.name} ({'count' if counting else 'turn'} {number}, {c.combat_actions} AP): {' | '.join(options)}"
-               f" (attack TARGET [--situation parry=N|ap=N|range=M|cover=C|pace=P|charge=M/S]; act {handle} parry N|stand|draw W|reload|pass)",
+        prompt=f"{c.name} {declare}({'count' if counting else 'turn'} {number}, {c.combat_actions} AP): {' | '.join(options)}"
+               f" (attack TARGET [--situation parry=N|ap=N|range=M|cover=C|pace=P|charge=M/S|hold=TRIGGER]; act {handle} parry N|stand|draw W|reload|pass)",
     )
 
 
@@ -200,9 +245,10 @@ def end_round(draft: Draft, command=None) -> None:
     state = draft.state
     if state.phase != "round":
         raise RuleError("there is no round in progress to end; use 'affray start' to begin the fight")
-    if state.exchange is not None or any(s.kind not in ("end-round", "turn") for s in state.pending):
+    if state.exchange is not None or any(s.kind not in ("end-round", "turn", "resolve") for s in state.pending):
         raise RuleError("an attack is still being resolved; finish it first (see 'affray pending')")
     draft.emit(ev.RoundEnded(round=state.round))
+    drop_declared(draft)
     disengage(draft)
     for c in list(draft.state.combatants.values()):
         bleed = c.effect("bleed")
@@ -218,6 +264,25 @@ def end_round(draft: Draft, command=None) -> None:
     if fight_over(draft):
         return
     start_round(draft)
+
+
+def drop_declared(draft: Draft) -> None:
+    """At the end of the round a declared action not yet resolved is lost
+    (the GM ended the round before its count, or its maker fell); a held
+    one that is ready waits on while its holder concentrates (ruling
+    ``held_action=concentration``, RMH "Conditional Actions") or is lost
+    (``end-of-round``, RMH the-tactical-combat-sequence: "If the
+    conditional action is never triggered, the action is lost")."""
+    state = draft.state
+    keep = rulings_of(state).held_action == "concentration"
+    for c in state.combatants.values():
+        d = declared_of(c)
+        if d is None or (keep and d.effects.get("ready") and c.can_fight):
+            continue
+        why = "never triggered" if d.effects.get("ready") else "the round ended before its count"
+        draft.emit(rev.ActionDropped(handle=c.handle, action=declared_text(d), how="lost", reason=why,
+                                     count=state.action_no))
+        draft.emit(ev.ConditionExpired(handle=c.handle, condition_id=d.id, reason=f"lost: {why}"))
 
 
 def disengage(draft: Draft) -> None:
