@@ -192,12 +192,14 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
     current, typed = codec.CURRENT_SCHEMA, codec.typed_decoder
     decode_errors = (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent, TypeError)
     pending = fold_.pending
-    command = fold_.command
+    command = None
     meta, opened = _META, ev.EncounterOpened
     dice_types = _DICE_TYPES if dice_check is not None else ()
     dice_feed = dice_check.feed if dice_check is not None else None
+    rolled = ev.DiceRolled
+    dice_command = dice_rolls = None  # dice_check's command and its rolls list, while they stay the same
     next_snap, next_blob = next(snaps, (None, b""))
-    next_tick = _TICK if tick is not None else float("inf")
+    next_tick = _TICK if tick is not None else 1 << 62
     n = 0
     try:
         for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
@@ -244,16 +246,22 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
             live = Live(version, command_id, event)
             if cls in meta:
                 fold_.meta(live)
-                command = fold_.command
-            elif command_id != command:
-                fold_.begin(command_id)
-                command = command_id
-            if version == 1 and cls is opened:
-                report.seed_chosen = event.is_chosen
-                report.chain_version = event.chain_version
-            if cls in dice_types:
-                dice_feed(live, fold_)
-            if cls not in meta:
+                command = None
+            else:
+                if command_id != command:
+                    fold_.begin(command_id)
+                    command = command_id
+                if cls is rolled and command_id == dice_command:  # another roll of the command whose dice are held
+                    dice_rolls.append(live)
+                elif cls in dice_types:
+                    dice_feed(live, fold_)
+                    dice_command, dice_rolls = dice_check.command, dice_check.rolled
+                    if version == 1 and cls is opened:
+                        report.seed_chosen = event.is_chosen
+                        report.chain_version = event.chain_version
+                elif version == 1 and cls is opened:
+                    report.seed_chosen = event.is_chosen
+                    report.chain_version = event.chain_version
                 pending.append(live)
             if next_snap is not None and next_snap <= version:
                 while next_snap is not None and next_snap <= version:
