@@ -319,7 +319,7 @@ def _edit_value(value, n: int):
 
 
 TAMPERS = ("data", "garbage", "command_id", "actor", "type", "schema", "hash", "delete", "reorder", "head",
-           "snapshot", "snapshot-head", "salt")
+           "snapshot", "snapshot-head", "salt", "blob")
 
 
 def tamper(db: Path, eid: str, how: str, pick: int, n: int, rehashed: bool) -> None:
@@ -339,6 +339,9 @@ def tamper(db: Path, eid: str, how: str, pick: int, n: int, rehashed: bool) -> N
         elif how in ("command_id", "actor"):
             other = rows[(pick + 1 + n) % len(rows)][0]
             conn.execute(f"UPDATE events SET {how} = (SELECT {how} FROM events WHERE seq = ?) WHERE seq = ?", (other, seq))
+        elif how == "blob":  # the same bytes, stored as a BLOB: a field of the wrong type
+            column = ["command_id", "recorded_at", "actor", "data"][n % 4]
+            conn.execute(f"UPDATE events SET {column} = CAST({column} AS BLOB) WHERE seq = ?", (seq,))
         elif how == "type":
             conn.execute("UPDATE events SET type = ? WHERE seq = ?", (["dice-rolled", "skill-tested", "no-such"][n % 3], seq))
         elif how == "schema":

@@ -152,7 +152,7 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     dice_check = _DiceCheck(store, encounter_id, report) if dice else None
     snaps = store.snapshot_stream(encounter_id)
     try:
-        n = _one_pass(store.read_raw(encounter_id), chain, fold_, dice_check, snaps, report, tick)
+        n = _one_pass(store.read_chain(encounter_id), chain, fold_, dice_check, snaps, report, tick)
     finally:
         snaps.close()
     head = store.head(encounter_id) if store.has_encounter(encounter_id) else None
@@ -174,7 +174,7 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
 
 def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | None, snaps,
               report: EncounterReport, tick) -> int:
-    """The verify hot path: every ``read_raw`` row of one encounter, in
+    """The verify hot path: every ``read_chain`` row of one encounter, in
     version order, through the checks of :meth:`ChainCheck.feed` (the same
     text hashed, :func:`affray.store.chain.canonical`, and the same
     problems), decoded, folded per command (:class:`_Replay`), the snapshots
@@ -184,7 +184,7 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
     where, problems = chain.where, chain.problems
     expected, prev, prev_seq = chain.expected, chain.prev_hash, chain.prev_seq
     head, quote = chain.canonicals.head, chain.canonicals.quote
-    sha, order = sha256, chain.misplaced
+    sha, order, json_text = sha256, chain.misplaced, msgspec.json.encode
     texts: dict = {}  # type -> its JSON text
     cid = rat = act = None
     cq = tail = ""
@@ -198,20 +198,23 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
     dice_feed = dice_check.feed if dice_check is not None else None
     rolled = ev.DiceRolled
     dice_command = dice_rolls = None  # dice_check's command and its rolls list, while they stay the same
-    next_snap, next_blob = next(snaps, (None, b""))
+    last = 1 << 62  # past any version: no snapshot left
+    next_snap, next_blob = next(snaps, (last, b""))
     next_tick = _TICK if tick is not None else 1 << 62
     n = 0
     try:
-        for seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
+        for seq, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
             n += 1
             # the hash chain: ChainCheck.feed, with the envelope's JSON kept while it repeats
             if version != expected or seq < prev_seq:
                 order(seq, version, expected, prev_seq)
             try:
                 if command_id != cid or recorded_at != rat or actor != act:
+                    if command_id.__class__ is not str or recorded_at.__class__ is not str or actor.__class__ is not str:
+                        raise TypeError("a text field holds another type")  # as quote() refuses it
                     cid, rat, act = command_id, recorded_at, actor
-                    cq = f',"command_id":{quote(command_id)},"type":'
-                    tail = f',"recorded_at":{quote(recorded_at)},"actor":{quote(actor)},"data":'
+                    cq = f',"command_id":{json_text(command_id).decode()},"type":'
+                    tail = f',"recorded_at":{json_text(recorded_at).decode()},"actor":{json_text(actor).decode()},"data":'
                 tq = texts.get(type_)
                 if tq is None:
                     tq = texts[type_] = quote(type_) + ',"schema":'
@@ -263,14 +266,14 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
                     report.seed_chosen = event.is_chosen
                     report.chain_version = event.chain_version
                 pending.append(live)
-            if next_snap is not None and next_snap <= version:
-                while next_snap is not None and next_snap <= version:
+            if next_snap <= version:
+                while next_snap <= version:
                     if next_snap == version:
                         report.snapshots += 1
                         problem = fold_.compare_snapshot(version, next_blob, hash_)
                         if problem:
                             report.problems.append(problem)
-                    next_snap, next_blob = next(snaps, (None, b""))
+                    next_snap, next_blob = next(snaps, (last, b""))
             if n >= next_tick:
                 tick(version)
                 next_tick += _TICK
@@ -457,8 +460,13 @@ class _DiceCheck:
         salt = ""
         if issued is not None:
             salt = issued.salt_text
-            if issued.dice or any(r.event.source != "engine" for r in rolls):
+            if issued.dice:
                 self._typed(issued, rolls)
+            else:
+                for r in rolls:
+                    if r.event.source != "engine":
+                        self._typed(issued, rolls)
+                        break
         expected = self.start  # None: the log does not replay here (reported already)
         seed, stream, standing, problems, eid = self.seed, self.stream, self.standing, self.problems, self.encounter_id
         if self.key is not None:
@@ -466,6 +474,7 @@ class _DiceCheck:
         else:  # no key: an empty seed, refused with the engine's own words
             def derive(*args):
                 return dicelib.salted_faces(seed, *args)
+        high, counted = self.high_water, 0
         for r in rolls:
             e = r.event
             faces, source = e.faces, e.source
@@ -473,18 +482,17 @@ class _DiceCheck:
                 if source != "engine" and source != "table":
                     problems.append(f"{eid} version {r.version}: roll source {source!r} is neither engine nor table")
                 continue
-            self.any_engine = True
-            self.rolls += 1
+            counted += 1
             index = e.index
             if index < 0:
                 problems.append(f"{eid} version {r.version}: engine roll {e.expr} ({e.purpose}) has no roll number")
                 continue
             end = index + len(faces)
-            if end > self.high_water:
-                self.high_water = end
+            if end > high:
+                high = end
             if seed is not None:
                 try:
-                    derived = derive(stream, index, _sides(e.expr), standing, salt)
+                    derived = derive(stream, index, _SIDES.get(e.expr) or _sides(e.expr), standing, salt)
                 except (ValueError, dicelib.DiceError) as exc:
                     problems.append(f"{eid} version {r.version}: engine roll #{index} {e.expr} cannot be re-derived ({exc})")
                     derived = None
@@ -498,6 +506,10 @@ class _DiceCheck:
                         f"was at #{expected} (engine roll numbers run 0, 1, 2, ... along the live log)"
                     )
                 expected = end
+        self.high_water = high
+        if counted:
+            self.any_engine = True
+            self.rolls += counted
 
     def _typed(self, issued: ev.CommandIssued, rolls: list[Live]) -> None:
         """Table dice are what the command typed (``CommandIssued.dice``), in
