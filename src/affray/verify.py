@@ -54,7 +54,7 @@ from affray.projections.snapshots import dump, load_bound, replay
 from affray.projections.state import State
 from affray.projections.timeline import fold
 from affray.store.chain import chain_hash
-from affray.store.errors import UnknownEncounter
+from affray.store.errors import DatabaseCorrupt, UnknownEncounter
 from affray.store.verify import ChainCheck, decoded_row
 
 #: Exit code: the dice cannot be checked yet (the seed is not revealed).
@@ -393,14 +393,20 @@ class _DiceCheck:
     def __init__(self, store, encounter_id: str, report: EncounterReport) -> None:
         self.encounter_id, self.report = encounter_id, report
         self.problems = report.problems
-        self.standing = store.salts(encounter_id)
+        try:
+            self.standing = store.salts(encounter_id)
+        except DatabaseCorrupt:  # a salt's data is not JSON (an edited log): the pass reports that row
+            self.standing = []
         report.salts = len(self.standing)
         self.seed, self.commitment, self.stream = None, None, encounter_id
         self.manual = False
         closed = store.versions_of_type(encounter_id, "encounter-closed")
         revealed = ""
         for _v, _c, schema, data in closed:
-            revealed = codec.decode("encounter-closed", schema, data).seed or revealed
+            try:
+                revealed = codec.decode("encounter-closed", schema, data).seed or revealed
+            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent):
+                continue  # an edited closing event: the pass reports that row
         if revealed:
             try:
                 self.seed = bytes.fromhex(revealed)
@@ -408,7 +414,10 @@ class _DiceCheck:
             except ValueError:
                 self.problems.append(f"{encounter_id}: the revealed seed is not hex")
         if self.seed is None:
-            self.seed = store.get_seed(encounter_id)  # the key file: checked against the commitment
+            try:
+                self.seed = store.get_seed(encounter_id)  # the key file: checked against the commitment
+            except DatabaseCorrupt:  # the opening event's data is not JSON: the pass reports that row
+                self.seed = None
         self.key = dicelib.EngineKey(self.seed) if self.seed else None
         self.command: str | None = None  # the command whose dice are held (None: none held)
         self.issued: ev.CommandIssued | None = None  # its first CommandIssued
