@@ -5,6 +5,7 @@
     python bench/verify.py --sizes 10000    # one size
     python bench/verify.py --smoke          # 2,000 events, one run (CI; no assertions)
     python bench/verify.py --json out.json
+    python bench/verify.py --base /tmp/old/src   # also time older sources, alternating (before/after)
 
 The logs are built as ``bench/bench.py`` builds its own: the demo duel with
 every location's HP raised, played by the autopilot through the real command
@@ -13,8 +14,10 @@ round's end (cached in ``bench/.cache/verify-N.db``; ``--fresh`` rebuilds).
 
 Each measurement runs ``affray.verify.verify_store(store, dice=True)`` in a
 fresh subprocess: the hash chain, the full replay compared with every
-snapshot, and every engine roll re-derived, in one pass. It reports the wall
-time, events per second, and the peak resident memory of that process
+snapshot, and every engine roll re-derived, in one pass, after SQLite's
+``quick_check`` of the file. It reports the wall time, the CPU time (and
+the part of it the file's own checks take, ``store.verify_file()`` timed
+again alone), events per second of CPU, and the peak resident memory of that process
 (``VmHWM``) next to its resident memory just before the pass (so the
 difference is what verifying costs). The cost per event should stay flat as
 the log grows: the pass is linear and streams. Nothing is asserted.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -53,7 +57,10 @@ with EventStore(path, readonly=True) as store:
     wall = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
     events = sum(r.events for r in verdict.reports)
-print(json.dumps({"events": events, "seconds": wall, "cpu": cpu, "rss_before": before,
+    cpu1 = time.process_time()
+    store.verify_file()  # the file's own checks alone (SQLite's quick_check, the encounter list): part of cpu
+    file_cpu = time.process_time() - cpu1
+print(json.dumps({"events": events, "seconds": wall, "cpu": cpu, "file_cpu": file_cpu, "rss_before": before,
                   "peak_rss": rss("VmHWM:"), "problems": len(verdict.problems), "exit": verdict.code,
                   "snapshots": sum(r.snapshots for r in verdict.reports),
                   "engine_rolls": sum(r.engine_rolls for r in verdict.reports)}))
@@ -75,8 +82,11 @@ def build_log(size: int, fresh: bool) -> Path:
     return path
 
 
-def probe(path: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, check=False)
+def probe(path: Path, base: str = "") -> dict:
+    """One measurement in a fresh process; with ``base``, of the affray
+    sources under that folder instead (put first on ``PYTHONPATH``)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (base, os.environ.get("PYTHONPATH", ""))))) if base else None
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"bench/verify.py: the probe failed: {proc.stderr[-800:]}")
     return json.loads(proc.stdout)
@@ -89,13 +99,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--smoke", action="store_true", help="2,000 events, one run (CI)")
     ap.add_argument("--fresh", action="store_true", help="rebuild the cached logs")
     ap.add_argument("--json", default="", help="also write the figures to this file")
+    ap.add_argument("--base", default="", help="a folder holding older affray sources (e.g. 'git archive REV src'"
+                    " unpacked: give its src/): each run of them alternates with one of these, under the same load")
     args = ap.parse_args(argv)
     sizes = args.sizes or ([2_000] if args.smoke else [10_000, 100_000])
     runs = args.runs or (1 if args.smoke else 3)
     rows = []
     for size in sizes:
         path = build_log(size, args.fresh or args.smoke)
-        results = [probe(path) for _ in range(runs)]
+        results, based = [], []
+        for _ in range(runs):
+            results.append(probe(path))
+            if args.base:
+                based.append(probe(path, args.base))
+        if based:
+            cpu_now, cpu_base = (statistics.median(r["cpu"] for r in rs) for rs in (results, based))
+            events = results[0]["events"]
+            print(f"{events:,} events, median CPU of {runs} alternating runs: {args.base} {cpu_base:.2f} s "
+                  f"({cpu_base / events * 1e6:.2f} µs/event), these sources {cpu_now:.2f} s ({cpu_now / events * 1e6:.2f} µs/event); "
+                  f"load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
         best = min(results, key=lambda r: r["seconds"])
         median = statistics.median(r["seconds"] for r in results)
         row = {
@@ -105,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             "events_per_s": best["events"] / median if median else 0.0,
             "us_per_event": median / best["events"] * 1e6 if best["events"] else 0.0,
             "cpu_s": statistics.median(r["cpu"] for r in results),
+            "file_cpu_s": statistics.median(r["file_cpu"] for r in results),
             "peak_rss_mb": best["peak_rss"] / 2**20,
             "rss_before_mb": best["rss_before"] / 2**20,
             "snapshots": best["snapshots"],
@@ -116,10 +139,13 @@ def main(argv: list[str] | None = None) -> int:
             path.unlink(missing_ok=True)
             for suffix in ("-wal", "-shm", ".keys"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
-    print("| events | verify --dice (median wall) | CPU | events/s | µs/event | peak RSS | RSS before the pass | snapshots | engine rolls | exit |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| events | verify --dice (median wall) | CPU | of it the file's checks | events/s of CPU | µs/event of CPU "
+          "| peak RSS | RSS before the pass | snapshots | engine rolls | exit |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['events']:,} | {r['median_s']:.2f} s | {r['cpu_s']:.2f} s | {r['events_per_s']:,.0f} | {r['us_per_event']:.1f} "
+        per_s = r["events"] / r["cpu_s"] if r["cpu_s"] else 0.0
+        print(f"| {r['events']:,} | {r['median_s']:.2f} s | {r['cpu_s']:.2f} s | {r['file_cpu_s']:.2f} s | {per_s:,.0f} "
+              f"| {r['cpu_s'] / r['events'] * 1e6:.1f} "
               f"| {r['peak_rss_mb']:.0f} MB | {r['rss_before_mb']:.0f} MB | {r['snapshots']} | {r['engine_rolls']:,} "
               f"| {r['exit']} |")
     if args.json:

@@ -21,6 +21,7 @@ from affray.dice import (
     BadDiceValue,
     BadExpression,
     DiceError,
+    EngineKey,
     Expr,
     MissingDice,
     PartialDice,
@@ -36,6 +37,8 @@ from affray.dice import (
     parse,
     parse_values,
     rederive,
+    salted_faces,
+    salts_for,
 )
 from affray.events.core import DiceNeed, DiceRolled
 
@@ -612,3 +615,36 @@ def test_rederive_property(seed, start, exprs):
         assert rolled.total == e.total(rolled.faces)
         assert e.minimum() <= rolled.total <= e.maximum()
     assert r.next_index == start + sum(count_dice(x) for x in exprs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.binary(min_size=1, max_size=130),  # under, at and over SHA-256's 64-byte block
+    first=st.integers(0, 10**9),
+    dice=st.lists(st.sampled_from([1, 2, 6, 100, 2**63 + 1, 2**64 - 1, 2**64]) | st.integers(1, 2**64), max_size=4),
+    standing=st.lists(st.tuples(st.integers(0, 10**9 + 4), st.text(max_size=6)), max_size=3),
+    command_salt=st.text(max_size=4),
+)
+def test_the_keyed_engine_derives_what_the_one_shot_hmac_derives(seed, first, dice, standing, command_salt):
+    """``EngineKey`` (the key pads hashed once; ``verify --dice`` and the
+    roller) gives :func:`engine_face`'s faces (``hmac.digest``), salted or
+    not. ``2**63 + 1`` sides rejects about half the chunks, so the
+    rejection path and the blocks k >= 1 are walked too."""
+    want = tuple(
+        engine_face(seed, ENC, first + i, sides, salts_for(first + i, standing, command_salt))
+        for i, sides in enumerate(dice)
+    )
+    assert EngineKey(seed).faces(ENC, first, dice, standing, command_salt) == want
+    assert salted_faces(seed, ENC, first, dice, standing, command_salt) == want
+
+
+@pytest.mark.parametrize("bad", [b"", "text", None])
+def test_the_keyed_engine_refuses_what_engine_face_refuses(bad):
+    with pytest.raises(ValueError):
+        EngineKey(bad)
+    with pytest.raises(ValueError):
+        EngineKey(SEED).faces(ENC, -1, (6,))
+    with pytest.raises(ValueError):
+        EngineKey(SEED).faces(ENC, 0, (True,))
+    with pytest.raises(ValueError):
+        EngineKey(SEED).faces(ENC, 0, (2**64 + 1,))

@@ -134,6 +134,7 @@ def test_hostile_text_keeps_its_bytes(store) -> None:
     recs = store.append("e", 0, notes(*texts), command_id="c", actor="gm")
     assert [r.event.text for r in store.read("e")] == texts
     assert [r[9] for r in store.read_raw("e")] == [r.hash for r in recs]
+    assert list(store.read_chain("e")) == [r[:1] + r[2:] for r in store.read_raw("e")]
     assert store.verify() == []
 
 
@@ -167,6 +168,8 @@ def test_long_logs_read_in_pages(store) -> None:
     n = 4500
     store.append("long", 0, notes(*(f"n{i}" for i in range(n))), command_id="c", actor="gm")
     assert [r[2] for r in store.read_raw("long")] == list(range(1, n + 1))
+    assert list(store.read_chain("long")) == [r[:1] + r[2:] for r in store.read_raw("long")]  # verify's read
+    assert list(store.read_chain("nope")) == []
     assert [x.version for x in store.read_live("long", from_version=1999, to_version=4001)] == list(range(1999, 4002))
     assert store.verify("long") == []
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from hashlib import sha256
 
 import msgspec
 
@@ -49,10 +50,11 @@ from affray.errors import UserError
 from affray.events import codec
 from affray.events import core as ev
 from affray.events.envelope import Live
-from affray.projections.snapshots import load_bound, replay
+from affray.projections.snapshots import dump, load_bound, replay
 from affray.projections.state import State
 from affray.projections.timeline import fold
-from affray.store.errors import UnknownEncounter
+from affray.store.chain import chain_hash
+from affray.store.errors import DatabaseCorrupt, UnknownEncounter
 from affray.store.verify import ChainCheck, decoded_row
 
 #: Exit code: the dice cannot be checked yet (the seed is not revealed).
@@ -146,50 +148,13 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     """
     report = EncounterReport(encounter_id=encounter_id)
     chain = ChainCheck(encounter_id)
-    snaps = store.snapshot_stream(encounter_id)
-    next_snap, next_blob = next(snaps, (None, b""))
     fold_ = _Replay(store, encounter_id)
     dice_check = _DiceCheck(store, encounter_id, report) if dice else None
-    decode_fast, typed = codec.typed_decoders(), codec.typed_decoder
-    current = codec.CURRENT_SCHEMA
-    n = 0
-    fold_feed = fold_.feed
-    dice_feed = dice_check.feed if dice_check is not None else None
-    dice_types = _DICE_TYPES if dice_feed is not None else ()
-    problems = chain.problems
-    for _seq, _eid, version, command_id, type_, schema, data, _at, _actor, hash_ in chain.checked(
-            store.read_raw(encounter_id)):
-        n += 1
-        if current.get(type_) == schema:
-            try:
-                event = (decode_fast.get(type_) or typed(type_))(data)
-            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent, TypeError) as exc:
-                problems.append(f"encounter {encounter_id} version {version}: cannot decode its data: {exc}")
-                continue
-        else:
-            event, found = decoded_row(type_, schema, data)
-            if found:
-                problems.extend(f"encounter {encounter_id} version {version}: {p}" for p in found)
-            if event is None:
-                continue
-        live = Live(version, command_id, event)
-        if version == 1 and event.__class__ is ev.EncounterOpened:
-            report.seed_chosen = event.is_chosen
-            report.chain_version = event.chain_version
-        if event.__class__ in dice_types:  # before the fold: the engine's next roll number as the command found it
-            dice_feed(live, fold_)
-        fold_feed(live)
-        if next_snap is not None and next_snap <= version:
-            while next_snap is not None and next_snap <= version:
-                if next_snap == version:
-                    report.snapshots += 1
-                    problem = fold_.compare_snapshot(version, next_blob, hash_)
-                    if problem:
-                        report.problems.append(problem)
-                next_snap, next_blob = next(snaps, (None, b""))
-        if tick is not None and n % _TICK == 0:
-            tick(version)
-    snaps.close()
+    snaps = store.snapshot_stream(encounter_id)
+    try:
+        n = _one_pass(store.read_chain(encounter_id), chain, fold_, dice_check, snaps, report, tick)
+    finally:
+        snaps.close()
     head = store.head(encounter_id) if store.has_encounter(encounter_id) else None
     found = chain.finish(head)
     if found is None:  # neither events nor a head: no such encounter
@@ -207,12 +172,125 @@ def check_encounter(store, encounter_id: str, *, dice: bool = False, tick=None) 
     return report
 
 
+def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | None, snaps,
+              report: EncounterReport, tick) -> int:
+    """The verify hot path: every ``read_chain`` row of one encounter, in
+    version order, through the checks of :meth:`ChainCheck.feed` (the same
+    text hashed, :func:`affray.store.chain.canonical`, and the same
+    problems), decoded, folded per command (:class:`_Replay`), the snapshots
+    compared at their versions and the dice fed to ``dice_check``; in one
+    loop with the per-row work kept in locals. Returns the number of rows.
+    ``tests/test_verify_reference.py`` holds it to a plain reference check."""
+    where, problems = chain.where, chain.problems
+    expected, prev, prev_seq = chain.expected, chain.prev_hash, chain.prev_seq
+    head, quote = chain.canonicals.head, chain.canonicals.quote
+    sha, order, json_text = sha256, chain.misplaced, msgspec.json.encode
+    texts: dict = {}  # type -> its JSON text
+    cid = rat = act = None
+    cq = tail = ""
+    decoders: dict = {}  # type -> (current schema, decoder)
+    current, typed = codec.CURRENT_SCHEMA, codec.typed_decoder
+    decode_errors = (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent, TypeError)
+    pending = fold_.pending
+    command = None
+    meta, opened = _META, ev.EncounterOpened
+    dice_types = _DICE_TYPES if dice_check is not None else ()
+    dice_feed = dice_check.feed if dice_check is not None else None
+    rolled = ev.DiceRolled
+    dice_command = dice_rolls = None  # dice_check's command and its rolls list, while they stay the same
+    last = 1 << 62  # past any version: no snapshot left
+    next_snap, next_blob = next(snaps, (last, b""))
+    next_tick = _TICK if tick is not None else 1 << 62
+    n = 0
+    try:
+        for seq, version, command_id, type_, schema, data, recorded_at, actor, hash_ in rows:
+            n += 1
+            # the hash chain: ChainCheck.feed, with the envelope's JSON kept while it repeats
+            if version != expected or seq < prev_seq:
+                order(seq, version, expected, prev_seq)
+            try:
+                if command_id != cid or recorded_at != rat or actor != act:
+                    if command_id.__class__ is not str or recorded_at.__class__ is not str or actor.__class__ is not str:
+                        raise TypeError("a text field holds another type")  # as quote() refuses it
+                    cid, rat, act = command_id, recorded_at, actor
+                    cq = f',"command_id":{json_text(command_id).decode()},"type":'
+                    tail = f',"recorded_at":{json_text(recorded_at).decode()},"actor":{json_text(actor).decode()},"data":'
+                tq = texts.get(type_)
+                if tq is None:
+                    tq = texts[type_] = quote(type_) + ',"schema":'
+                if prev:  # the text hashed is canonical(...), prev_hash before it, in one string
+                    ok = sha(f'{prev}{head}{version:d}{cq}{tq}{schema:d}{tail}{data}}}'.encode()).hexdigest() == hash_
+                else:
+                    ok = chain_hash(prev, f'{head}{version:d}{cq}{tq}{schema:d}{tail}{data}}}') == hash_
+            except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
+                ok = False
+                cid = None
+            if not ok or data.__class__ is not str:
+                problems.append(f"{where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
+            expected, prev, prev_seq = version + 1, hash_, seq
+            # decoded, so undecodable data is found
+            found = decoders.get(type_)
+            if found is None and current.get(type_) is not None:
+                found = decoders[type_] = (current[type_], typed(type_))
+            if found is not None and found[0] == schema:
+                try:
+                    event = found[1](data)
+                except decode_errors as exc:
+                    problems.append(f"{where} version {version}: cannot decode its data: {exc}")
+                    continue
+            else:
+                event, wrong = decoded_row(type_, schema, data)
+                if wrong:
+                    problems.extend(f"{where} version {version}: {p}" for p in wrong)
+                if event is None:
+                    continue
+            # folded per command; the dice see the state as their command found it
+            cls = event.__class__
+            live = Live(version, command_id, event)
+            if cls in meta:
+                fold_.meta(live)
+                command = None
+            else:
+                if command_id != command:
+                    fold_.begin(command_id)
+                    command = command_id
+                if cls is rolled and command_id == dice_command:  # another roll of the command whose dice are held
+                    dice_rolls.append(live)
+                elif cls in dice_types:
+                    dice_feed(live, fold_)
+                    dice_command, dice_rolls = dice_check.command, dice_check.rolled
+                    if version == 1 and cls is opened:
+                        report.seed_chosen = event.is_chosen
+                        report.chain_version = event.chain_version
+                elif version == 1 and cls is opened:
+                    report.seed_chosen = event.is_chosen
+                    report.chain_version = event.chain_version
+                pending.append(live)
+            if next_snap <= version:
+                while next_snap <= version:
+                    if next_snap == version:
+                        report.snapshots += 1
+                        problem = fold_.compare_snapshot(version, next_blob, hash_)
+                        if problem:
+                            report.problems.append(problem)
+                    next_snap, next_blob = next(snaps, (last, b""))
+            if n >= next_tick:
+                tick(version)
+                next_tick += _TICK
+    finally:
+        chain.expected, chain.prev_hash, chain.prev_seq, chain.last_hash = expected, prev, prev_seq, prev
+        chain.seen = chain.seen or n > 0
+    return n
+
+
 class _Replay:
     """The state of the log cut at each version, kept as the pass goes:
-    ``project(records up to v)``, without holding the records. The events
-    of a command are folded in when the command ends; an undo of one of the
-    last commands steps back to the state before it; any other undo, redo
-    or rewind re-projects from the store (streamed)."""
+    ``project(records up to v)``, without holding the records. The pass
+    calls :meth:`begin` when a command starts, appends its events to
+    ``pending`` (folded in when the next command begins, or when
+    :attr:`state` is read) and hands each meta event to :meth:`meta`. An
+    undo of one of the last commands steps back to the state before it;
+    any other undo, redo or rewind re-projects from the store (streamed)."""
 
     def __init__(self, store, encounter_id: str) -> None:
         self.store, self.encounter_id = store, encounter_id
@@ -220,50 +298,59 @@ class _Replay:
         self.problems: list[str] = []
         self.broken = False
         self._before: list[tuple[str, State]] = []  # (command id, state before it), newest last
-        self._pending: list[Live] = []
-        self._command = ""
+        self.pending: list[Live] = []  # the current command's events not folded yet (one list, kept)
+        self.command: str | None = None  # the current command's id; None after a meta event
 
     @property
     def state(self) -> State:
         """The state after every event fed so far."""
-        if self._pending:
+        if self.pending:
             self._flush()
         return self._state
 
+    @property
+    def folded(self) -> State:
+        """The state before the current command's events still pending."""
+        return self._state
+
     def _flush(self) -> None:
-        pending, self._pending = self._pending, []
+        pending = self.pending
         if self.broken:
+            pending.clear()
             return
         try:
             self._state = fold(self._state, pending)
         except Exception as exc:  # noqa: BLE001 - a log edited by hand: reported, not raised
             self._broke(pending[-1].version, exc)
+        pending.clear()
 
     def _broke(self, version: int, exc: Exception) -> None:
         self.broken = True
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
         self.problems.append(f"{self.encounter_id} version {version}: the log does not replay ({detail})")
 
-    def feed(self, live: Live) -> None:
-        if self.broken:
-            return
-        if type(live.event) in _META:
-            if self._pending:
-                self._flush()
-            try:
-                self._meta(live)
-            except Exception as exc:  # noqa: BLE001 - as above
-                self._broke(live.version, exc)
-            self._command = ""
-            return
-        if live.command_id != self._command:
-            if self._pending:
-                self._flush()
-            self._command = live.command_id
-            self._before.append((live.command_id, self._state))
+    def begin(self, command_id: str) -> None:
+        """A command starts: fold the one before it, keep the state before it."""
+        if self.pending:
+            self._flush()
+        self.command = command_id
+        if not self.broken:
+            self._before.append((command_id, self._state))
             if len(self._before) > _UNDO_DEPTH:
                 del self._before[0]
-        self._pending.append(live)
+
+    def meta(self, live: Live) -> None:
+        """An undo, redo or rewind (``_META``), applied as
+        :func:`affray.projections.timeline.project` does."""
+        if self.pending:
+            self._flush()
+        self.command = None
+        if self.broken:
+            return
+        try:
+            self._meta(live)
+        except Exception as exc:  # noqa: BLE001 - as above
+            self._broke(live.version, exc)
 
     def _meta(self, live: Live) -> None:
         e = live.event
@@ -278,20 +365,22 @@ class _Replay:
         state = self.state
         if self.broken:
             return ""
+        if state.version != version:
+            state = msgspec.structs.replace(state, version=version)
+        if blob == dump(state, at_hash):  # the very bytes of this state taken at this head: equal, no decode needed
+            return ""
         loaded = load_bound(blob)
         if loaded is None:
             return ""  # written for another state schema: ignored, not wrong
         cached, head_hash = loaded
         if head_hash and head_hash != at_hash:
             return f"{self.encounter_id}: snapshot at version {version} was taken at another head (a rewritten log, or a copied snapshot)"
-        if state.version != version:
-            state = msgspec.structs.replace(state, version=version)
         if cached != state:
             return f"{self.encounter_id}: snapshot at version {version} differs from a replay"
         return ""
 
     def finish(self) -> None:
-        if self._pending:
+        if self.pending:
             self._flush()
 
 
@@ -304,14 +393,20 @@ class _DiceCheck:
     def __init__(self, store, encounter_id: str, report: EncounterReport) -> None:
         self.encounter_id, self.report = encounter_id, report
         self.problems = report.problems
-        self.standing = store.salts(encounter_id)
+        try:
+            self.standing = store.salts(encounter_id)
+        except DatabaseCorrupt:  # a salt's data is not JSON (an edited log): the pass reports that row
+            self.standing = []
         report.salts = len(self.standing)
         self.seed, self.commitment, self.stream = None, None, encounter_id
         self.manual = False
         closed = store.versions_of_type(encounter_id, "encounter-closed")
         revealed = ""
         for _v, _c, schema, data in closed:
-            revealed = codec.decode("encounter-closed", schema, data).seed or revealed
+            try:
+                revealed = codec.decode("encounter-closed", schema, data).seed or revealed
+            except (msgspec.DecodeError, msgspec.ValidationError, codec.UnknownEvent):
+                continue  # an edited closing event: the pass reports that row
         if revealed:
             try:
                 self.seed = bytes.fromhex(revealed)
@@ -319,8 +414,14 @@ class _DiceCheck:
             except ValueError:
                 self.problems.append(f"{encounter_id}: the revealed seed is not hex")
         if self.seed is None:
-            self.seed = store.get_seed(encounter_id)  # the key file: checked against the commitment
-        self.batch: list[Live] = []
+            try:
+                self.seed = store.get_seed(encounter_id)  # the key file: checked against the commitment
+            except DatabaseCorrupt:  # the opening event's data is not JSON: the pass reports that row
+                self.seed = None
+        self.key = dicelib.EngineKey(self.seed) if self.seed else None
+        self.command: str | None = None  # the command whose dice are held (None: none held)
+        self.issued: ev.CommandIssued | None = None  # its first CommandIssued
+        self.rolled: list[Live] = []  # its DiceRolled events
         self.start: int | None = None  # the engine's next roll number when the current command was decided
         self.high_water = 0  # one past the highest roll number drawn (live or not)
         self.rolls = 0
@@ -328,14 +429,23 @@ class _DiceCheck:
         self._opened = False
 
     def feed(self, rec: Live, replay_: _Replay) -> None:
+        """One event of a ``_DICE_TYPES`` class, in log order; ``replay_``
+        has folded every command before ``rec``'s."""
         e = rec.event
-        if self.batch and self.batch[0].command_id != rec.command_id:
+        cls = e.__class__
+        if self.command is not None and self.command != rec.command_id:
             self._flush()
-        if type(e) not in _DICE_TYPES:
-            return
-        if not self.batch:
-            self.start = None if replay_.broken else replay_.state.next_roll_index
-        if isinstance(e, ev.EncounterOpened) and not self._opened:
+        if self.command is None:
+            # the state as the command found it: its own events before this one roll nothing
+            self.start = None if replay_.broken else replay_.folded.next_roll_index
+        if cls is ev.DiceRolled:
+            self.rolled.append(rec)
+            self.command = rec.command_id
+        elif cls is ev.CommandIssued:
+            if self.issued is None:
+                self.issued = e
+            self.command = rec.command_id
+        elif cls is ev.EncounterOpened and not self._opened:
             self._opened = True
             self.commitment = e.seed_sha256
             self.manual = e.manual_dice
@@ -344,62 +454,71 @@ class _DiceCheck:
                 self.problems.append(
                     f"{self.encounter_id}: the seed does not match the commitment sha256 {e.seed_sha256[:16]}…"
                 )
-                self.seed = None
-        elif isinstance(e, ev.SaltAdded) and e.from_index < self.high_water:
+                self.seed = self.key = None
+        elif cls is ev.SaltAdded and e.from_index < self.high_water:
             self.problems.append(
                 f"{self.encounter_id} version {rec.version}: the salt starts at roll #{e.from_index}, "
                 f"but rolls up to #{self.high_water - 1} were drawn before it (a salt must never change a drawn roll)"
             )
-        if isinstance(e, (ev.DiceRolled, ev.CommandIssued)):
-            self.batch.append(rec)
 
     def _flush(self) -> None:
-        batch, self.batch = self.batch, []
-        rolled = ev.DiceRolled
-        rolls = [r for r in batch if r.event.__class__ is rolled]
+        rolls, issued = self.rolled, self.issued
+        self.command, self.issued, self.rolled = None, None, []
         if not rolls:
             return
-        issued = next((r.event for r in batch if r.event.__class__ is ev.CommandIssued), None)
         salt = ""
         if issued is not None:
             salt = issued.salt_text
-            if issued.dice or any(r.event.source != "engine" for r in rolls):
+            if issued.dice:
                 self._typed(issued, rolls)
+            else:
+                for r in rolls:
+                    if r.event.source != "engine":
+                        self._typed(issued, rolls)
+                        break
         expected = self.start  # None: the log does not replay here (reported already)
-        seed, stream, standing, problems = self.seed, self.stream, self.standing, self.problems
-        derive = dicelib.salted_faces
+        seed, stream, standing, problems, eid = self.seed, self.stream, self.standing, self.problems, self.encounter_id
+        if self.key is not None:
+            derive = self.key.faces
+        else:  # no key: an empty seed, refused with the engine's own words
+            def derive(*args):
+                return dicelib.salted_faces(seed, *args)
+        high, counted = self.high_water, 0
         for r in rolls:
             e = r.event
-            faces = e.faces
-            if e.source != "engine" or not faces:
-                if e.source not in ("engine", "table"):
-                    problems.append(f"{self.encounter_id} version {r.version}: roll source {e.source!r} is neither engine nor table")
+            faces, source = e.faces, e.source
+            if source != "engine" or not faces:
+                if source != "engine" and source != "table":
+                    problems.append(f"{eid} version {r.version}: roll source {source!r} is neither engine nor table")
                 continue
-            self.any_engine = True
-            self.rolls += 1
+            counted += 1
             index = e.index
             if index < 0:
-                problems.append(f"{self.encounter_id} version {r.version}: engine roll {e.expr} ({e.purpose}) has no roll number")
+                problems.append(f"{eid} version {r.version}: engine roll {e.expr} ({e.purpose}) has no roll number")
                 continue
             end = index + len(faces)
-            if end > self.high_water:
-                self.high_water = end
+            if end > high:
+                high = end
             if seed is not None:
                 try:
-                    derived = derive(seed, stream, index, _sides(e.expr), standing, salt)
+                    derived = derive(stream, index, _SIDES.get(e.expr) or _sides(e.expr), standing, salt)
                 except (ValueError, dicelib.DiceError) as exc:
-                    problems.append(f"{self.encounter_id} version {r.version}: engine roll #{index} {e.expr} cannot be re-derived ({exc})")
+                    problems.append(f"{eid} version {r.version}: engine roll #{index} {e.expr} cannot be re-derived ({exc})")
                     derived = None
                 if derived is not None and derived != tuple(faces):
-                    problems.append(f"{self.encounter_id} version {r.version}: engine roll #{index} {e.expr} does not re-derive")
+                    problems.append(f"{eid} version {r.version}: engine roll #{index} {e.expr} does not re-derive")
             if expected is not None:
                 if index != expected:
                     kind = "repeats" if index < expected else "skips to"
                     problems.append(
-                        f"{self.encounter_id} version {r.version}: engine roll {kind} #{index} where the engine "
+                        f"{eid} version {r.version}: engine roll {kind} #{index} where the engine "
                         f"was at #{expected} (engine roll numbers run 0, 1, 2, ... along the live log)"
                     )
                 expected = end
+        self.high_water = high
+        if counted:
+            self.any_engine = True
+            self.rolls += counted
 
     def _typed(self, issued: ev.CommandIssued, rolls: list[Live]) -> None:
         """Table dice are what the command typed (``CommandIssued.dice``), in
@@ -419,7 +538,7 @@ class _DiceCheck:
             )
 
     def finish(self) -> None:
-        if self.batch:
+        if self.command is not None:
             self._flush()
         self.report.engine_rolls = self.rolls
         if self.manual and not self.any_engine:

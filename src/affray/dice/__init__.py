@@ -145,7 +145,7 @@ roll with no seed, faces that do not fit an expression) are plain
 
 from __future__ import annotations
 
-from affray.dice.engine import commitment, engine_face, new_seed, rederive, salt_digest, salted_faces, salts_for
+from affray.dice.engine import EngineKey, commitment, engine_face, new_seed, rederive, salt_digest, salted_faces, salts_for
 from affray.dice.errors import BadDiceValue, BadExpression, DiceError, PartialDice, TooManyDice
 from affray.dice.expr import MAX_DICE, MAX_SIDES, Expr, combine, count_dice, parse
 from affray.dice.needs import MissingDice, needed_message
@@ -185,6 +185,7 @@ __all__ = [
     "count_dice",
     "new_seed",
     "commitment",
+    "EngineKey",
     "engine_face",
     "parse_values",
     "face_from_token",

@@ -116,6 +116,10 @@ class Store(Protocol):
 
     def read_raw(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> Iterator[RawRow]: ...
 
+    def read_chain(self, encounter_id: str) -> Iterator[tuple]:
+        """Every raw row in version order, without the encounter id (``affray verify``'s pass)."""
+        ...
+
     def read_live(
         self,
         encounter_id: str,

@@ -541,6 +541,12 @@ class PostgresStore:
         ``hash`` hex."""
         return self._pages(_PAGE_RAW, 2, encounter_id, from_version, to_version)
 
+    def read_chain(self, encounter_id: str) -> Iterator[tuple]:
+        """Every row as :meth:`read_raw` gives it, without the encounter id:
+        ``(seq, version, command_id, type, schema, data, recorded_at, actor,
+        hash)``; as :meth:`affray.store.sqlite.EventStore.read_chain`."""
+        return self._pages(_PAGE_DECODE, 1, encounter_id, 1, None)
+
     def read_live(
         self,
         encounter_id: str,

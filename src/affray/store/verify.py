@@ -11,7 +11,6 @@ import sqlite3
 import msgspec
 
 from affray.events import codec
-from hashlib import sha256
 
 from affray.store.chain import Canonicals, chain_hash
 
@@ -25,6 +24,10 @@ class ChainCheck:
     when it does not decode); ``finish(head)`` checks the head row
     (``(version, hash)`` or ``None``) and returns every problem, one line
     each, or ``None`` when the encounter has neither events nor head.
+    ``canonicals`` builds the text each hash covers. ``affray verify``'s
+    own pass (:func:`affray.verify.check_encounter`) does what ``feed``
+    does inline, keeping ``expected``, ``prev_hash``, ``prev_seq``,
+    ``last_hash``, ``seen`` and ``problems`` as ``feed`` would.
     """
 
     def __init__(self, encounter_id: str, *, decode: bool = True) -> None:
@@ -34,16 +37,16 @@ class ChainCheck:
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = 1, "", -1, ""
         self.seen = False
         self._decode = decode
-        self._canonical = Canonicals(encounter_id)
+        self.canonicals = Canonicals(encounter_id)
 
     def feed(self, seq, version, command_id, type_, schema, data, recorded_at, actor, hash_, *, decode=None):
         self.seen = True
         expected = self.expected
         if version != expected or seq < self.prev_seq:
-            self._order(seq, version, expected, self.prev_seq)
+            self.misplaced(seq, version, expected, self.prev_seq)
         try:
             ok = chain_hash(
-                self.prev_hash, self._canonical(version, command_id, type_, schema, recorded_at, actor, data)
+                self.prev_hash, self.canonicals(version, command_id, type_, schema, recorded_at, actor, data)
             ) == hash_
         except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
             ok = False
@@ -56,49 +59,10 @@ class ChainCheck:
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = version + 1, hash_, seq, hash_
         return event
 
-    def checked(self, rows):
-        """:meth:`feed` for a stream of ``read_raw`` rows ``(seq,
-        encounter_id, version, command_id, type, schema, data, recorded_at,
-        actor, hash)``, without decoding: yields every row as it came, in
-        order, once it is checked (the problems go to ``problems`` as with :meth:`feed`).
-        The same checks and the same text hashed (:func:`canonical`), in
-        one loop: the verify hot path."""
-        problems, where = self.problems, self.where
-        expected, prev, prev_seq = self.expected, self.prev_hash, self.prev_seq
-        head = self._canonical.head
-        quote = self._canonical.quote
-        sha = sha256
-        types: dict = {}
-        cid = rat = act = None
-        cq = tail = ""
-        try:
-            for row in rows:
-                seq, _eid, version, command_id, type_, schema, data, recorded_at, actor, hash_ = row
-                self.seen = True
-                if version != expected or seq < prev_seq:
-                    self._order(seq, version, expected, prev_seq)
-                try:
-                    if command_id != cid or recorded_at != rat or actor != act:
-                        cid, rat, act = command_id, recorded_at, actor
-                        cq = quote(command_id)
-                        tail = f',"recorded_at":{quote(recorded_at)},"actor":{quote(actor)},"data":'
-                    tq = types.get(type_) or types.setdefault(type_, quote(type_))
-                    text = f'{head}{version:d},"command_id":{cq},"type":{tq},"schema":{schema:d}{tail}{data}}}'
-                    if prev:
-                        ok = sha((prev + text).encode()).hexdigest() == hash_
-                    else:
-                        ok = chain_hash(prev, text) == hash_
-                except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
-                    ok = False
-                    cid = None
-                if not ok or data.__class__ is not str:
-                    problems.append(f"{where} version {version}: hash mismatch (this event, or the hash before it, was changed)")
-                expected, prev, prev_seq = version + 1, hash_, seq
-                yield row
-        finally:
-            self.expected, self.prev_hash, self.prev_seq, self.last_hash = expected, prev, prev_seq, prev
-
-    def _order(self, seq, version, expected, prev_seq) -> None:
+    def misplaced(self, seq, version, expected, prev_seq) -> None:
+        """Record the problems of a row at ``version`` (stored as ``seq``)
+        where ``expected`` was due after the row stored as ``prev_seq``:
+        missing versions, or a row stored before the one it follows."""
         where, problems = self.where, self.problems
         if version > expected:
             missing = str(expected) if version == expected + 1 else f"{expected}-{version - 1}"
