@@ -185,6 +185,7 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
     expected, prev, prev_seq = chain.expected, chain.prev_hash, chain.prev_seq
     head, quote = chain.canonicals.head, chain.canonicals.quote
     sha, order, json_text = sha256, chain.misplaced, msgspec.json.encode
+    new_run, run = chain.new_run, chain.run
     texts: dict = {}  # type -> its JSON text
     cid = rat = act = None
     cq = tail = ""
@@ -208,6 +209,9 @@ def _one_pass(rows, chain: ChainCheck, fold_: _Replay, dice_check: _DiceCheck | 
             # the hash chain: ChainCheck.feed, with the envelope's JSON kept while it repeats
             if version != expected or seq < prev_seq:
                 order(seq, version, expected, prev_seq)
+            if command_id != run:  # a command's events are one run (ChainCheck.new_run)
+                new_run(version, command_id)
+                run = command_id
             try:
                 if command_id != cid or recorded_at != rat or actor != act:
                     if command_id.__class__ is not str or recorded_at.__class__ is not str or actor.__class__ is not str:

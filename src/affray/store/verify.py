@@ -38,12 +38,17 @@ class ChainCheck:
         self.seen = False
         self._decode = decode
         self.canonicals = Canonicals(encounter_id)
+        #: the command whose events the rows are in, and every command seen
+        #: before it (affray appends a command's events as one run)
+        self.run, self.commands = None, set()
 
     def feed(self, seq, version, command_id, type_, schema, data, recorded_at, actor, hash_, *, decode=None):
         self.seen = True
         expected = self.expected
         if version != expected or seq < self.prev_seq:
             self.misplaced(seq, version, expected, self.prev_seq)
+        if command_id != self.run:
+            self.new_run(version, command_id)
         try:
             ok = chain_hash(
                 self.prev_hash, self.canonicals(version, command_id, type_, schema, recorded_at, actor, data)
@@ -58,6 +63,24 @@ class ChainCheck:
             self.problems.extend(f"{self.where} version {version}: {p}" for p in found)
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = version + 1, hash_, seq, hash_
         return event
+
+    def new_run(self, version, command_id) -> None:
+        """Note that the rows from ``version`` on are command ``command_id``'s:
+        a command already seen earlier in the log is a problem, since affray
+        appends each command's events together, in one transaction (an event
+        given another command's id by hand, then re-hashed, would otherwise
+        be undone or kept with the wrong command)."""
+        try:
+            again = command_id in self.commands
+            self.commands.add(command_id)
+        except TypeError:  # an unhashable value in the column: the hash check reports the row
+            again = False
+        if again:
+            self.problems.append(
+                f"{self.where} version {version}: an event of command {command_id!r} after other commands' events "
+                "(affray writes a command's events together; the command ids were edited)"
+            )
+        self.run = command_id
 
     def misplaced(self, seq, version, expected, prev_seq) -> None:
         """Record the problems of a row at ``version`` (stored as ``seq``)
