@@ -188,6 +188,9 @@ class SeedTable(KeyFile):
         self.path = f"table dice_keys of {store.path}"
 
     def add(self, encounter_id: str, seed: bytes) -> None:
+        """Keep ``seed`` (bytes) for ``encounter_id`` in ``dice_keys``, inside
+        the caller's transaction. Errors: :class:`StoreError` for an empty id
+        or one holding whitespace (as the key file refuses it)."""
         if any(c.isspace() for c in encounter_id) or not encounter_id:
             raise StoreError(f"encounter id {encounter_id!r} holds a space or a line break; choose another with --id")
         self._store._conn.execute(
@@ -195,6 +198,9 @@ class SeedTable(KeyFile):
         )
 
     def seeds(self, encounter_id: str) -> list[bytes]:
+        """Every seed kept for ``encounter_id``, oldest first ([] when none);
+        inside a transaction the read is a savepoint, so a refusal (a role
+        that may not read ``dice_keys``) does not abort it."""
         conn = self._store._conn
         sql = "SELECT seed FROM dice_keys WHERE encounter_id = %s ORDER BY n"
         try:

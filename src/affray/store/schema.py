@@ -272,6 +272,7 @@ def _migrations(sqlite_utils, keys=None):  # noqa: ANN001 - the lazily imported 
         db.execute("DELETE FROM dice_seeds")
 
     def create_reader_views(db) -> None:  # noqa: ANN001
+        """(Re)create :data:`READER_VIEWS` in order, dropping the old views first."""
         for name in ("event_log", "dice_rolls", "damage", *reversed(READER_VIEWS)):
             if name in db.view_names():
                 db.view(name).drop()
