@@ -18,12 +18,11 @@ import importlib
 import re
 import typing
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from affray.errors import AffrayError, special_file
+from affray.errors import AffrayError, file_suffix, special_file
 from affray.events import commands as cmd
 from affray.events import core as ev
 from affray.events.envelope import Recorded
@@ -320,19 +319,20 @@ def read_sheet_data(path) -> Any:
     to do (a folder, FIFO, socket or device; unreadable, unknown format, not
     valid). Shared by every system's
     ``load_sheet``; the system then validates the data."""
-    label, p = str(path), Path(path)
+    label, suffix = str(path), file_suffix(path)
     kind = special_file(path)  # a FIFO would hang, /dev/zero never end
     if kind:
         raise ValueError(f"{label} is {kind}, not a regular file; name a sheet file")
     try:
-        raw = p.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except OSError:
         raise ValueError(f"{label}: cannot read the file; check the path") from None
     decoders = {".toml": msgspec.toml.decode, ".yaml": msgspec.yaml.decode, ".yml": msgspec.yaml.decode,
                 ".json": msgspec.json.decode}
-    decode = decoders.get(p.suffix.lower())
+    decode = decoders.get(suffix.lower())
     if decode is None:
-        raise ValueError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
+        raise ValueError(f"{label}: unknown sheet format {suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
     try:
         return decode(raw)
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:

@@ -19,12 +19,12 @@ as named on each function.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 import msgspec
 
-from affray.errors import special_file
+from affray.errors import file_suffix, special_file
 from affray.rules.base import check_names, decode_sheet, suggestion
 from affray.text import one_line
 from affray.events.core import LocationInit
@@ -428,7 +428,7 @@ def _check_yaml_depth(label: str, data: bytes) -> None:
         return  # the decoder reports it, with its position
 
 
-def load_sheet(path: str | Path) -> Sheet:
+def load_sheet(path: str | os.PathLike[str]) -> Sheet:
     """Load an MRQ1 sheet from a ``.toml``, ``.yaml``/``.yml`` or ``.json``
     file (``msgspec.toml``, ``msgspec.yaml`` with the safe loader,
     ``msgspec.json``) and validate it (:func:`validate_sheet`).
@@ -438,15 +438,15 @@ def load_sheet(path: str | Path) -> Sheet:
     ``weapons[1].damage``) and what to do.
     """
     label = str(path)
-    p = Path(path)
-    fmt = _FORMATS.get(p.suffix.lower())
+    suffix = file_suffix(path)
+    fmt = _FORMATS.get(suffix.lower())
     if fmt is None:
-        raise SheetError(f"{label}: unknown sheet format {p.suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
+        raise SheetError(f"{label}: unknown sheet format {suffix or '(no extension)'!r}; use .toml, .yaml, .yml or .json")
     kind = special_file(path)  # a FIFO would hang, /dev/zero never end
     if kind:
         raise SheetError(f"{label} is {kind}, not a regular file; name a sheet file")
     try:
-        with p.open("rb") as fh:
+        with open(path, "rb") as fh:
             data = fh.read(MAX_SHEET_BYTES + 1)
     except FileNotFoundError:
         raise SheetError(f"{label}: no such file; check the path") from None

@@ -18,7 +18,7 @@ hit points in points. Levels of success are the strings of
 from __future__ import annotations
 
 import math
-from pathlib import Path
+import os
 
 import msgspec
 
@@ -66,7 +66,7 @@ __all__ = [
     "wound_severity",
 ]
 
-DATA = Path(__file__).with_name("data")
+DATA = os.path.join(os.path.dirname(__file__), "data")
 SEED = "seed 004_71637fb3cfde52c9.txt"
 
 # --------------------------------------------------------------------------- #

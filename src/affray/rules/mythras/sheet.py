@@ -11,7 +11,7 @@ Units: skills in percent, AP and HP in points.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 import msgspec
@@ -298,7 +298,7 @@ def parse_sheet(data: Any, label: str = "sheet") -> Sheet:
     return validate_sheet(sheet, label)
 
 
-def load_sheet(path: str | Path) -> Sheet:
+def load_sheet(path: str | os.PathLike[str]) -> Sheet:
     """Load a sheet from ``.toml``, ``.yaml``/``.yml`` or ``.json``;
     :class:`SheetError` (one line) when it cannot be read or is invalid."""
     label = str(path)

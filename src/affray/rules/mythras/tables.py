@@ -11,14 +11,14 @@ SRD), named on each function. Levels of success are the strings of
 from __future__ import annotations
 
 import math
+import os
 import re
-from pathlib import Path
 
 from affray.rules import d100
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SUCCESS
 from affray.rules.tables import Band, HitLocation, Row, Sourced, band_of, by_key, load, location_of, sources
 
-DATA = Path(__file__).with_name("data")
+DATA = os.path.join(os.path.dirname(__file__), "data")
 LEVELS = (CRITICAL, SUCCESS, FAILURE, FUMBLE)
 
 

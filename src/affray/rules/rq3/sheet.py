@@ -14,7 +14,7 @@ metres (movement per Move Phase, seed 002 "MOVE").
 from __future__ import annotations
 
 import math
-from pathlib import Path
+import os
 
 import msgspec
 
@@ -214,7 +214,7 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
     return msgspec.structs.replace(sheet, weapons=weapons)
 
 
-def load_sheet(path: str | Path) -> Sheet:
+def load_sheet(path: str | os.PathLike[str]) -> Sheet:
     """Load a sheet from ``.toml``, ``.yaml``/``.yml`` or ``.json``;
     :class:`SheetError` (one line) when it cannot be read or is invalid."""
     label = str(path)

@@ -10,12 +10,12 @@ section C, named on each function. Levels of success are the strings of
 from __future__ import annotations
 
 import math
-from pathlib import Path
+import os
 
 from affray.rules.d100 import CRITICAL, FAILURE, FUMBLE, SPECIAL, SUCCESS, grade
 from affray.rules.tables import Band, HitLocation, Row, Sourced, band_of, load, location_of
 
-DATA = Path(__file__).with_name("data")
+DATA = os.path.join(os.path.dirname(__file__), "data")
 #: Levels of success, worst first (rules-reference.md C1).
 LEVELS = (FUMBLE, FAILURE, SUCCESS, SPECIAL, CRITICAL)
 #: The hit levels a dodge can leave: "miss", a level, or "maximum" (a

@@ -7,7 +7,7 @@ result means is decided by the rule modules.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from affray.rules.tables import Row, Sourced, by_key, load, sources
 
@@ -123,7 +123,7 @@ class Tables(Row):
     wound_effects: WoundTable
 
 
-_T = load(Path(__file__).parent / "data", "tables.toml", Tables)
+_T = load(os.path.join(os.path.dirname(__file__), "data"), "tables.toml", Tables)
 
 #: difficulty key -> grade (rules-reference.md D1).
 DIFFICULTY: dict[str, Graded] = by_key(_T.difficulty.rows)
