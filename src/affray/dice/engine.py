@@ -5,9 +5,9 @@ the roll number, with rejection sampling (the public contract is in
 from __future__ import annotations
 
 from collections.abc import Sequence
-import hashlib
-import hmac
 import os
+
+from affray.digest import sha256
 
 from affray.dice.expr import parse
 from affray.events.core import DiceRolled
@@ -27,7 +27,7 @@ def new_seed() -> bytes:
 
 def commitment(seed: bytes) -> str:
     """The public commitment to ``seed``: ``sha256(seed).hexdigest()`` (64 hex chars)."""
-    return hashlib.sha256(seed).hexdigest()
+    return sha256(seed).hexdigest()
 
 
 def salt_digest(salts: Sequence[str]) -> str:
@@ -37,7 +37,7 @@ def salt_digest(salts: Sequence[str]) -> str:
     ``""`` when there are no salts."""
     if not salts:
         return ""
-    h = hashlib.sha256()
+    h = sha256()
     for salt in salts:
         raw = salt.encode("utf-8")
         h.update(b"%d:" % len(raw))
@@ -71,10 +71,10 @@ class EngineKey:
             raise ValueError("the engine needs the encounter's seed as non-empty bytes")
         key = bytes(seed)
         if len(key) > 64:  # longer than SHA-256's block: HMAC keys with its hash
-            key = hashlib.sha256(key).digest()
+            key = sha256(key).digest()
         key = key.ljust(64, b"\0")
-        self._inner = hashlib.sha256(key.translate(_IPAD))
-        self._outer = hashlib.sha256(key.translate(_OPAD))
+        self._inner = sha256(key.translate(_IPAD))
+        self._outer = sha256(key.translate(_OPAD))
 
     def digest(self, msg: bytes) -> bytes:
         """``HMAC-SHA256(key=seed, msg=msg)``: 32 bytes."""
@@ -138,7 +138,7 @@ def _chunks(block: bytes):
 
 def _digest(seed: bytes, encounter_id: str, index: int, k: int, salted: str = "") -> bytes:
     """HMAC-SHA256 block ``k`` for engine roll ``index`` (see module docstring)."""
-    return hmac.digest(seed, _message(encounter_id, index, k, salted), "sha256")  # one-shot, in C (OpenSSL)
+    return EngineKey(seed).digest(_message(encounter_id, index, k, salted))
 
 
 def engine_face(seed: bytes, encounter_id: str, index: int, sides: int, salts: Sequence[str] = ()) -> int:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 
+from affray.digest import sha256
 from affray.errors import special_file
 from affray.store.errors import StoreError
 
@@ -118,6 +119,4 @@ class KeyFile:
 
 def matches(seed: bytes, commitment: str) -> bool:
     """Whether ``SHA-256(seed)`` is ``commitment`` (lowercase hex)."""
-    import hashlib  # deferred: a read verb that never looks at a seed need not load it
-
-    return hashlib.sha256(seed).hexdigest() == commitment
+    return sha256(seed).hexdigest() == commitment

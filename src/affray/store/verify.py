@@ -12,7 +12,7 @@ import msgspec
 
 from affray.events import codec
 
-from affray.store.chain import Canonicals, chain_hash
+from affray.store.chain import Canonicals, bulk_sha256, chain_hash
 
 
 class ChainCheck:
@@ -37,7 +37,7 @@ class ChainCheck:
         self.expected, self.prev_hash, self.prev_seq, self.last_hash = 1, "", -1, ""
         self.seen = False
         self._decode = decode
-        self.canonicals = Canonicals(encounter_id)
+        self.canonicals, self.sha = Canonicals(encounter_id), bulk_sha256()
         #: the command whose events the rows are in, and every command seen
         #: before it (affray appends a command's events as one run)
         self.run, self.commands = None, set()
@@ -51,7 +51,7 @@ class ChainCheck:
             self.new_run(version, command_id)
         try:
             ok = chain_hash(
-                self.prev_hash, self.canonicals(version, command_id, type_, schema, recorded_at, actor, data)
+                self.prev_hash, self.canonicals(version, command_id, type_, schema, recorded_at, actor, data), self.sha
             ) == hash_
         except (TypeError, ValueError, AttributeError):  # a field of the wrong type (an edited row)
             ok = False

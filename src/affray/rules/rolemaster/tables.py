@@ -72,7 +72,6 @@ N+severity+type``).
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import re
 from functools import lru_cache
@@ -80,6 +79,7 @@ from pathlib import Path
 
 import msgspec
 
+from affray.digest import sha256
 from affray.errors import special_file
 from affray.rules import tables as shared
 
@@ -725,7 +725,7 @@ def load_file(path: str | Path) -> Loaded:
 
 @lru_cache(maxsize=128)
 def _cached(path: str, raw: bytes) -> Loaded:
-    return parse_table(path, _decode(Path(path), raw), sha256=hashlib.sha256(raw).hexdigest(), path=path)
+    return parse_table(path, _decode(Path(path), raw), sha256=sha256(raw).hexdigest(), path=path)
 
 
 def find(name: str, dirs: tuple[str, ...]) -> Path | None:
