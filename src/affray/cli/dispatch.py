@@ -312,9 +312,11 @@ def answer(argv: list[str]) -> int | None:
 
 
 def _without_typing_extensions() -> None:
-    """Let msgspec load without ``typing_extensions``.
+    """Let msgspec load without ``typing_extensions``, ``platform``, and with
+    ``msgspec.inspect`` and ``textwrap`` loaded on first use
+    (:class:`LoadedOnFirstUse`).
 
-    msgspec imports it, if installed (typer needs it), only to read that
+    msgspec imports ``typing_extensions``, if installed (typer needs it), only to read that
     module's ``Required``/``NotRequired`` and ``get_type_hints``; affray's
     structs use neither, and the import drags in ``inspect``, ``ast`` and
     ``dis``: about 10 ms of the fast path. A ``None`` entry in
@@ -326,13 +328,48 @@ def _without_typing_extensions() -> None:
         return
     sys.modules["typing_extensions"] = None  # type: ignore[assignment]
     platform = _platform_for_uuid()
+    lazy = LoadedOnFirstUse(("msgspec.inspect", "textwrap"))
+    sys.meta_path.insert(0, lazy)
     try:
         import msgspec  # noqa: F401
     finally:
+        sys.meta_path.remove(lazy)
         if sys.modules.get("typing_extensions", 0) is None:
             del sys.modules["typing_extensions"]
         if platform is not None and sys.modules.get("platform") is platform:
             del sys.modules["platform"]
+
+
+class LoadedOnFirstUse:
+    """An import finder that makes the modules ``names`` load on first use.
+
+    msgspec's ``__init__`` imports :mod:`msgspec.inspect` (type
+    introspection) and, through ``msgspec.json``'s JSON Schema support,
+    :mod:`textwrap`; a command uses neither, and they cost about 1.5 ms
+    together. While msgspec loads, this finder (first on
+    ``sys.meta_path``) gives those two the spec the ordinary path finder
+    gives, with its loader wrapped in :class:`importlib.util.LazyLoader`
+    (the standard library's lazy import): the module is in ``sys.modules``
+    and bound where it is imported, and runs its code the first time one of
+    its attributes is read, so whatever uses it later gets the whole module.
+    Any other name, and a name the path finder does not find, is left to the
+    other finders (None).
+    """
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, name: str, path=None, target=None):  # noqa: ANN001 - the finder protocol
+        if name not in self.names:
+            return None
+        import importlib.machinery  # here: the finder is asked only while msgspec loads
+        import importlib.util
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        return spec
 
 
 def _platform_for_uuid():

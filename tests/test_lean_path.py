@@ -1,0 +1,204 @@
+"""The console script's fast path stays lean (issue 17: every fight verb
+within 5x ``python -c pass``), and what keeps it lean gives what the heavier
+library gave.
+
+- A fight verb run through the console script imports neither ``pathlib``
+  (with ``urllib.parse`` and ``ipaddress``), nor OpenSSL (``_hashlib``,
+  ``hashlib``, ``hmac``), nor the CLI framework; a verb that decides no rule
+  (``note``, ``undo``, ``redo``, ``rewind``) does not import the rule
+  system either. It leaves without the interpreter's teardown
+  (:func:`affray.cli.main.leave`), its output flushed and its exit code
+  kept, and its collector runs young collections every
+  :data:`affray.cli.main.YOUNG_COLLECTION_AFTER` allocations.
+- The stand-ins: :func:`affray.errors.file_suffix` is
+  ``PurePath.suffix``, :func:`affray.store.sqlite.file_uri` is
+  ``Path.resolve().as_uri()``, :data:`affray.digest.sha256` is
+  ``hashlib.sha256``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import subprocess
+import sys
+from pathlib import Path, PurePath
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from affray.commands.handler import execute
+from affray.digest import sha256
+from affray.dice.engine import EngineKey, engine_face
+from affray.errors import file_suffix
+from affray.events import commands as cmd
+from affray.store import EventStore
+from affray.store.chain import bulk_sha256, chain_hash
+from affray.store.sqlite import file_uri
+
+# The console script's main(), with leave() reporting what was imported
+# (and the collector's threshold) before it ends the process as usual.
+PROBE = (
+    "import gc, sys\n"
+    "import affray.cli.main as m\n"
+    "end = m.leave\n"
+    "def leave(code):\n"
+    "    mods = ('pathlib', 'urllib.parse', 'ipaddress', '_hashlib', 'hashlib', 'hmac', 'typer', 'click',\n"
+    "            'sqlite_utils', 'rich', 'typing_extensions', 'difflib_never')\n"
+    "    loaded = sorted(x for x in mods if x in sys.modules)\n"
+    "    systems = sorted(x for x in sys.modules if x.startswith('affray.rules.') and x.count('.') == 3)\n"
+    "    print('PROBE', code, gc.get_threshold()[0], ','.join(loaded) or '-', ','.join(systems) or '-', file=sys.stderr)\n"
+    "    end(code)\n"
+    "m.leave = leave\n"
+    "sys.argv[0] = 'affray'\n"
+    "m.main()\n"
+)
+
+
+def _probe(db: Path, *argv: str) -> tuple[int, list[str], list[str], subprocess.CompletedProcess]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, "--db", str(db), *argv], capture_output=True, text=True,
+        env={"AFFRAY_ACTOR": "sam", "PATH": "/usr/bin:/bin"},
+    )
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("PROBE "))
+    _, code, threshold, loaded, systems = line.split(" ")
+    assert int(code) == proc.returncode
+    from affray.cli.main import YOUNG_COLLECTION_AFTER
+
+    assert int(threshold) == YOUNG_COLLECTION_AFTER
+    return proc.returncode, [] if loaded == "-" else loaded.split(","), [] if systems == "-" else systems.split(","), proc
+
+
+@pytest.mark.parametrize("argv", [["note", "light"], ["undo"], ["pending"], ["state"], ["log", "--tail", "3"]])
+def test_verbs_that_decide_no_rule_import_no_rule_system(fight, argv):
+    code, loaded, systems, proc = _probe(fight.db, "-e", "ford", *argv)
+    assert code == 0, proc.stderr
+    assert loaded == [], loaded
+    assert systems == [], systems
+
+
+def test_redo_and_rewind_import_no_rule_system(fight):
+    assert _probe(fight.db, "-e", "ford", "note", "one")[0] == 0
+    assert _probe(fight.db, "-e", "ford", "undo")[0] == 0
+    for argv in (["redo"], ["rewind", "--to", "1.0"]):
+        code, loaded, systems, proc = _probe(fight.db, "-e", "ford", *argv)
+        assert code == 0, proc.stderr
+        assert (loaded, systems) == ([], []), (argv, loaded, systems)
+
+
+def test_a_fight_verb_loads_its_system_but_no_pathlib_nor_openssl(fight):
+    code, loaded, systems, proc = _probe(fight.db, "-e", "ford", "attack", "vasana", "broo1")
+    assert code == 0, proc.stderr
+    assert loaded == [], loaded
+    assert "affray.rules.mrq1.system" in systems
+    code, loaded, _, proc = _probe(fight.db, "-e", "ford", "react", "broo1", "parry", "--dice", "50,50")
+    assert code == 0 and loaded == [], (proc.stderr, loaded)
+
+
+def test_leave_flushes_the_output_and_keeps_the_exit_code(fight):
+    code, _, _, proc = _probe(fight.db, "-e", "ford", "log")
+    assert code == 0 and proc.stdout.rstrip().splitlines()[0] == "Setup" and proc.stdout.endswith("\n")
+    code, _, _, proc = _probe(fight.db, "-e", "nowhere", "note", "x")
+    assert code == 2 and proc.stderr.startswith("error: ") and proc.stdout == ""
+
+
+def test_a_reader_that_goes_away_is_not_an_error(fight):
+    with EventStore(fight.db) as store:  # more than a pipe holds (64 KiB), so the writer meets the closed end
+        for i in range(400):
+            execute(store, cmd.AddNote(text=f"line {i} " + "x" * 200), encounter_id="ford", actor="sam")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.argv[0] = 'affray'; from affray.cli.main import main; main()",
+         "--db", str(fight.db), "-e", "ford", "log"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"AFFRAY_ACTOR": "sam", "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0 and "Traceback" not in err, err
+
+
+# --------------------------------------------------------------------------- #
+# The stand-ins give what the heavier modules give
+# --------------------------------------------------------------------------- #
+
+_PATHISH = st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".toml", "x.", "s.TOML", "t.tar.gz", "é.yml", " .j"]),
+                    max_size=5).map("/".join)
+
+
+@given(st.one_of(_PATHISH, st.text(max_size=30)))
+def test_file_suffix_is_purepath_suffix(path):
+    if "\0" in path:
+        return
+    assert file_suffix(path) == PurePath(path).suffix
+
+
+@settings(max_examples=60)
+@given(st.text(alphabet=st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), min_size=1, max_size=20))
+def test_file_uri_is_paths_as_uri(tmp_path_factory, name):
+    base = tmp_path_factory.getbasetemp()
+    for path in (str(base / name.replace("/", "_")), name if not name.startswith("/") else "rel" + name):
+        assert file_uri(path) == Path(path).resolve().as_uri()
+
+
+@given(st.binary(max_size=300), st.binary(max_size=100))
+def test_digest_sha256_is_hashlibs(data, more):
+    assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    h = sha256(data)
+    copy = h.copy()
+    copy.update(more)
+    assert (h.digest(), copy.digest()) == (hashlib.sha256(data).digest(), hashlib.sha256(data + more).digest())
+
+
+@given(st.binary(min_size=1, max_size=100), st.binary(max_size=80))
+def test_engine_key_is_hmac_sha256(seed, msg):
+    assert EngineKey(seed).digest(msg) == hmac.digest(seed, msg, "sha256")
+
+
+def test_engine_face_golden_is_unchanged():
+    # the module docstring's example, written with hmac and hashlib (OpenSSL)
+    def face(seed: bytes, encounter_id: str, index: int, sides: int) -> int:
+        limit = 2**64 - 2**64 % sides
+        k = 0
+        while True:
+            msg = f"{encounter_id}:{index}" + (f":{k}" if k else "")
+            d = hmac.new(seed, msg.encode(), hashlib.sha256).digest()
+            for j in range(0, 32, 8):
+                v = int.from_bytes(d[j:j + 8], "big")
+                if v < limit:
+                    return 1 + v % sides
+            k += 1
+
+    seed = bytes.fromhex("00ff" * 16)
+    for index in range(50):
+        for sides in (3, 6, 100, 2**64 - 1):
+            assert engine_face(seed, "ford", index, sides) == face(seed, "ford", index, sides)
+
+
+@given(st.text(max_size=70), st.text(max_size=200))
+def test_chain_hash_is_the_same_with_either_sha256(prev, text):
+    if prev:  # an empty prev_hash reads the opening event's text (chain.start_of)
+        assert chain_hash(prev, text) == chain_hash(prev, text, bulk_sha256())
+        assert chain_hash(prev, text) == hashlib.sha256((prev + text).encode()).hexdigest()
+
+
+def test_msgspec_inspect_and_textwrap_load_on_first_use():
+    script = (
+        "import sys\n"
+        "from affray.cli.dispatch import _without_typing_extensions\n"
+        "_without_typing_extensions()\n"
+        "import msgspec\n"
+        "lazy = [type(sys.modules[m]).__name__ for m in ('msgspec.inspect', 'textwrap')]\n"
+        "assert lazy == ['_LazyModule', '_LazyModule'], lazy\n"
+        "assert not any(type(f).__name__ == 'LoadedOnFirstUse' for f in sys.meta_path)\n"
+        "class S(msgspec.Struct):\n"
+        "    '''  A doc.'''\n"
+        "    x: int\n"
+        "assert msgspec.json.schema(S)['$defs']['S']['description'] == 'A doc.'\n"
+        "assert msgspec.inspect.type_info(int) == msgspec.inspect.IntType()\n"
+        "import textwrap\n"
+        "assert textwrap.dedent('  a') == 'a' and type(sys.modules['textwrap']).__name__ == 'module'\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.stdout.strip() == "ok", proc.stderr
