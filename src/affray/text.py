@@ -117,3 +117,16 @@ def escape_json(text: str) -> str:
     if text.isprintable() or re.search(_JSON_RAW, text) is None:
         return text
     return re.sub(_JSON_RAW, lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def nearest(word: str, choices, cutoff: float = 0.6) -> str | None:  # noqa: ANN001 - any iterable of str
+    """The one of ``choices`` nearest ``word``, ignoring case, as written in
+    ``choices``, when at least ``cutoff`` alike (``difflib``'s ratio, 0–1);
+    else None. :mod:`difflib` is imported on the first call: only a refused
+    name asks for a suggestion, and the import (with ``heapq``) costs about
+    1 ms of every command otherwise."""
+    import difflib  # deferred: only an error message needs it
+
+    by_lower = {c.lower(): c for c in choices}
+    hits = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
+    return by_lower[hits[0]] if hits else None

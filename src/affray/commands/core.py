@@ -9,8 +9,6 @@ inside ``commands/`` run one way: the verbs (amend, hero, demo) → handler →
 travel → points → core and lookup.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 import re

@@ -9,8 +9,6 @@ a command from its ``CommandIssued`` record; :func:`decide_only` decides it
 with given dice without appending (amend's check, the audit, Second Chance).
 """
 
-from __future__ import annotations
-
 import typing
 from typing import Iterable
 

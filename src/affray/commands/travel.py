@@ -34,8 +34,6 @@ Amend is in :mod:`affray.commands.amend`; the points of a fight's history
 and the re-deciding of recorded commands in :mod:`affray.commands.points`.
 """
 
-from __future__ import annotations
-
 from bisect import bisect_left
 
 import msgspec

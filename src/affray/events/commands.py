@@ -5,8 +5,6 @@ A command is a request; it may be refused. Handling one turns it into events
 unambiguous prefix of handle or name; the handler resolves them.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from affray.events.core import Modifier

@@ -10,8 +10,6 @@ Units: distances in metres, durations in rounds, skills in percent.
 This module imports nothing of affray's (DESIGN.md, "The flow").
 """
 
-from __future__ import annotations
-
 from typing import ClassVar
 
 import msgspec

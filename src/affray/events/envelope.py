@@ -6,8 +6,6 @@ encounter (dense, from 1), ``command_id`` groups the events of one command
 command and ``hash`` is ``sha256(previous hash ‖ canonical bytes)`` in hex.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from affray.events.core import Event

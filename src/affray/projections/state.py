@@ -7,8 +7,6 @@ Nothing here knows a rule system (DESIGN.md, "The flow").
 Units: HP in points, distances in metres, rounds counted from 1.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from affray.events.core import Condition, InitiativeEntry, Modifier, PendingStep

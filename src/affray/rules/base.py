@@ -11,9 +11,6 @@ each event it emits into a working copy of the state, so later decisions in the
 same command see earlier ones.
 """
 
-from __future__ import annotations
-
-import difflib
 import importlib
 import re
 import typing
@@ -28,7 +25,7 @@ from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import Combatant, State
-from affray.text import one_line
+from affray.text import nearest, one_line
 
 
 class RuleError(AffrayError, ValueError):
@@ -558,9 +555,8 @@ def keys_of(struct: Any) -> tuple[str, ...]:
 def did_you_mean(word: str, choices: typing.Iterable[str], cutoff: float = 0.6) -> str:
     """``"did you mean 'X'?"`` for the choice nearest ``word`` (difflib,
     case-insensitive, at least ``cutoff`` alike), or ``""``."""
-    by_lower = {c.lower(): c for c in choices}
-    hits = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
-    return f"did you mean {by_lower[hits[0]]!r}?" if hits else ""
+    hit = nearest(word, choices, cutoff)
+    return f"did you mean {hit!r}?" if hit is not None else ""
 
 
 def suggestion(word: str, choices: typing.Iterable[str]) -> str:

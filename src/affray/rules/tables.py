@@ -10,8 +10,6 @@ characteristic table) and the lookups built on rows. What a table means
 stays in the system's own ``tables.py``.
 """
 
-from __future__ import annotations
-
 import datetime
 import os
 import sys

@@ -20,8 +20,6 @@ backend (SQLite, PostgreSQL), the import and the export checks hash the same
 way through these functions, and a v1 log still verifies as it always did.
 """
 
-from __future__ import annotations
-
 from affray.digest import sha256
 
 import msgspec

@@ -14,8 +14,6 @@ never to hold the log. :func:`rounds_by_version`, :func:`is_secret` and
 an export leaves out" that every format shares.
 """
 
-from __future__ import annotations
-
 from typing import Iterable, Iterator
 
 import msgspec

@@ -10,8 +10,6 @@ function hands on to the next rule it queues a step with ``draft.then``
 (see the steps table in :mod:`affray.rules.mrq1.system`).
 """
 
-from __future__ import annotations
-
 import shlex
 
 import msgspec

@@ -14,8 +14,6 @@ to read. Names are the field names (``reaction_attacker_roll``); the
 kebab-case spelling (``reaction-attacker-roll``) is accepted on input.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec

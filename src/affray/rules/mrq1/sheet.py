@@ -17,8 +17,6 @@ Sources: seed 004 (``004_71637fb3cfde52c9.txt``) and rules-reference.md E,
 as named on each function.
 """
 
-from __future__ import annotations
-
 import os
 from typing import Any
 

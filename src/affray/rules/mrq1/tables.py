@@ -15,8 +15,6 @@ hit points in points. Levels of success are the strings of
 :mod:`affray.rules.d100`.
 """
 
-from __future__ import annotations
-
 import math
 import os
 

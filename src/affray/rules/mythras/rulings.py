@@ -6,8 +6,6 @@ setting here, never a silent guess (DESIGN.md, "Rule systems"). Names are the
 field names; kebab-case is accepted on input.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 import msgspec

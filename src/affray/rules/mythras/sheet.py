@@ -9,8 +9,6 @@ damage modifier (B16), Initiative (B17) and Action Points (seed 001
 Units: skills in percent, AP and HP in points.
 """
 
-from __future__ import annotations
-
 import os
 from typing import Any
 

@@ -6,8 +6,6 @@ a silent guess (DESIGN.md, "Rule systems"). Names are the field names;
 kebab-case is accepted on input (``affray new --ruling open-ended-cap=3``).
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 import msgspec

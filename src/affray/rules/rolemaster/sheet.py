@@ -8,8 +8,6 @@ and skills as bonuses (added to an open-ended d100); ``hits`` in points;
 "Attack Procedure"; rules-reference.md A4, A5).
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 import msgspec

@@ -69,8 +69,6 @@ column (``sample.toml: row 3, column 'plate': cell '7X' is not -, N or
 N+severity+type``).
 """
 
-from __future__ import annotations
-
 import csv
 import io
 import re

@@ -7,8 +7,6 @@ named on each function: seed 002 (``002_321dc991624c8969.txt``) and
 rules-reference.md section C.
 """
 
-from __future__ import annotations
-
 
 import math
 

@@ -6,8 +6,6 @@ guess (DESIGN.md, "Rule systems"). Names are the field names; kebab-case is
 accepted on input. ``affray rulings --system rq3`` lists them.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec

@@ -11,8 +11,6 @@ Units: skills in percent, HP and AP in points, lengths and movement in
 metres (movement per Move Phase, seed 002 "MOVE").
 """
 
-from __future__ import annotations
-
 import math
 import os
 

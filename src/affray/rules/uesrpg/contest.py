@@ -9,8 +9,6 @@ the row applied, and hands the winner its Advantages (a ``choose`` step) or
 goes straight to Step 4.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from affray.events import core as ev

@@ -8,8 +8,6 @@ wound penalty); seed 003 Step 1 (Combat Styles, the -20 outside the style)
 and Step 2 (an unaware defender).
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from affray.events import core as ev

@@ -7,8 +7,6 @@ kebab-case is accepted on input. ``affray rulings --system uesrpg`` lists
 them from :data:`RULINGS_DOC`.
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 import msgspec

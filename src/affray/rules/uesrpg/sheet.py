@@ -9,8 +9,6 @@ D11) unless the sheet writes its own.
 Units: characteristics, skills and TNs in percent; HP, AR and BR in points.
 """
 
-from __future__ import annotations
-
 import math
 import os
 from typing import Any
