@@ -3,8 +3,6 @@
 Shared meanings (damage, wounds, conditions) use :mod:`affray.events.core`.
 """
 
-from __future__ import annotations
-
 from affray.events.core import Event
 
 

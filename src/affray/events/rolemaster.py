@@ -6,8 +6,6 @@ Shared meanings (dice, damage, conditions, stance, status) use
 :mod:`affray.events.core`.
 """
 
-from __future__ import annotations
-
 from affray.events.core import Event, Modifier
 
 

@@ -5,8 +5,6 @@ Shared meanings (damage, wounds, conditions, stance, engagement, moves) use
 for the log, exports and narration.
 """
 
-from __future__ import annotations
-
 from affray.events.core import Event
 
 

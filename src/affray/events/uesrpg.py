@@ -6,8 +6,6 @@ roll read on the seed's outcome table with both sides' Degrees of Success,
 the Advantages spent, and a Block against its Block Rating.
 """
 
-from __future__ import annotations
-
 from affray.events.core import Event
 
 

@@ -8,8 +8,6 @@ SRD), named on each function. Levels of success are the strings of
 :mod:`affray.rules.d100`.
 """
 
-from __future__ import annotations
-
 import math
 import os
 import re

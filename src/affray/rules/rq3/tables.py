@@ -7,8 +7,6 @@ section C, named on each function. Levels of success are the strings of
 :mod:`affray.rules.d100`.
 """
 
-from __future__ import annotations
-
 import math
 import os
 

@@ -5,8 +5,6 @@ rules-reference.md section D). The lookups here read the data; what a
 result means is decided by the rule modules.
 """
 
-from __future__ import annotations
-
 import os
 
 from affray.rules.tables import Row, Sourced, by_key, load, sources
