@@ -37,14 +37,14 @@ class Outcome(msgspec.Struct):
 #: What an encounter id may be: 1 to 64 ASCII letters, digits, ``-``,
 #: ``_`` and ``.``, starting with a letter or digit, so an id is safe in a
 #: shell, a file name, a URL and on a terminal (issue 16, item 4).
-ENCOUNTER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+ENCOUNTER_ID = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"  # compiled on first use (re's cache), not at import
 
 
 def check_encounter_id(eid: str, *, what: str = "encounter id", fix: str = "choose another with --id") -> str:
     """``eid`` if it is a valid encounter id (:data:`ENCOUNTER_ID`), else
     :class:`affray.rules.base.RuleError` (exit 2) naming it escaped and
     ``fix``, what to do. Used at ``new``, ``branch`` and ``import``."""
-    if not ENCOUNTER_ID.fullmatch(eid):
+    if not re.fullmatch(ENCOUNTER_ID, eid):
         shown = one_line(eid[:80]) + ("…" if len(eid) > 80 else "")
         raise RuleError(
             f"{what} {shown!r} must be letters, digits, '-', '_' or '.' (1 to 64, ASCII, starting with a letter "

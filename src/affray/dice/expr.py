@@ -116,9 +116,7 @@ class Expr:
         return "".join(parts)
 
 
-_TERM = re.compile(
-    r"\s*([+-]?)\s*(?:([0-9]*)[dD]([0-9]+|%)|([0-9]+))\s*", re.ASCII
-)
+_TERM = r"(?a)\s*([+-]?)\s*(?:([0-9]*)[dD]([0-9]+|%)|([0-9]+))\s*"  # compiled on first use (re's cache), not at import
 
 
 def _number(expr: str, digits: str) -> int:
@@ -147,10 +145,10 @@ def parse(expr: str | Expr) -> Expr:
         raise BadExpression(repr(expr), "an expression is text")
     terms: list[tuple[int, int, int]] = []
     constant = 0
-    pos = 0
+    pos, term = 0, re.compile(_TERM)
     if expr.strip():
         while pos < len(expr):
-            m = _TERM.match(expr, pos)
+            m = term.match(expr, pos)
             if m is None or (pos > 0 and not m.group(1)):
                 at = pos + len(expr[pos:]) - len(expr[pos:].lstrip())
                 shown = expr[at] if m is None else expr[at:m.end()].strip()

@@ -11,8 +11,8 @@ from affray.dice.errors import BadDiceValue
 # Table values
 # --------------------------------------------------------------------------- #
 
-_SEPARATOR = re.compile(r"\s*,\s*|\s+")
-_DIGITS = re.compile(r"[0-9]+")
+_SEPARATOR = r"\s*,\s*|\s+"  # compiled on first use (re's cache), not at import
+_DIGITS = r"[0-9]+"
 _VALUES_HINT = "give whole numbers separated by commas or spaces, like --dice 71,34"
 
 
@@ -34,7 +34,7 @@ def parse_values(text: str) -> list[str]:
     stripped = text.strip()
     if not stripped:
         raise BadDiceValue(f"no dice values given; {_VALUES_HINT}. Nothing was recorded.")
-    tokens = _SEPARATOR.split(stripped)
+    tokens = re.split(_SEPARATOR, stripped)
     for token in tokens:
         check_token(token)
     return tokens
@@ -49,7 +49,7 @@ def check_token(token: str) -> None:
             f"an empty dice value (a stray comma?); {_VALUES_HINT}. "
             "Nothing was recorded."
         )
-    if not _DIGITS.fullmatch(token):
+    if not re.fullmatch(_DIGITS, token):
         raise BadDiceValue(
             f"{_shown(token)!r} is not a dice value; {_VALUES_HINT}. Nothing was recorded.",
             value=token,

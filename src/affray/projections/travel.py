@@ -30,13 +30,13 @@ from affray.projections.timeline import Liveness, Timeline, is_meta
 
 #: ROUND or ROUND.STEP: ASCII digits only, at most 9 of each (issue 16: a
 #: number beyond SQLite's INTEGER, or other scripts' digits, is refused).
-_POINT = re.compile(r"([0-9]{1,9})(?:\.([0-9]{1,9}))?")
+_POINT = r"([0-9]{1,9})(?:\.([0-9]{1,9}))?"  # compiled on first use (re's cache), not at import
 
 
 def parse_point(text: str) -> tuple[int, int | None]:
     """``"3"`` -> (3, None); ``"1.2"`` -> (1, 2). ``ValueError`` (one line)
     for anything else: other than ASCII digits 0-9, or more than 9 of them."""
-    m = _POINT.fullmatch(text.strip())
+    m = re.fullmatch(_POINT, text.strip())
     if m is None and re.fullmatch(r"-[0-9]+(?:\.-?[0-9]+)?|[0-9]+\.-[0-9]+", text.strip()):
         raise ValueError(f"rounds and steps count from 0, got {text!r}")
     if m is None:

@@ -480,9 +480,11 @@ def decode_sheet(data: Any, struct: type, label: str = "sheet"):
         raise ValueError(sheet_problem(label, exc, data, struct)) from None
 
 
-_AT = re.compile(r"^(?P<msg>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?$", re.S)
-_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
-_TICKED = re.compile(r"`([^`]*)`")
+# msgspec's validation message, its path and a name in backticks; compiled on
+# first use (re's cache), not at import: only a refused sheet needs them
+_AT = r"(?s)^(?P<msg>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?$"
+_STEP = r"\.(\w+)|\[(\d+|\.\.\.)\]"
+_TICKED = r"`([^`]*)`"
 #: msgspec's names for a table and a list, in sheet words (int, str, float, bool and null keep theirs).
 _KINDS = {"object": "a table", "array": "a list"}
 
@@ -517,7 +519,7 @@ def _follow(path: str, data: Any, struct: type) -> tuple[str, Any]:
     trying each value of the table against the value type."""
     tp: Any = struct
     out = ""
-    for m in _STEP.finditer(path):
+    for m in re.finditer(_STEP, path):
         tp = _inner(tp)
         field, index = m.groups()
         if field is not None:
@@ -576,12 +578,12 @@ def sheet_problem(label: str, exc: msgspec.ValidationError, data: Any, struct: t
         x.toml: characteristics.DEX: expected a whole number, got text; fix the sheet and try again
     """
     text = " ".join(str(exc).split()) or "invalid sheet"
-    m = _AT.match(text)
+    m = re.match(_AT, text)
     msg, raw_path = (m.group("msg"), m.group("path") or "") if m else (text, "")
     path, tp = _follow(raw_path, data, struct)
     if m and m.group("key"):  # a key of a table that is not text (YAML: 1: 5)
         return one_line(f"{label}: {path}: every name in this table must be text; fix the sheet and try again")
-    named = _TICKED.search(msg)
+    named = re.search(_TICKED, msg)
     if msg.startswith("Object contains unknown field") and named:
         key, keys = named.group(1), keys_of(tp)
         where = f"{path}.{key}" if path else key

@@ -173,7 +173,7 @@ def grade(
     return SUCCESS
 
 
-_MOD_RE = re.compile(r"^\s*([+-]?\s*[0-9]+)\s*%?\s*(?::\s*(.*?)\s*)?$", re.S)  # ASCII digits only (issue 16)
+_MOD_RE = r"(?s)^\s*([+-]?\s*[0-9]+)\s*%?\s*(?::\s*(.*?)\s*)?$"  # ASCII digits only (issue 16); compiled on first use
 #: The largest modifier, in percent either way: a typo guard (issue 16).
 MAX_MODIFIER = 999
 
@@ -190,7 +190,7 @@ def parse_modifier(text: str, *, require_reason: bool = True) -> tuple[int, str]
 
     Raises ``ValueError`` with a one-line message saying how to write it.
     """
-    m = _MOD_RE.match(str(text))
+    m = re.match(_MOD_RE, str(text))
     hint = "write it as VALUE:REASON, e.g. '-20:unstable ground'"
     if not m:
         raise ValueError(f"cannot read modifier {text!r} (its value takes ASCII digits 0-9); {hint}")
