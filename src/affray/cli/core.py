@@ -53,10 +53,12 @@ class Options:
 
 def default_actor() -> str:
     """``AFFRAY_ACTOR``, else the login name, else ``gm``."""
+    if os.environ.get("AFFRAY_ACTOR"):
+        return os.environ["AFFRAY_ACTOR"]  # before getpass, whose import (termios) a named actor does not need
     try:
         import getpass
 
-        return os.environ.get("AFFRAY_ACTOR") or getpass.getuser() or "gm"
+        return getpass.getuser() or "gm"
     except Exception:  # no login name in some containers
         return "gm"
 
