@@ -60,6 +60,24 @@ def reference_face(seed: bytes, encounter_id: str, index: int, sides: int) -> in
         k += 1
 
 
+def reference_salted_face(seed: bytes, encounter_id: str, index: int, sides: int, salts) -> int:
+    """The salted derivation as the module docstring states it ("Salts"):
+    with salts, every block's message ends in ``:k:S``; without, it is
+    :func:`reference_face`."""
+    if not salts:
+        return reference_face(seed, encounter_id, index, sides)
+    digest = hashlib.sha256(b"".join(b"%d:%s" % (len(s.encode()), s.encode()) for s in salts)).hexdigest()
+    limit = 2**64 - 2**64 % sides
+    k = 0
+    while True:
+        d = hmac.new(seed, f"{encounter_id}:{index}:{k}:{digest}".encode(), hashlib.sha256).digest()
+        for j in range(0, 32, 8):
+            v = int.from_bytes(d[j : j + 8], "big")
+            if v < limit:
+                return 1 + v % sides
+        k += 1
+
+
 # --------------------------------------------------------------------------- #
 # Engine dice
 # --------------------------------------------------------------------------- #
@@ -627,15 +645,21 @@ def test_rederive_property(seed, start, exprs):
 )
 def test_the_keyed_engine_derives_what_the_one_shot_hmac_derives(seed, first, dice, standing, command_salt):
     """``EngineKey`` (the key pads hashed once; ``verify --dice`` and the
-    roller) gives :func:`engine_face`'s faces (``hmac.digest``), salted or
-    not. ``2**63 + 1`` sides rejects about half the chunks, so the
-    rejection path and the blocks k >= 1 are walked too."""
+    roller) gives the faces the module docstring's derivation gives with the
+    standard library's one-shot HMAC (``hmac.new``, OpenSSL's SHA-256),
+    salted or not, and so does :func:`engine_face`. ``2**63 + 1`` sides
+    rejects about half the chunks, so the rejection path and the blocks
+    k >= 1 are walked too."""
     want = tuple(
-        engine_face(seed, ENC, first + i, sides, salts_for(first + i, standing, command_salt))
+        reference_salted_face(seed, ENC, first + i, sides, salts_for(first + i, standing, command_salt))
         for i, sides in enumerate(dice)
     )
     assert EngineKey(seed).faces(ENC, first, dice, standing, command_salt) == want
     assert salted_faces(seed, ENC, first, dice, standing, command_salt) == want
+    assert tuple(
+        engine_face(seed, ENC, first + i, sides, salts_for(first + i, standing, command_salt))
+        for i, sides in enumerate(dice)
+    ) == want
 
 
 @pytest.mark.parametrize("bad", [b"", "text", None])

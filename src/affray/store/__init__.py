@@ -7,7 +7,7 @@ hash chains. Every error a user can cause is a :class:`StoreError` whose
 
 ``canonical`` and ``chain_hash`` (the hash chain, :mod:`affray.store.chain`)
 are imported on first use: reading a log never hashes, so read verbs do not
-pay for ``hashlib``.
+pay for the chain's SHA-256 (:mod:`affray.digest`).
 
 Two narrow read queries for time travel (:mod:`affray.projections.travel`,
 which sees the store only through its methods) are defined here and bound to

@@ -4,7 +4,8 @@ A plain ``sqlite3`` connection in autocommit mode (``isolation_level=None``);
 the store opens its own ``BEGIN IMMEDIATE`` transactions, so a writer takes the
 write lock before it reads the head and two writers can never interleave.
 
-The hash chain (:mod:`affray.store.chain`, and with it hashlib) and the
+The hash chain (:mod:`affray.store.chain`, and with it the SHA-256 of
+:mod:`affray.digest`) and the
 verifier (:mod:`affray.store.verify`) are imported on first use, by
 :meth:`EventStore.append` (through :func:`_chain`) and
 :meth:`EventStore.verify`: a read verb never needs them.
@@ -72,7 +73,7 @@ _SET_HEAD = (
 
 
 def _chain():
-    """``(canonical, chain_hash)``, imported on first use (hashlib is not
+    """``(canonical, chain_hash)``, imported on first use (no hash is
     needed to read a log) and looked up as this module's attributes, so a
     test can still patch ``affray.store.sqlite.chain_hash``."""
     g = globals()
