@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from affray.commands.handler import execute
 from affray.digest import sha256
 from affray.dice.engine import EngineKey, engine_face
-from affray.errors import file_suffix
+from affray.errors import file_stem, file_suffix
 from affray.events import commands as cmd
 from affray.store import EventStore
 from affray.store.chain import bulk_sha256, chain_hash
@@ -96,6 +96,19 @@ def test_a_fight_verb_loads_its_system_but_no_pathlib_nor_openssl(fight):
     assert code == 0 and loaded == [], (proc.stderr, loaded)
 
 
+def test_a_rolemaster_fight_imports_no_pathlib(tmp_path):
+    """rolemaster's tables and sheet locate their files with os.path too."""
+    db = tmp_path / "rm.db"
+    examples = Path(__file__).resolve().parents[1] / "examples" / "rolemaster"
+    assert _probe(db, "new", "Ambush", "-s", "rolemaster", "--id", "rm")[0] == 0
+    for sheet, side in (("kestrel", "heroes"), ("gruk", "orcs")):
+        code, loaded, systems, proc = _probe(db, "-e", "rm", "join", str(examples / f"{sheet}.toml"), "--side", side)
+        assert code == 0 and loaded == [], (proc.stderr, loaded)
+        assert "affray.rules.rolemaster.system" in systems
+    code, loaded, systems, proc = _probe(db, "-e", "rm", "start")
+    assert code == 0 and loaded == [], (proc.stderr, loaded)
+
+
 def test_leave_flushes_the_output_and_keeps_the_exit_code(fight):
     code, _, _, proc = _probe(fight.db, "-e", "ford", "log")
     assert code == 0 and proc.stdout.rstrip().splitlines()[0] == "Setup" and proc.stdout.endswith("\n")
@@ -127,10 +140,11 @@ _PATHISH = st.lists(st.sampled_from(["a", "b.c", ".", "..", "", ".toml", "x.", "
 
 
 @given(st.one_of(_PATHISH, st.text(max_size=30)))
-def test_file_suffix_is_purepath_suffix(path):
+def test_file_suffix_and_stem_are_purepaths(path):
     if "\0" in path:
         return
     assert file_suffix(path) == PurePath(path).suffix
+    assert file_stem(path) == PurePath(path).stem
 
 
 @settings(max_examples=60)

@@ -61,7 +61,7 @@ def test_a_malformed_table_cell_in_the_campaign_tables(cli, tmp_path):
     appended."""
     camp = tmp_path / "campaign"
     camp.mkdir()
-    text = (t.DATA / "sample-broadsword.toml").read_text().replace('"9AK"', '"9A!"')
+    text = (Path(t.DATA) / "sample-broadsword.toml").read_text().replace('"9AK"', '"9A!"')
     (camp / "sample-broadsword.toml").write_text(text)
     opened(cli, f"tables={camp}")
     cli.ok("attack", "kestrel", "gruk")

@@ -11,6 +11,7 @@ Gruk (DB 20): 97 + 40 = 137 + 70 - 20 = 187, read as the top row 166-175.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -48,9 +49,9 @@ def test_a_severity_beyond_f_is_refused():
 
 
 def test_a_critical_table_may_have_an_f_column_and_no_other():
-    tab = t.load_file(t.DATA / "sample-puncture.toml")
+    tab = t.load_file(Path(t.DATA) / "sample-puncture.toml")
     assert tab.columns == ("A", "B", "C", "D", "E", "F")
-    bad = (t.DATA / "sample-puncture.toml").read_text().replace('"F"]', '"G"]')
+    bad = (Path(t.DATA) / "sample-puncture.toml").read_text().replace('"F"]', '"G"]')
     with pytest.raises(t.TableError, match="severities A-F, not G"):
         t.parse_table("bad.toml", msgspec.toml.decode(bad))
 
@@ -100,7 +101,7 @@ def test_f_as_e_alone_is_a_ruling(tmp_path):
 def test_an_f_on_a_table_missing_e_is_refused_in_one_line(tmp_path):
     """A table without the columns an F needs: one line, nothing appended."""
     (tmp_path / "camp").mkdir()
-    slash = (t.DATA / "sample-slash.toml").read_text()
+    slash = (Path(t.DATA) / "sample-slash.toml").read_text()
     small = re.sub(r", E = \{[^}]*\} \}", " }", slash).replace('columns = ["A", "B", "C", "D", "E"]', 'columns = ["A", "B", "C", "D"]')
     (tmp_path / "camp" / "sample-slash.toml").write_text(small)
     kestrel = sheet("kestrel", weapons=[SPEAR])

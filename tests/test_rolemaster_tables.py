@@ -129,7 +129,7 @@ def test_critical_and_fumble_tables_in_csv(tmp_path):
 def test_moving_maneuver_ends_of_the_column(tmp_path):
     """Dodge: off the bottom is a fumble; off the top gives the column's
     highest number and its text (seed 000 "Dodge action")."""
-    m = t.load_file(t.DATA / "sample-moving-maneuver.toml")
+    m = t.load_file(Path(t.DATA) / "sample-moving-maneuver.toml")
     row, cell, where = m.lookup(-500, "extremely-hard")
     assert where == "bottom" and cell.prone
     row, cell, where = m.lookup(900, "extremely-hard")
@@ -222,7 +222,7 @@ def test_shipped_samples_are_marked_invented_and_valid():
             assert source.startswith("RMH ")
         elif name != "static-maneuver":
             assert "INVENTED" in source and "not from any published" in source
-            assert "INVENTED" in (t.DATA / f"{name}.toml").read_text()
+            assert "INVENTED" in (Path(t.DATA) / f"{name}.toml").read_text()
 
 
 @pytest.mark.parametrize("total,outcome", [
@@ -257,7 +257,7 @@ def test_difficulty_modifiers():
 def test_tables_check_cli(tmp_path):
     runner = CliRunner()
     good = write(tmp_path, "good.toml", ATTACK_TOML)
-    out = runner.invoke(app, ["tables", "check", str(good), str(t.DATA / "sample-slash.toml")])
+    out = runner.invoke(app, ["tables", "check", str(good), str(Path(t.DATA) / "sample-slash.toml")])
     assert out.exit_code == 0, out.output
     assert "OK:" in out.output and "attack table good" in out.output and "critical table sample-slash" in out.output
     bad = write(tmp_path, "bad.toml", BAD["bad-cell"][0])
@@ -296,7 +296,7 @@ def test_tables_check_finds_the_tables_an_attack_table_names(tmp_path):
     bad = write(tmp_path, "axe.toml", ATTACK_TOML.replace('K = "sample-krush"', 'K = "my-krush"'))
     out = runner.invoke(app, ["tables", "check", str(bad)])
     assert out.exit_code == 2 and "critical table 'my-krush' (type K) is not found" in out.output
-    write(tmp_path, "my-krush.toml", (t.DATA / "sample-krush.toml").read_text())
+    write(tmp_path, "my-krush.toml", (Path(t.DATA) / "sample-krush.toml").read_text())
     out = runner.invoke(app, ["tables", "check", str(bad)])
     assert out.exit_code == 0, out.output
 
@@ -318,7 +318,7 @@ def test_any_cell_text_parses_or_is_refused_in_one_line(text):
 
 @pytest.mark.parametrize("name", ["sample-broadsword", "sample-club", "sample-spear"])
 def test_every_cell_of_the_sample_attack_tables_is_reached_at_its_row_ends(name):
-    tab = t.load_file(t.DATA / f"{name}.toml")
+    tab = t.load_file(Path(t.DATA) / f"{name}.toml")
     for row, cells in tab.rows:
         for col, cell in zip(tab.columns, cells):
             for total in (max(row.low, -100), row.high):
@@ -330,7 +330,7 @@ def test_every_cell_of_the_sample_attack_tables_is_reached_at_its_row_ends(name)
 @pytest.mark.parametrize("name", ["sample-slash", "sample-krush", "sample-puncture"])
 def test_every_cell_of_the_sample_critical_tables(name):
     """A closed d100: every roll 1..100 reads exactly one row, in every column."""
-    tab = t.load_file(t.DATA / f"{name}.toml")
+    tab = t.load_file(Path(t.DATA) / f"{name}.toml")
     for roll in range(1, 101):
         hits = [row for row, _ in tab.rows if row.low <= roll <= row.high]
         assert len(hits) == 1

@@ -14,6 +14,8 @@ Kestrel (OB 70) against Gruk (DB 5 + Qu 3 x 5 = 15, armour none here):
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
@@ -117,7 +119,7 @@ def test_no_terrain_or_no_table_adds_nothing(tmp_path):
 def test_knockback_table_format(tmp_path):
     """The knockback table kind: TOML and CSV; a terrain cannot knock back
     again; an empty table is refused (one line naming file and entry)."""
-    tab = t.load_file(t.DATA / "sample-knockback.toml")
+    tab = t.load_file(Path(t.DATA) / "sample-knockback.toml")
     assert set(tab.terrain) == {"ice", "heavy-brush", "knee-deep", "waist-deep", "wall", "edge"}
     assert "INVENTED" in tab.source
     csv = tmp_path / "kb.csv"

@@ -59,6 +59,16 @@ def file_suffix(path) -> str:  # noqa: ANN001 - str or os.PathLike
     return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
+def file_stem(path) -> str:  # noqa: ANN001 - str or os.PathLike
+    """The last name of ``path`` without its :func:`file_suffix`, exactly as
+    :attr:`pathlib.PurePath.stem` gives it (``"sample-slash"`` for
+    ``data/sample-slash.toml``)."""
+    parts = [part for part in os.fspath(path).split(os.sep) if part not in ("", ".")]
+    name = parts[-1] if parts else ""
+    suffix = file_suffix(name)
+    return name[: -len(suffix)] if suffix else name
+
+
 def special_file(path) -> str:  # noqa: ANN001 - str or os.PathLike
     """How ``path`` is not a regular file: ``"a folder"``, ``"a FIFO (named
     pipe)"``, ``"a socket"``, ``"a device"``; ``""`` for a regular file, a

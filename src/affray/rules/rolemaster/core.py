@@ -7,6 +7,7 @@ docstring; rules-reference.md section A.
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from msgspec.structs import replace
@@ -59,7 +60,7 @@ def table(state: State, c: Combatant | None, name: str, kind: type):
     except tables.TableError as exc:
         raise RuleError(f"table {exc}; fix it and check it with 'affray tables check FILE'") from None
     if not isinstance(t, kind):
-        raise RuleError(f"table {name!r} ({path.name}) is not a {kind.__name__}")
+        raise RuleError(f"table {name!r} ({os.path.basename(path)}) is not a {kind.__name__}")
     return t
 
 

@@ -8,10 +8,11 @@ and skills as bonuses (added to an open-ended d100); ``hits`` in points;
 "Attack Procedure"; rules-reference.md A4, A5).
 """
 
-from pathlib import Path
+import os
 
 import msgspec
 
+from affray.errors import file_suffix
 from affray.rules.base import check_names, decode_sheet, read_sheet_data, suggestion
 from affray.events.core import LocationInit
 from affray.text import one_line
@@ -156,21 +157,21 @@ def parse_sheet(data: object, label: str = "sheet") -> Sheet:
     return sheet
 
 
-def load_sheet(path: str | Path) -> Sheet:
+def load_sheet(path: str | os.PathLike[str]) -> Sheet:
     """Load a sheet from ``.toml``, ``.yaml``/``.yml`` or ``.json``; a
     relative ``tables`` folder (sheet or weapon table path) is made absolute
     against the sheet's folder, so the log keeps a path that works later."""
-    label, p = str(path), Path(path)
+    label, folder = str(path), os.path.dirname(os.fspath(path))
     try:
         data = read_sheet_data(path)  # the file's plain data, one-line errors (affray.rules.base)
     except ValueError as exc:
         raise SheetError(str(exc)) from None
     sheet = parse_sheet(data, label)
-    if sheet.tables and not Path(sheet.tables).is_absolute():
-        sheet = msgspec.structs.replace(sheet, tables=str((p.parent / sheet.tables).resolve()))
+    if sheet.tables and not os.path.isabs(sheet.tables):
+        sheet = msgspec.structs.replace(sheet, tables=os.path.realpath(os.path.join(folder, sheet.tables)))
     weapons = tuple(
-        msgspec.structs.replace(w, table=str((p.parent / w.table).resolve()))
-        if Path(w.table).suffix and not Path(w.table).is_absolute() else w
+        msgspec.structs.replace(w, table=os.path.realpath(os.path.join(folder, w.table)))
+        if file_suffix(w.table) and not os.path.isabs(w.table) else w
         for w in sheet.weapons)
     return msgspec.structs.replace(sheet, weapons=weapons)
 

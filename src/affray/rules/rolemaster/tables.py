@@ -72,13 +72,13 @@ N+severity+type``).
 import csv
 import io
 import re
+import os
 from functools import lru_cache
-from pathlib import Path
 
 import msgspec
 
 from affray.digest import sha256
-from affray.errors import special_file
+from affray.errors import file_stem, file_suffix, special_file
 from affray.rules import tables as shared
 
 __all__ = [
@@ -89,7 +89,7 @@ __all__ = [
     "charge_band", "step_severity",
 ]
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = os.path.join(os.path.dirname(os.path.realpath(__file__)), "data")  # a str: os.path, not pathlib (3 ms of imports)
 KINDS = ("attack", "critical", "fumble", "moving-maneuver", "static-maneuver", "knockback")
 #: The outcomes of a static maneuver, worst first (rules-reference.md A8).
 STATIC_OUTCOMES = ("spectacular-failure", "absolute-failure", "failure", "partial-success", "near-success",
@@ -452,9 +452,9 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     terrain: dict[str, object] = {}
 
 
-def _decode(path: Path, raw: bytes) -> dict:
+def _decode(path: str, raw: bytes) -> dict:
     label = str(path)
-    suffix = path.suffix.lower()
+    suffix = file_suffix(path).lower()
     try:
         if suffix == ".toml":
             return msgspec.toml.decode(raw)
@@ -612,7 +612,7 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
         raw = msgspec.convert(data, _Raw)
     except msgspec.ValidationError as exc:
         raise TableError(f"{label}: {exc}") from None
-    name = raw.name or Path(label).stem
+    name = raw.name or file_stem(label)
     if raw.kind not in KINDS:
         raise TableError(f"{label}: kind {raw.kind!r} is not one of {', '.join(KINDS)}")
     if not raw.source.strip():
@@ -707,38 +707,38 @@ def parse_table(label: str, data: object, *, sha256: str = "", path: str = "") -
     return ManeuverTable(name, raw.source, cols, tuple(out2), sha256, path)
 
 
-def load_file(path: str | Path) -> Loaded:
+def load_file(path: str | os.PathLike[str]) -> Loaded:
     """Load and validate one table file. Raises :class:`TableError`, also
     for a folder, FIFO, socket or device (a FIFO would hang)."""
-    p = Path(path)
+    p = os.fspath(path)
     kind = special_file(p)
     if kind:
         raise TableError(f"{p} is {kind}, not a regular file; name a table file")
     try:
-        raw = p.read_bytes()
+        with open(p, "rb") as fh:
+            raw = fh.read()
     except OSError:
         raise TableError(f"{p}: cannot read the file; check the path") from None
-    return _cached(str(p), raw)
+    return _cached(p, raw)
 
 
 @lru_cache(maxsize=128)
 def _cached(path: str, raw: bytes) -> Loaded:
-    return parse_table(path, _decode(Path(path), raw), sha256=sha256(raw).hexdigest(), path=path)
+    return parse_table(path, _decode(path, raw), sha256=sha256(raw).hexdigest(), path=path)
 
 
-def find(name: str, dirs: tuple[str, ...]) -> Path | None:
+def find(name: str, dirs: tuple[str, ...]) -> str | None:
     """The file of table ``name``: a path (absolute, or naming a file that
     exists), else ``NAME.toml|.yaml|.yml|.csv`` in the first of ``dirs``
     (then the shipped samples) that has it."""
-    direct = Path(name)
-    if direct.suffix and direct.is_file():
-        return direct
-    for d in (*dirs, str(DATA)):
+    if file_suffix(name) and os.path.isfile(name):
+        return name
+    for d in (*dirs, DATA):
         if not d:
             continue
         for suffix in (".toml", ".yaml", ".yml", ".csv"):
-            p = Path(d) / f"{name}{suffix}"
-            if p.is_file():
+            p = os.path.join(d, f"{name}{suffix}")
+            if os.path.isfile(p):
                 return p
     return None
 
@@ -746,7 +746,8 @@ def find(name: str, dirs: tuple[str, ...]) -> Path | None:
 def sources() -> dict[str, str]:
     """The ``source`` note of every shipped table."""
     out = {"static-maneuver": STATIC_SOURCE, **{f"situations: {k}": v for k, v in SITUATION_SOURCES.items()}}
-    for p in sorted(DATA.glob("*.toml")):
-        if p.stem not in ("static-maneuver", "situations"):
-            out[p.stem] = load_file(p).source
+    for name in sorted(n for n in os.listdir(DATA) if n.endswith(".toml") and not n.startswith(".")):
+        stem = file_stem(name)
+        if stem not in ("static-maneuver", "situations"):
+            out[stem] = load_file(os.path.join(DATA, name)).source
     return out
