@@ -20,10 +20,10 @@ backend (SQLite, PostgreSQL), the import and the export checks hash the same
 way through these functions, and a v1 log still verifies as it always did.
 """
 
-from affray.digest import sha256
-
 import msgspec
 from msgspec.json import encode as _json
+
+from affray.digest import sha256
 
 #: The chain version new encounters are opened with.
 CURRENT_CHAIN = 2
