@@ -130,6 +130,10 @@ class Store(Protocol):
         only: frozenset[str] | None = None,
     ) -> Iterator[Live]: ...
 
+    def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
+        """``fold(rows)`` over the stored rows ``(version, command_id, type, schema, data)``, in version order."""
+        ...
+
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]: ...
 
     def versions_of_type(

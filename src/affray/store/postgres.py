@@ -581,6 +581,15 @@ class PostgresStore:
         except (codec.UnknownEvent, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise self._undecodable(encounter_id, version, exc) from exc
 
+    def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
+        """``fold(rows)`` over the rows ``(version, command_id, type, schema,
+        data)``; as :meth:`affray.store.sqlite.EventStore.fold_rows` (read in
+        pages, so memory stays flat)."""
+        try:
+            return fold(self._pages(_PAGE_LIVE, 0, encounter_id, from_version, to_version))
+        except codec.Undecodable as exc:
+            raise self._undecodable(encounter_id, exc.version, exc.cause) from exc.cause
+
     @_guarded
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:
         """The meta events (undo, redo, rewind) of ``encounter_id`` in range."""

@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -64,6 +65,8 @@ _DICE_PER_COMMAND = {
     "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? GROUP BY command_id",
 }
 _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
+T = TypeVar("T")
+
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _SET_HEAD = (
@@ -583,6 +586,38 @@ class EventStore:
             raise translate(exc, self.path) from exc
         except (codec.UnknownEvent, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise self._undecodable(encounter_id, version, exc) from exc
+        finally:
+            if cur is not None:
+                cur.close()
+
+    def fold_rows(
+        self,
+        encounter_id: str,
+        fold: Callable[[Iterable[tuple[int, str, str, int, str]]], T],
+        *,
+        from_version: int = 1,
+        to_version: int | None = None,
+    ) -> T:
+        """``fold(rows)`` over the stored rows ``(version, command_id, type,
+        schema, data)`` of ``encounter_id`` from ``from_version`` to
+        ``to_version`` (inclusive), in version order, ``data`` the stored JSON
+        text; returns what ``fold`` returns. The replay's hot path
+        (:func:`affray.projections.evolve.fold_rows`): the rows go to the
+        fold straight from the cursor, with no envelope and no generator
+        between them. Errors: the usual :class:`StoreError` ones; a
+        :class:`affray.events.codec.Undecodable` from ``fold`` becomes the
+        error :meth:`read` gives for that version."""
+        cur = None
+        try:
+            cur = self._conn.execute(
+                _SELECT_LIVE,
+                (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
+            )
+            return fold(cur)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        except codec.Undecodable as exc:
+            raise self._undecodable(encounter_id, exc.version, exc.cause) from exc.cause
         finally:
             if cur is not None:
                 cur.close()
