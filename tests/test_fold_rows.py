@@ -38,13 +38,19 @@ _FOLDED = folded_tags()
 _META = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 
 
-def _row(version: int, command_id: str, event: ev.Event) -> tuple[int, str, str, int, str]:
-    return version, command_id, event.__struct_config__.tag, type(event).schema, codec.encode(event).decode()
+def _row(version: int, command_id: str, event: ev.Event) -> tuple[int, bytes, bytes, int, bytes]:
+    """A row as the store hands it to the fold: the text columns as UTF-8 bytes."""
+    return version, command_id.encode(), event.__struct_config__.tag.encode(), type(event).schema, codec.encode(event)
+
+
+def _text(row):
+    version, command_id, tag, schema, data = row
+    return version, command_id.decode(), tag.decode(), schema, data
 
 
 def _lives(rows, skip=frozenset()):
     """What ``read_live(skip=skip, only=folded_tags())`` gives for ``rows``."""
-    for version, command_id, tag, schema, data in rows:
+    for version, command_id, tag, schema, data in map(_text, rows):
         if tag in _META or command_id in skip:
             continue
         yield Live(version, command_id, codec.decode(tag, schema, data) if tag in _FOLDED else None)
@@ -52,7 +58,7 @@ def _lives(rows, skip=frozenset()):
 
 def _by_evolve(rows, skip=frozenset()) -> State:
     state = State()
-    for version, command_id, tag, schema, data in rows:
+    for version, command_id, tag, schema, data in map(_text, rows):
         if tag in _META or command_id in skip:
             continue
         event = codec.decode(tag, schema, data)
@@ -139,12 +145,12 @@ def test_a_row_behind_its_schema_is_upcast(monkeypatch):
     monkeypatch.setitem(upcasters.UPCASTERS, ("dice-rolled", 1), lambda d: {**d, "faces": d.pop("rolled")})
     monkeypatch.setattr(importlib.import_module("affray.projections.evolve"), "_ROWS", {})
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
-    old = (2, "c2", "dice-rolled", 1,
-           '{"type":"dice-rolled","purpose":"a","expr":"2d6","rolled":[3,4],"total":7,"source":"engine","index":9}')
+    old = (2, b"c2", b"dice-rolled", 1,
+           b'{"type":"dice-rolled","purpose":"a","expr":"2d6","rolled":[3,4],"total":7,"source":"engine","index":9}')
     state = fold_rows(State(), [_row(1, "c1", opened), old])
     assert (state.version, state.next_roll_index) == (2, 11)  # decoded: faces (3, 4) from index 9
     assert state == _by_evolve([_row(1, "c1", opened), old])
-    bad = (2, "c2", "dice-rolled", 0, old[4])  # no upcaster from schema 0
+    bad = (2, b"c2", b"dice-rolled", 0, old[4])  # no upcaster from schema 0
     with pytest.raises(codec.Undecodable) as err:
         fold_rows(State(), [_row(1, "c1", opened), bad])
     assert err.value.version == 2 and isinstance(err.value.cause, codec.UnknownEvent)
@@ -152,14 +158,14 @@ def test_a_row_behind_its_schema_is_upcast(monkeypatch):
 
 def test_an_unknown_tag_is_skipped_undecoded_and_counts_as_a_step():
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
-    rows = [_row(1, "c1", opened), (2, "c2", "from-a-newer-affray", 1, "not json at all")]
+    rows = [_row(1, "c1", opened), (2, b"c2", b"from-a-newer-affray", 1, b"not json at all")]
     state = fold_rows(State(), rows)
     assert (state.version, state.step, state.last_command) == (2, 1, "c2")
 
 
 def test_a_row_that_does_not_decode_names_its_version():
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
-    rows = [_row(1, "c1", opened), (2, "c2", "dice-rolled", 1, '{"type":"dice-rolled","faces":"six"}')]
+    rows = [_row(1, "c1", opened), (2, b"c2", b"dice-rolled", 1, b'{"type":"dice-rolled","faces":"six"}')]
     with pytest.raises(codec.Undecodable) as err:
         fold_rows(State(), rows)
     assert err.value.version == 2 and isinstance(err.value.cause, msgspec.ValidationError)

@@ -97,7 +97,7 @@ def fold_fast(state: State, records) -> State:
 
 
 #: Tags a row fold leaves out: undo, redo and rewind (the timeline's business).
-_META_TAGS = frozenset(cls.__struct_config__.tag for cls in ev.META_EVENTS)
+_META_TAGS = frozenset(cls.__struct_config__.tag.encode() for cls in ev.META_EVENTS)
 #: How :func:`fold_rows` treats a tag: call its handler (``_CALL``), call it
 #: and reset the step (``_RESETS``), or keep the field it sets in a local,
 #: written once at the end (``_DICE``: ``next_roll_index``, ``_AWAITED``:
@@ -110,22 +110,26 @@ _KIND = {
     ev.RoundStarted: _RESETS, ev.EncounterOpened: _RESETS,
     ev.DiceRolled: _DICE, ev.StepsAwaited: _AWAITED, ev.EncounterClosed: _CLOSED,
 }
-#: tag -> (current schema, typed decoder, handler, kind), or ``None`` for a
-#: tag the fold has no handler for; filled on first sight.
-_ROWS: dict[str, tuple[int, Callable, Handler, int] | None] = {}
+#: tag (UTF-8 bytes, as stored) -> (current schema, typed decoder, handler,
+#: kind), or ``None`` for a tag the fold has no handler for; filled on first sight.
+_ROWS: dict[bytes, tuple[int, Callable, Handler, int] | None] = {}
 
 
-def _row_entry(tag: str) -> tuple[int, Callable, Handler, int] | None:
-    cls = codec.EVENT_TYPES.get(tag)
+def _row_entry(tag: bytes) -> tuple[int, Callable, Handler, int] | None:
+    cls = codec.EVENT_TYPES.get(tag.decode("utf-8", "replace"))
     handler = None if cls is None else _HANDLERS.get(cls)
-    entry = None if handler is None else (cls.schema, codec.typed_decoder(tag), handler, _KIND.get(cls, _CALL))
+    entry = None if handler is None else (
+        cls.schema, codec.typed_decoder(cls.__struct_config__.tag), handler, _KIND.get(cls, _CALL))
     _ROWS[tag] = entry
     return entry
 
 
-def fold_rows(state: State, rows: Iterable[tuple[int, str, str, int, str]], skip: frozenset = frozenset()) -> State:
+def fold_rows(
+    state: State, rows: Iterable[tuple[int, bytes, bytes, int, bytes]], skip: frozenset[str] = frozenset()
+) -> State:
     """The replay's hot path: fold stored rows ``(version, command_id, type,
-    schema, data)`` (in version order, ``data`` the stored JSON text) into
+    schema, data)`` (in version order; ``command_id``, ``type`` and ``data``,
+    the stored JSON, as UTF-8 bytes, which the store reads without decoding) into
     ``state``, decoding each event the fold reads once and calling its
     handler from a table keyed on the type tag. The result is
     :func:`fold_fast` over the same events read with
@@ -140,7 +144,8 @@ def fold_rows(state: State, rows: Iterable[tuple[int, str, str, int, str]], skip
     :class:`affray.errors.LogInconsistent` as :func:`evolve`.
     """
     table, meta, entry_of = _ROWS, _META_TAGS, _row_entry
-    step, last, version = state.step, state.last_command, state.version
+    skip = frozenset(c.encode() for c in skip) if skip else skip
+    step, last, version = state.step, state.last_command.encode(), state.version
     pending, next_roll = state.pending, state.next_roll_index
     for v, command_id, type_, schema, data in rows:
         if type_ in meta or command_id in skip:
@@ -156,7 +161,7 @@ def fold_rows(state: State, rows: Iterable[tuple[int, str, str, int, str]], skip
             continue
         current, typed, handler, kind = entry
         try:
-            event = typed(data) if schema == current else codec.decode(type_, schema, data)
+            event = typed(data) if schema == current else codec.decode(type_.decode(), schema, data)
         except codec.DECODE_ERRORS as exc:
             raise codec.Undecodable(v, exc) from exc
         if kind == _DICE:  # as _dice
@@ -174,6 +179,10 @@ def fold_rows(state: State, rows: Iterable[tuple[int, str, str, int, str]], skip
             step = 0
         elif kind == _CLOSED:
             pending = state.pending
+    try:
+        last = last.decode()
+    except UnicodeDecodeError as exc:  # a command id that is not UTF-8: a file edited by hand
+        raise codec.Undecodable(version, exc) from exc
     if (step, last, version, pending, next_roll) != (
         state.step, state.last_command, state.version, state.pending, state.next_roll_index
     ):

@@ -131,7 +131,8 @@ class Store(Protocol):
     ) -> Iterator[Live]: ...
 
     def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
-        """``fold(rows)`` over the stored rows ``(version, command_id, type, schema, data)``, in version order."""
+        """``fold(rows)`` over the stored rows ``(version, command_id, type, schema, data)``, in version order;
+        ``command_id``, ``type`` and ``data`` as UTF-8 bytes."""
         ...
 
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]: ...

@@ -62,6 +62,11 @@ _LIVE = "version, command_id, type, schema, data::text"
 _PAGE_TAIL = " FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s ORDER BY version LIMIT 2000"
 _PAGE = 2000
 _PAGE_RAW = "SELECT " + _RAW + _PAGE_TAIL
+# fold_rows: the text columns as UTF-8 bytes, as SQLite's store gives them
+_PAGE_ROWS = (
+    "SELECT version, convert_to(command_id, 'UTF8'), convert_to(type, 'UTF8'), schema, "
+    "convert_to(data::text, 'UTF8')" + _PAGE_TAIL
+)
 _PAGE_DECODE = "SELECT " + _DECODE + _PAGE_TAIL
 _PAGE_LIVE = "SELECT " + _LIVE + _PAGE_TAIL
 _SELECT_META = (
@@ -583,10 +588,11 @@ class PostgresStore:
 
     def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
         """``fold(rows)`` over the rows ``(version, command_id, type, schema,
-        data)``; as :meth:`affray.store.sqlite.EventStore.fold_rows` (read in
-        pages, so memory stays flat)."""
+        data)``, the text ones as UTF-8 bytes; as
+        :meth:`affray.store.sqlite.EventStore.fold_rows` (read in pages, so
+        memory stays flat)."""
         try:
-            return fold(self._pages(_PAGE_LIVE, 0, encounter_id, from_version, to_version))
+            return fold(self._pages(_PAGE_ROWS, 0, encounter_id, from_version, to_version))
         except codec.Undecodable as exc:
             raise self._undecodable(encounter_id, exc.version, exc.cause) from exc.cause
 

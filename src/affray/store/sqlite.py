@@ -52,6 +52,12 @@ _SELECT_LIVE = (
     "SELECT version, command_id, type, schema, data FROM events "
     "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
+#: :meth:`EventStore.fold_rows`: the text columns as blobs (bytes), which
+#: sqlite3 hands over without decoding UTF-8 (about a tenth of the read).
+_SELECT_ROWS = (
+    "SELECT version, CAST(command_id AS BLOB), CAST(type AS BLOB), schema, CAST(data AS BLOB) FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
 _SELECT_TYPE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
     "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
@@ -593,15 +599,16 @@ class EventStore:
     def fold_rows(
         self,
         encounter_id: str,
-        fold: Callable[[Iterable[tuple[int, str, str, int, str]]], T],
+        fold: Callable[[Iterable[tuple[int, bytes, bytes, int, bytes]]], T],
         *,
         from_version: int = 1,
         to_version: int | None = None,
     ) -> T:
         """``fold(rows)`` over the stored rows ``(version, command_id, type,
         schema, data)`` of ``encounter_id`` from ``from_version`` to
-        ``to_version`` (inclusive), in version order, ``data`` the stored JSON
-        text; returns what ``fold`` returns. The replay's hot path
+        ``to_version`` (inclusive), in version order, with ``command_id``,
+        ``type`` and ``data`` (the stored JSON) as UTF-8 ``bytes``; returns
+        what ``fold`` returns. The replay's hot path
         (:func:`affray.projections.evolve.fold_rows`): the rows go to the
         fold straight from the cursor, with no envelope and no generator
         between them. Errors: the usual :class:`StoreError` ones; a
@@ -610,7 +617,7 @@ class EventStore:
         cur = None
         try:
             cur = self._conn.execute(
-                _SELECT_LIVE,
+                _SELECT_ROWS,
                 (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
             )
             return fold(cur)
