@@ -58,6 +58,18 @@ _SELECT_ROWS = (
     "SELECT version, CAST(command_id AS BLOB), CAST(type AS BLOB), schema, CAST(data AS BLOB) FROM events "
     "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
+#: :meth:`EventStore.encounter_infos`: each encounter's head, its first
+#: ``encounter-opened`` event and whether it was closed, in creation order.
+_ENCOUNTER_INFOS = """
+SELECT x.encounter_id, x.version, json_extract(o.data, '$.name'), json_extract(o.data, '$.system'), o.recorded_at,
+       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
+FROM (SELECT h.encounter_id, h.version,
+             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
+             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
+              ORDER BY e.seq LIMIT 1) AS opened
+      FROM heads h WHERE h.version > 0) x
+LEFT JOIN events o ON o.seq = x.opened
+ORDER BY x.first"""
 _SELECT_TYPE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
     "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
@@ -739,6 +751,18 @@ class EventStore:
             id=encounter_id, name=name or "", system=system or "", opened_at=opened_at,
             version=version, closed=bool(closed),
         )
+
+    @_guarded
+    def encounter_infos(self) -> list[EncounterInfo]:
+        """:meth:`encounter_info` of every encounter, in the order of
+        :meth:`encounter_ids`, from one query (``affray list``: three queries
+        an encounter cost 80 ms for a file of 1,000 encounters)."""
+        rows = self._conn.execute(_ENCOUNTER_INFOS).fetchall()
+        return [
+            EncounterInfo(id=eid, name=name or "", system=system or "", opened_at=opened_at or "",
+                          version=version, closed=bool(closed))
+            for eid, version, name, system, opened_at, closed in rows
+        ]
 
     @_guarded
     def latest_snapshot(self, encounter_id: str, at_most_version: int) -> tuple[int, bytes] | None:
