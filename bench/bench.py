@@ -57,7 +57,6 @@ from affray.events import commands as cmd
 from affray.commands.handler import execute
 from affray.commands.demo import SCENARIOS, autoplay, examples_dir
 from affray.events import codec
-from affray.events.envelope import Live
 from affray.projections.snapshots import SNAPSHOT_EVERY, load_state, replay as replay_state
 from affray.projections.state import State
 from affray.projections.timeline import Timeline, fold, project
@@ -311,22 +310,19 @@ def memory_probe(path: Path, eid: str, mode: str, how: str = "replay") -> dict:
 def replay_stages(store: EventStore, eid: str, runs: int) -> dict:
     """``replay(store, eid)`` taken apart, each stage timed on its own:
     the meta events through the type index (``read_meta`` + ``Timeline``),
-    the SQL of ``read_live`` alone (rows stepped, nothing decoded), the
-    decode into :class:`Live` records (from rows already fetched), and the
-    fold (over records already decoded). ``"_check"`` is the folded state."""
-    try:  # the very query read_live runs
-        from affray.store.sqlite import _SELECT_LIVE as select_live
-    except ImportError:  # pragma: no cover - a store without it
-        select_live = (
-            "SELECT version, command_id, type, schema, data FROM events "
-            "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
-        )
+    the SQL of ``fold_rows`` alone (rows stepped, nothing decoded), decoding
+    the events the fold reads (from rows already fetched), and
+    ``evolve.fold_rows`` over rows already fetched (its decode and its
+    handlers). ``"_check"`` is the folded state."""
+    from affray.projections.evolve import fold_rows, folded_tags
+    from affray.store.sqlite import _SELECT_ROWS as select_rows  # the very query fold_rows reads
+
     args = (eid, 1, 2**63 - 1)
     conn = store._conn  # the bench looks inside: this is the store's own connection
 
     def sql_only() -> int:
         n = 0
-        for _ in conn.execute(select_live, args):
+        for _ in conn.execute(select_rows, args):
             n += 1
         return n
 
@@ -334,25 +330,28 @@ def replay_stages(store: EventStore, eid: str, runs: int) -> dict:
     s_dead, dead = stage(lambda: frozenset(Timeline(metas).retracted), runs)
     s_sql, n = stage(sql_only, runs)
     assert n == store.version(eid), (n, store.version(eid))
-    rows = conn.execute(select_live, args).fetchall()
-    typed, current, decode = codec.typed_decoder, codec.CURRENT_SCHEMA, codec.decode
-    skip = {"command-retracted", "command-restored", "encounter-rewound"}
+    rows = conn.execute(select_rows, args).fetchall()
+    folded = {t.encode() for t in folded_tags()}
+    typed, decode = codec.typed_decoder, codec.decode
+    dead_b = {c.encode() for c in dead}
 
-    def decode_rows() -> list:
-        return [
-            Live(v, c, typed(t)(d) if current.get(t) == s else decode(t, s, d))
-            for v, c, t, s, d in rows
-            if t not in skip and c not in dead
-        ]
+    def decode_rows() -> int:
+        k = 0
+        for v, c, t, s, d in rows:
+            if t in folded and c not in dead_b:
+                tag = t.decode()
+                (typed(tag)(d) if codec.CURRENT_SCHEMA.get(tag) == s else decode(tag, s, d))
+                k += 1
+        return k
 
-    s_decode, lives = stage(decode_rows, runs)
-    del rows
-    s_fold, state = stage(lambda: fold(State(), lives), runs)
+    s_decode, _ = stage(decode_rows, runs)
+    s_fold, state = stage(lambda: fold_rows(State(), rows, dead), runs)
+    rows.clear()  # the rows of a long log: free them before the next measure
     return {
         "meta events (`read_meta`: 3 type queries) + `Timeline(metas)`": [a + b for a, b in zip(s_meta, s_dead)],
-        "SQL only (`read_live`'s query, rows stepped, no decode)": s_sql,
-        "decode (rows to `Live` records, msgspec)": s_decode,
-        "fold (`fold` over the decoded records)": s_fold,
+        "SQL only (`fold_rows`'s query, rows stepped, no decode)": s_sql,
+        "decode alone (the events the fold reads, msgspec)": s_decode,
+        "`fold_rows` over rows already fetched (decode and handlers)": s_fold,
         "_check": state,
     }
 

@@ -44,7 +44,6 @@ import cli  # noqa: E402  (bench/cli.py: the cached logs)
 import peer  # noqa: E402  (bench/peer.py: the raw limit)
 
 from affray.events import codec  # noqa: E402
-from affray.events.envelope import Live  # noqa: E402
 from affray.projections.snapshots import replay  # noqa: E402
 from affray.projections.state import State  # noqa: E402
 from affray.store import EventStore  # noqa: E402
@@ -87,7 +86,7 @@ def replay_figures(db: Path, eid: str, runs: int) -> dict:
     def fold() -> None:
         state = State()
         for v, c, e, h in folded:
-            state = h(state, e, Live(v, c, e))
+            state = h(state, e, v)
 
     stages = {
         "step_5_columns": "SELECT version, command_id, type, schema, data " + _FROM,

@@ -202,6 +202,9 @@ def test_encounter_queries(store) -> None:
     with pytest.raises(UnknownEncounter) as err:
         store.encounter_info("ghost")
     assert "ghost" in one_clear_line(err.value)
+    # every encounter's at once (affray list), the same as one by one
+    assert store.encounter_infos() == [store.encounter_info(e) for e in store.encounter_ids()]
+    assert [i.id for i in store.encounter_infos()] == ["first", "second", "notes-only"]
 
 
 def test_typed_queries(store) -> None:

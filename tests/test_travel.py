@@ -126,7 +126,7 @@ def _round_steps(records):
 
 
 class Counting:
-    """A store that counts the events it decodes (``read`` and ``read_live``)."""
+    """A store that counts the events it reads (``read``, ``read_live`` and ``fold_rows``)."""
 
     def __init__(self, store: EventStore) -> None:
         self._store = store
@@ -145,6 +145,9 @@ class Counting:
 
     def read_live(self, *args, **kwargs):
         return self._count(self._store.read_live(*args, **kwargs))
+
+    def fold_rows(self, encounter_id, fold, **kwargs):
+        return self._store.fold_rows(encounter_id, lambda rows: fold(self._count(rows)), **kwargs)
 
 
 # --------------------------------------------------------------------------- #

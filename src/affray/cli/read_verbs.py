@@ -18,7 +18,7 @@ from affray.cli.core import Options, UserError, color, echo, echo_json, open_sto
 def list_(opts: Options, *, json: bool = False) -> None:
     """List the encounters in the database."""
     with open_store(opts, readonly=True) as store:
-        rows = [store.encounter_info(eid) for eid in store.encounter_ids()]
+        rows = store.encounter_infos()
     data = [{"id": r.id, "name": r.name, "system": r.system, "version": r.version, "closed": r.closed} for r in rows]
     if json:
         echo_json(data)

@@ -28,6 +28,22 @@ class UnknownEvent(ValueError):
     """The log holds an event type this affray does not know."""
 
 
+#: What decoding stored data can raise: :func:`decode` and the typed decoders.
+DECODE_ERRORS = (UnknownEvent, msgspec.DecodeError, msgspec.ValidationError)
+
+
+class Undecodable(Exception):
+    """A stored event at ``version`` did not decode (``cause``: one of
+    :data:`DECODE_ERRORS`). Raised by a fold that decodes rows itself
+    (:func:`affray.projections.evolve.fold_rows`), for the store that fed it
+    the rows to turn into its own error, with the encounter and the file."""
+
+    def __init__(self, version: int, cause: Exception) -> None:
+        super().__init__(f"version {version}: {cause}")
+        self.version = version
+        self.cause = cause
+
+
 def _all_subclasses(cls: type) -> list[type]:
     out = []
     for sub in cls.__subclasses__():

@@ -12,15 +12,18 @@ Meta events (retract, restore, rewind) are handled one level up, by
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable
 
 from msgspec.structs import replace
 
+from affray.events import codec
 from affray.events import core as ev
 from affray.events.envelope import Recorded
 from affray.projections.state import Combatant, Exchange, Location, State
 
-Handler = Callable[[State, ev.Event, Recorded], State]
+#: A fold handler: ``(state, event, version) -> state`` (``version`` is the
+#: event's log version).
+Handler = Callable[[State, ev.Event, int], State]
 _HANDLERS: dict[type, Handler] = {}
 
 
@@ -37,11 +40,11 @@ def _on(cls: type) -> Callable[[Handler], Handler]:
 _INCONSISTENT = (KeyError, IndexError, LookupError, TypeError, ValueError, AttributeError)
 
 
-def _inconsistent(rec, exc: BaseException) -> Exception:
+def _inconsistent(version: int, event: object, exc: BaseException) -> Exception:
     from affray.errors import LogInconsistent  # a leaf module: it imports nothing of affray's
 
-    tag = getattr(type(rec.event), "__struct_config__", None)
-    return LogInconsistent(rec.version, getattr(tag, "tag", None) or type(rec.event).__name__, exc)
+    tag = getattr(type(event), "__struct_config__", None)
+    return LogInconsistent(version, getattr(tag, "tag", None) or type(event).__name__, exc)
 
 
 def evolve(state: State, rec: Recorded) -> State:
@@ -54,9 +57,9 @@ def evolve(state: State, rec: Recorded) -> State:
     if handler is None:
         return state
     try:
-        return handler(state, rec.event, rec)
+        return handler(state, rec.event, rec.version)
     except _INCONSISTENT as exc:
-        raise _inconsistent(rec, exc) from exc
+        raise _inconsistent(rec.version, rec.event, exc) from exc
 
 
 def folded_tags() -> frozenset[str]:
@@ -82,15 +85,109 @@ def fold_fast(state: State, records) -> State:
         handler = handlers.get(type(event))
         if handler is not None:
             try:
-                state = handler(state, event, rec)
+                state = handler(state, event, version)
             except _INCONSISTENT as exc:
-                raise _inconsistent(rec, exc) from exc
+                raise _inconsistent(rec.version, rec.event, exc) from exc
             if type(event) in resets:
                 step = 0
     if (step, last, version) != (state.step, state.last_command, state.version):
         state = replace(state, step=step, last_command=last, version=version)
     return state
 
+
+
+#: Tags a row fold leaves out: undo, redo and rewind (the timeline's business).
+_META_TAGS = frozenset(cls.__struct_config__.tag.encode() for cls in ev.META_EVENTS)
+#: How :func:`fold_rows` treats a tag: call its handler (``_CALL``), call it
+#: and reset the step (``_RESETS``), or keep the field it sets in a local,
+#: written once at the end (``_DICE``: ``next_roll_index``, ``_AWAITED``:
+#: ``pending``; no other handler reads either field, and ``_CLOSED`` is the
+#: one other handler that sets ``pending``). A fifth of a fight's events are
+#: dice rolls and a sixth the steps the table waits for, so this spares a
+#: copy of the whole ``State`` for each.
+_CALL, _RESETS, _DICE, _AWAITED, _CLOSED = range(5)
+_KIND = {
+    ev.RoundStarted: _RESETS, ev.EncounterOpened: _RESETS,
+    ev.DiceRolled: _DICE, ev.StepsAwaited: _AWAITED, ev.EncounterClosed: _CLOSED,
+}
+#: tag (UTF-8 bytes, as stored) -> (current schema, typed decoder, handler,
+#: kind), or ``None`` for a tag the fold has no handler for; filled on first sight.
+_ROWS: dict[bytes, tuple[int, Callable, Handler, int] | None] = {}
+
+
+def _row_entry(tag: bytes) -> tuple[int, Callable, Handler, int] | None:
+    cls = codec.EVENT_TYPES.get(tag.decode("utf-8", "replace"))
+    handler = None if cls is None else _HANDLERS.get(cls)
+    entry = None if handler is None else (
+        cls.schema, codec.typed_decoder(cls.__struct_config__.tag), handler, _KIND.get(cls, _CALL))
+    _ROWS[tag] = entry
+    return entry
+
+
+def fold_rows(
+    state: State, rows: Iterable[tuple[int, bytes, bytes, int, bytes]], skip: frozenset[str] = frozenset()
+) -> State:
+    """The replay's hot path: fold stored rows ``(version, command_id, type,
+    schema, data)`` (in version order; ``command_id``, ``type`` and ``data``,
+    the stored JSON, as UTF-8 bytes, which the store reads without decoding) into
+    ``state``, decoding each event the fold reads once and calling its
+    handler from a table keyed on the type tag. The result is
+    :func:`fold_fast` over the same events read with
+    ``read_live(skip=skip, only=folded_tags())``: undo, redo and rewind rows
+    and the rows of the commands in ``skip`` are left out; rows of a type
+    the fold has no handler for (``command-issued``, ``skill-tested``, an
+    unknown tag) only move the version and step and are never decoded; a row
+    behind its type's current schema is upcast (:func:`affray.events.codec.decode`).
+
+    Errors: :class:`affray.events.codec.Undecodable` (with the version) for
+    data that does not decode, for the store to report;
+    :class:`affray.errors.LogInconsistent` as :func:`evolve`.
+    """
+    table, meta, entry_of = _ROWS, _META_TAGS, _row_entry
+    skip = frozenset(c.encode() for c in skip) if skip else skip
+    step, last, version = state.step, state.last_command.encode(), state.version
+    pending, next_roll = state.pending, state.next_roll_index
+    for v, command_id, type_, schema, data in rows:
+        if type_ in meta or command_id in skip:
+            continue
+        version = v
+        if command_id != last:
+            last = command_id
+            step += 1
+        entry = table.get(type_, False)
+        if entry is False:
+            entry = entry_of(type_)
+        if entry is None:
+            continue
+        current, typed, handler, kind = entry
+        try:
+            event = typed(data) if schema == current else codec.decode(type_.decode(), schema, data)
+        except codec.DECODE_ERRORS as exc:
+            raise codec.Undecodable(v, exc) from exc
+        if kind == _DICE:  # as _dice
+            if event.source == "engine" and event.index >= 0 and event.index + len(event.faces) > next_roll:
+                next_roll = event.index + len(event.faces)
+            continue
+        if kind == _AWAITED:  # as _awaited
+            pending = event.steps
+            continue
+        try:
+            state = handler(state, event, v)
+        except _INCONSISTENT as exc:
+            raise _inconsistent(v, event, exc) from exc
+        if kind == _RESETS:
+            step = 0
+        elif kind == _CLOSED:
+            pending = state.pending
+    try:
+        last = last.decode()
+    except UnicodeDecodeError as exc:  # a command id that is not UTF-8: a file edited by hand
+        raise codec.Undecodable(version, exc) from exc
+    if (step, last, version, pending, next_roll) != (
+        state.step, state.last_command, state.version, state.pending, state.next_roll_index
+    ):
+        state = replace(state, step=step, last_command=last, version=version, pending=pending, next_roll_index=next_roll)
+    return state
 
 def _with(state: State, handle: str, **changes) -> State:
     combatants = dict(state.combatants)
@@ -102,7 +199,7 @@ def _with(state: State, handle: str, **changes) -> State:
 
 
 @_on(ev.EncounterOpened)
-def _opened(state: State, e: ev.EncounterOpened, rec: Recorded) -> State:
+def _opened(state: State, e: ev.EncounterOpened, version: int) -> State:
     return replace(
         state,
         encounter_id=e.encounter_id,
@@ -117,12 +214,12 @@ def _opened(state: State, e: ev.EncounterOpened, rec: Recorded) -> State:
 
 
 @_on(ev.EncounterClosed)
-def _closed(state: State, e: ev.EncounterClosed, rec: Recorded) -> State:
+def _closed(state: State, e: ev.EncounterClosed, version: int) -> State:
     return replace(state, phase="closed", seed=e.seed, turn=(), pending=())
 
 
 @_on(ev.CombatantJoined)
-def _joined(state: State, e: ev.CombatantJoined, rec: Recorded) -> State:
+def _joined(state: State, e: ev.CombatantJoined, version: int) -> State:
     c = Combatant(
         handle=e.handle,
         name=e.name,
@@ -136,7 +233,7 @@ def _joined(state: State, e: ev.CombatantJoined, rec: Recorded) -> State:
         movement=e.movement,
         ready=e.weapons_ready,
         surprised=e.surprised,
-        joined_version=rec.version,
+        joined_version=version,
     )
     combatants = dict(state.combatants)
     combatants[e.handle] = c
@@ -144,7 +241,7 @@ def _joined(state: State, e: ev.CombatantJoined, rec: Recorded) -> State:
 
 
 @_on(ev.RoundStarted)
-def _round_started(state: State, e: ev.RoundStarted, rec: Recorded) -> State:
+def _round_started(state: State, e: ev.RoundStarted, version: int) -> State:
     combatants = {
         h: replace(
             c,
@@ -167,7 +264,7 @@ def _round_started(state: State, e: ev.RoundStarted, rec: Recorded) -> State:
 
 
 @_on(ev.OrderChanged)
-def _order_changed(state: State, e: ev.OrderChanged, rec: Recorded) -> State:
+def _order_changed(state: State, e: ev.OrderChanged, version: int) -> State:
     combatants = dict(state.combatants)
     for h, n in e.combat_actions.items():
         if h in combatants:
@@ -179,12 +276,12 @@ def _order_changed(state: State, e: ev.OrderChanged, rec: Recorded) -> State:
 
 
 @_on(ev.TurnBegan)
-def _turn(state: State, e: ev.TurnBegan, rec: Recorded) -> State:
+def _turn(state: State, e: ev.TurnBegan, version: int) -> State:
     return replace(state, turn=e.handles, action_no=e.action_no)
 
 
 @_on(ev.ActionSpent)
-def _spent(state: State, e: ev.ActionSpent, rec: Recorded) -> State:
+def _spent(state: State, e: ev.ActionSpent, version: int) -> State:
     c = state.combatants[e.handle]
     if e.kind == "reaction":
         return _with(state, e.handle, reactions=max(0, c.reactions - e.amount))
@@ -197,23 +294,23 @@ def _spent(state: State, e: ev.ActionSpent, rec: Recorded) -> State:
 
 
 @_on(ev.RoundEnded)
-def _round_ended(state: State, e: ev.RoundEnded, rec: Recorded) -> State:
+def _round_ended(state: State, e: ev.RoundEnded, version: int) -> State:
     combatants = {h: replace(c, combat_actions=0, reactions=0) for h, c in state.combatants.items()}
     return replace(state, phase="between", turn=(), combatants=combatants)
 
 
 @_on(ev.StepsAwaited)
-def _awaited(state: State, e: ev.StepsAwaited, rec: Recorded) -> State:
+def _awaited(state: State, e: ev.StepsAwaited, version: int) -> State:
     return replace(state, pending=e.steps)
 
 
 @_on(ev.FightEnded)
-def _fight_ended(state: State, e: ev.FightEnded, rec: Recorded) -> State:
+def _fight_ended(state: State, e: ev.FightEnded, version: int) -> State:
     return replace(state, phase="over", winner=e.winner, turn=())
 
 
 @_on(ev.DiceRolled)
-def _dice(state: State, e: ev.DiceRolled, rec: Recorded) -> State:
+def _dice(state: State, e: ev.DiceRolled, version: int) -> State:
     if e.source == "engine" and e.index >= 0:
         nxt = e.index + len(e.faces)
         if nxt > state.next_roll_index:
@@ -222,7 +319,7 @@ def _dice(state: State, e: ev.DiceRolled, rec: Recorded) -> State:
 
 
 @_on(ev.AttackDeclared)
-def _attack(state: State, e: ev.AttackDeclared, rec: Recorded) -> State:
+def _attack(state: State, e: ev.AttackDeclared, version: int) -> State:
     x = Exchange(
         id=e.exchange,
         attacker=e.attacker,
@@ -230,13 +327,13 @@ def _attack(state: State, e: ev.AttackDeclared, rec: Recorded) -> State:
         weapon=e.weapon,
         kind=e.kind,
         modifiers=e.modifiers,
-        declared_version=rec.version,
+        declared_version=version,
     )
     return replace(state, exchange=x, next_exchange=max(state.next_exchange, e.exchange + 1))
 
 
 @_on(ev.AttackResolved)
-def _attack_resolved(state: State, e: ev.AttackResolved, rec: Recorded) -> State:
+def _attack_resolved(state: State, e: ev.AttackResolved, version: int) -> State:
     if state.exchange is None:
         return state
     x = replace(
@@ -252,14 +349,14 @@ def _attack_resolved(state: State, e: ev.AttackResolved, rec: Recorded) -> State
 
 
 @_on(ev.ReactionChosen)
-def _reaction(state: State, e: ev.ReactionChosen, rec: Recorded) -> State:
+def _reaction(state: State, e: ev.ReactionChosen, version: int) -> State:
     if state.exchange is None:
         return state
     return replace(state, exchange=replace(state.exchange, reaction=e.reaction, with_item=e.with_item))
 
 
 @_on(ev.ReactionResolved)
-def _reaction_resolved(state: State, e: ev.ReactionResolved, rec: Recorded) -> State:
+def _reaction_resolved(state: State, e: ev.ReactionResolved, version: int) -> State:
     if state.exchange is None:
         return state
     x = state.exchange
@@ -276,7 +373,7 @@ def _reaction_resolved(state: State, e: ev.ReactionResolved, rec: Recorded) -> S
 
 
 @_on(ev.ExchangeEnded)
-def _exchange_ended(state: State, e: ev.ExchangeEnded, rec: Recorded) -> State:
+def _exchange_ended(state: State, e: ev.ExchangeEnded, version: int) -> State:
     return replace(state, exchange=None)
 
 
@@ -287,13 +384,13 @@ def _set_location(state: State, handle: str, name: str, **changes) -> State:
 
 
 @_on(ev.DamageDealt)
-def _damage(state: State, e: ev.DamageDealt, rec: Recorded) -> State:
+def _damage(state: State, e: ev.DamageDealt, version: int) -> State:
     loc = state.combatants[e.target].location(e.location)
     return _set_location(state, e.target, e.location, hp=loc.hp - e.final)
 
 
 @_on(ev.HitPointsRestored)
-def _healed(state: State, e: ev.HitPointsRestored, rec: Recorded) -> State:
+def _healed(state: State, e: ev.HitPointsRestored, version: int) -> State:
     loc = state.combatants[e.handle].location(e.location)
     return _set_location(state, e.handle, e.location, hp=min(loc.max_hp, loc.hp + e.amount))
 
@@ -302,7 +399,7 @@ _SEVERITY = {"": 0, "minor": 1, "wound": 1, "serious": 2, "major": 3}  # "wound"
 
 
 @_on(ev.WoundInflicted)
-def _wound(state: State, e: ev.WoundInflicted, rec: Recorded) -> State:
+def _wound(state: State, e: ev.WoundInflicted, version: int) -> State:
     loc = state.combatants[e.target].location(e.location)
     if _SEVERITY.get(e.severity, 0) > _SEVERITY.get(loc.wound, 0):
         return _set_location(state, e.target, e.location, wound=e.severity)
@@ -310,40 +407,40 @@ def _wound(state: State, e: ev.WoundInflicted, rec: Recorded) -> State:
 
 
 @_on(ev.WoundEased)
-def _eased(state: State, e: ev.WoundEased, rec: Recorded) -> State:
+def _eased(state: State, e: ev.WoundEased, version: int) -> State:
     return _set_location(state, e.target, e.location, wound=e.severity)
 
 
 @_on(ev.ConditionApplied)
-def _condition(state: State, e: ev.ConditionApplied, rec: Recorded) -> State:
+def _condition(state: State, e: ev.ConditionApplied, version: int) -> State:
     c = state.combatants[e.handle]
     kept = tuple(x for x in c.conditions if x.id != e.condition.id)
     return _with(state, e.handle, conditions=kept + (e.condition,))
 
 
 @_on(ev.ConditionExpired)
-def _expired(state: State, e: ev.ConditionExpired, rec: Recorded) -> State:
+def _expired(state: State, e: ev.ConditionExpired, version: int) -> State:
     c = state.combatants[e.handle]
     return _with(state, e.handle, conditions=tuple(x for x in c.conditions if x.id != e.condition_id))
 
 
 @_on(ev.StanceChanged)
-def _stance(state: State, e: ev.StanceChanged, rec: Recorded) -> State:
+def _stance(state: State, e: ev.StanceChanged, version: int) -> State:
     return _with(state, e.handle, stance=e.stance)
 
 
 @_on(ev.StatusChanged)
-def _status(state: State, e: ev.StatusChanged, rec: Recorded) -> State:
+def _status(state: State, e: ev.StatusChanged, version: int) -> State:
     return _with(state, e.handle, status=e.status)
 
 
 @_on(ev.CombatantMoved)
-def _moved(state: State, e: ev.CombatantMoved, rec: Recorded) -> State:
+def _moved(state: State, e: ev.CombatantMoved, version: int) -> State:
     return _with(state, e.handle, moved=state.combatants[e.handle].moved + e.distance)
 
 
 @_on(ev.EngagementChanged)
-def _engagement(state: State, e: ev.EngagementChanged, rec: Recorded) -> State:
+def _engagement(state: State, e: ev.EngagementChanged, version: int) -> State:
     def update(c: Combatant, other: str) -> tuple[str, ...]:
         rest = tuple(h for h in c.engaged if h != other)
         return rest + (other,) if e.engaged else rest
@@ -353,13 +450,13 @@ def _engagement(state: State, e: ev.EngagementChanged, rec: Recorded) -> State:
 
 
 @_on(ev.WeaponDropped)
-def _dropped(state: State, e: ev.WeaponDropped, rec: Recorded) -> State:
+def _dropped(state: State, e: ev.WeaponDropped, version: int) -> State:
     c = state.combatants[e.handle]
     return _with(state, e.handle, ready=tuple(w for w in c.ready if w != e.weapon))
 
 
 @_on(ev.WeaponReadied)
-def _readied(state: State, e: ev.WeaponReadied, rec: Recorded) -> State:
+def _readied(state: State, e: ev.WeaponReadied, version: int) -> State:
     c = state.combatants[e.handle]
     if e.weapon in c.ready:
         return state
@@ -370,16 +467,16 @@ def _readied(state: State, e: ev.WeaponReadied, rec: Recorded) -> State:
 
 
 @_on(ev.HitPointsSet)
-def _hp_set(state: State, e: ev.HitPointsSet, rec: Recorded) -> State:
+def _hp_set(state: State, e: ev.HitPointsSet, version: int) -> State:
     state.combatants[e.handle].location(e.location)  # KeyError: not there (a log edited by hand)
     return _set_location(state, e.handle, e.location, hp=e.hp)
 
 
 @_on(ev.CombatantOut)
-def _out(state: State, e: ev.CombatantOut, rec: Recorded) -> State:
+def _out(state: State, e: ev.CombatantOut, version: int) -> State:
     return _with(state, e.handle, status="dead" if e.how == "dead" else "out")
 
 
 @_on(ev.RulingChanged)
-def _ruling(state: State, e: ev.RulingChanged, rec: Recorded) -> State:
+def _ruling(state: State, e: ev.RulingChanged, version: int) -> State:
     return replace(state, rulings={**state.rulings, e.name: e.value})

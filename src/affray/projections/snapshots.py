@@ -27,12 +27,8 @@ import msgspec
 
 from affray.events.core import EncounterRewound
 from affray.projections.state import STATE_SCHEMA, State
-from affray.projections.evolve import folded_tags
+from affray.projections.evolve import fold_rows
 from affray.projections.timeline import Liveness, Timeline, fold, project
-
-#: The events a replay decodes: the rest (the command records, skill tests)
-#: only move the version and step, and are skipped undecoded.
-_FOLDED = folded_tags()
 
 #: Take a snapshot whenever the log crosses a multiple of this many events.
 SNAPSHOT_EVERY = 1000
@@ -101,8 +97,8 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         if not store.read_meta(encounter_id, from_version=base_version + 1, to_version=at_version):
             # the usual case: no undo, redo or rewind since the snapshot, so the
             # tail is folded from the lean read (no envelopes, no hashes)
-            live = store.read_live(encounter_id, from_version=base_version + 1, to_version=at_version, only=_FOLDED)
-            return _fold_live(base, live)
+            return store.fold_rows(
+                encounter_id, lambda rows: fold_rows(base, rows), from_version=base_version + 1, to_version=at_version)
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
@@ -113,16 +109,6 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
         if tail.records and tail.records[-1].version != state.version:
             state = msgspec.structs.replace(state, version=tail.records[-1].version)
         return state
-
-
-def _fold_live(base: State, live) -> State:
-    """Fold a :meth:`read_live` generator, closing it even when the fold
-    fails (now, while the store is open: else its cursor stays behind)."""
-    try:
-        state = fold(base, live)
-    finally:
-        live.close()
-    return state
 
 
 def wants_snapshot(before_version: int, after_version: int, round_ended: bool) -> bool:
@@ -153,10 +139,11 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
         return project(store.read(encounter_id, to_version=last))
     state, start = State(), 1
     for low, high in Liveness(metas).spans():
-        state = _fold_live(state, store.read_live(
-            encounter_id, from_version=start, to_version=low, skip=dead, only=_FOLDED))
-        start = high  # the rewind itself is a meta event: read_live leaves it out
-    state = _fold_live(state, store.read_live(encounter_id, from_version=start, to_version=last, skip=dead, only=_FOLDED))
+        state = store.fold_rows(
+            encounter_id, lambda rows, s=state: fold_rows(s, rows, dead), from_version=start, to_version=low)
+        start = high  # the rewind itself is a meta event: fold_rows leaves it out
+    state = store.fold_rows(
+        encounter_id, lambda rows, s=state: fold_rows(s, rows, dead), from_version=start, to_version=last)
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)
     return state

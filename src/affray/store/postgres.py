@@ -61,7 +61,23 @@ _LIVE = "version, command_id, type, schema, data::text"
 # one page of a streamed read (keyset paging on version; _PAGE rows at most)
 _PAGE_TAIL = " FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s ORDER BY version LIMIT 2000"
 _PAGE = 2000
+# encounter_infos: each encounter's head, first opening and closed flag, in creation order
+_ENCOUNTER_INFOS = """
+SELECT x.encounter_id, x.version, o.data->>'name', o.data->>'system', o.recorded_at,
+       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
+FROM (SELECT h.encounter_id, h.version,
+             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
+             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
+              ORDER BY e.seq LIMIT 1) AS opened
+      FROM heads h WHERE h.version > 0) x
+LEFT JOIN events o ON o.seq = x.opened
+ORDER BY x.first"""
 _PAGE_RAW = "SELECT " + _RAW + _PAGE_TAIL
+# fold_rows: the text columns as UTF-8 bytes, as SQLite's store gives them
+_PAGE_ROWS = (
+    "SELECT version, convert_to(command_id, 'UTF8'), convert_to(type, 'UTF8'), schema, "
+    "convert_to(data::text, 'UTF8')" + _PAGE_TAIL
+)
 _PAGE_DECODE = "SELECT " + _DECODE + _PAGE_TAIL
 _PAGE_LIVE = "SELECT " + _LIVE + _PAGE_TAIL
 _SELECT_META = (
@@ -581,6 +597,16 @@ class PostgresStore:
         except (codec.UnknownEvent, msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise self._undecodable(encounter_id, version, exc) from exc
 
+    def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
+        """``fold(rows)`` over the rows ``(version, command_id, type, schema,
+        data)``, the text ones as UTF-8 bytes; as
+        :meth:`affray.store.sqlite.EventStore.fold_rows` (read in pages, so
+        memory stays flat)."""
+        try:
+            return fold(self._pages(_PAGE_ROWS, 0, encounter_id, from_version, to_version))
+        except codec.Undecodable as exc:
+            raise self._undecodable(encounter_id, exc.version, exc.cause) from exc.cause
+
     @_guarded
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:
         """The meta events (undo, redo, rewind) of ``encounter_id`` in range."""
@@ -669,6 +695,16 @@ class PostgresStore:
             "AND c.encounter_id = o.encounter_id) ORDER BY o.seq DESC LIMIT 1"
         ).fetchone()
         return row[0] if row else None
+
+    @_guarded
+    def encounter_infos(self) -> list[EncounterInfo]:
+        """:meth:`encounter_info` of every encounter, in creation order, from one query."""
+        rows = self._conn.execute(_ENCOUNTER_INFOS).fetchall()
+        return [
+            EncounterInfo(id=eid, name=name or "", system=system or "", opened_at=opened_at or "",
+                          version=int(version), closed=bool(closed))
+            for eid, version, name, system, opened_at, closed in rows
+        ]
 
     @_guarded
     def encounter_info(self, encounter_id: str) -> EncounterInfo:

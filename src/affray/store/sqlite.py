@@ -19,6 +19,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
+from typing import TypeVar
 
 import msgspec
 
@@ -51,6 +52,24 @@ _SELECT_LIVE = (
     "SELECT version, command_id, type, schema, data FROM events "
     "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
+#: :meth:`EventStore.fold_rows`: the text columns as blobs (bytes), which
+#: sqlite3 hands over without decoding UTF-8 (about a tenth of the read).
+_SELECT_ROWS = (
+    "SELECT version, CAST(command_id AS BLOB), CAST(type AS BLOB), schema, CAST(data AS BLOB) FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
+)
+#: :meth:`EventStore.encounter_infos`: each encounter's head, its first
+#: ``encounter-opened`` event and whether it was closed, in creation order.
+_ENCOUNTER_INFOS = """
+SELECT x.encounter_id, x.version, json_extract(o.data, '$.name'), json_extract(o.data, '$.system'), o.recorded_at,
+       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
+FROM (SELECT h.encounter_id, h.version,
+             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
+             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
+              ORDER BY e.seq LIMIT 1) AS opened
+      FROM heads h WHERE h.version > 0) x
+LEFT JOIN events o ON o.seq = x.opened
+ORDER BY x.first"""
 _SELECT_TYPE = (
     "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
     "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
@@ -64,6 +83,8 @@ _DICE_PER_COMMAND = {
     "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? GROUP BY command_id",
 }
 _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
+T = TypeVar("T")
+
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _SET_HEAD = (
@@ -601,6 +622,39 @@ class EventStore:
             if cur is not None:
                 cur.close()
 
+    def fold_rows(
+        self,
+        encounter_id: str,
+        fold: Callable[[Iterable[tuple[int, bytes, bytes, int, bytes]]], T],
+        *,
+        from_version: int = 1,
+        to_version: int | None = None,
+    ) -> T:
+        """``fold(rows)`` over the stored rows ``(version, command_id, type,
+        schema, data)`` of ``encounter_id`` from ``from_version`` to
+        ``to_version`` (inclusive), in version order, with ``command_id``,
+        ``type`` and ``data`` (the stored JSON) as UTF-8 ``bytes``; returns
+        what ``fold`` returns. The replay's hot path
+        (:func:`affray.projections.evolve.fold_rows`): the rows go to the
+        fold straight from the cursor, with no envelope and no generator
+        between them. Errors: the usual :class:`StoreError` ones; a
+        :class:`affray.events.codec.Undecodable` from ``fold`` becomes the
+        error :meth:`read` gives for that version."""
+        cur = None
+        try:
+            cur = self._conn.execute(
+                _SELECT_ROWS,
+                (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
+            )
+            return fold(cur)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        except codec.Undecodable as exc:
+            raise self._undecodable(encounter_id, exc.version, exc.cause) from exc.cause
+        finally:
+            if cur is not None:
+                cur.close()
+
     def versions_of_type(
         self: EventStore,
         encounter_id: str,
@@ -711,6 +765,18 @@ class EventStore:
             id=encounter_id, name=name or "", system=system or "", opened_at=opened_at,
             version=version, closed=bool(closed),
         )
+
+    @_guarded
+    def encounter_infos(self) -> list[EncounterInfo]:
+        """:meth:`encounter_info` of every encounter, in the order of
+        :meth:`encounter_ids`, from one query (``affray list``: three queries
+        an encounter cost 80 ms for a file of 1,000 encounters)."""
+        rows = self._conn.execute(_ENCOUNTER_INFOS).fetchall()
+        return [
+            EncounterInfo(id=eid, name=name or "", system=system or "", opened_at=opened_at or "",
+                          version=version, closed=bool(closed))
+            for eid, version, name, system, opened_at, closed in rows
+        ]
 
     @_guarded
     def latest_snapshot(self, encounter_id: str, at_most_version: int) -> tuple[int, bytes] | None:

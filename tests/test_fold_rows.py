@@ -1,0 +1,191 @@
+"""``fold_rows``: the replay's row fold equals the envelope fold (issue 17).
+
+``affray.projections.evolve.fold_rows`` folds stored rows straight from the
+cursor, with a table keyed on the type tag, and keeps ``next_roll_index``
+(dice rolls) and ``pending`` (steps awaited) in locals written once at the
+end. These tests hold it to :func:`fold_fast` over what ``read_live`` gives,
+and to :func:`evolve` one event at a time: on synthetic rows (hypothesis),
+on generated fights with undo and redo, on a fight played to its close,
+through an upcaster, and on rows that do not decode.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from affray.commands.handler import execute
+from affray.events import codec
+from affray.events import commands as cmd
+from affray.events import core as ev
+from affray.events import upcasters
+from affray.events.envelope import Live, Recorded
+from affray.projections.evolve import evolve, fold_fast, fold_rows, folded_tags
+from affray.projections.snapshots import replay
+from affray.projections.state import State
+from affray.projections.timeline import Timeline, project
+from affray.store import EventStore
+from affray.store.errors import DatabaseCorrupt
+
+from test_travel import generated_fight
+
+_FOLDED = folded_tags()
+_META = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
+
+
+def _row(version: int, command_id: str, event: ev.Event) -> tuple[int, bytes, bytes, int, bytes]:
+    """A row as the store hands it to the fold: the text columns as UTF-8 bytes."""
+    return version, command_id.encode(), event.__struct_config__.tag.encode(), type(event).schema, codec.encode(event)
+
+
+def _text(row):
+    version, command_id, tag, schema, data = row
+    return version, command_id.decode(), tag.decode(), schema, data
+
+
+def _lives(rows, skip=frozenset()):
+    """What ``read_live(skip=skip, only=folded_tags())`` gives for ``rows``."""
+    for version, command_id, tag, schema, data in map(_text, rows):
+        if tag in _META or command_id in skip:
+            continue
+        yield Live(version, command_id, codec.decode(tag, schema, data) if tag in _FOLDED else None)
+
+
+def _by_evolve(rows, skip=frozenset()) -> State:
+    state = State()
+    for version, command_id, tag, schema, data in map(_text, rows):
+        if tag in _META or command_id in skip:
+            continue
+        event = codec.decode(tag, schema, data)
+        rec = Recorded(seq=version, encounter_id="e", version=version, command_id=command_id, type=tag,
+                       schema=schema, event=event, recorded_at="", actor="gm", hash="")
+        state = evolve(state, rec)
+    return state
+
+
+_steps = st.lists(
+    st.builds(ev.PendingStep, who=st.sampled_from(["a", "b"]), verb=st.sampled_from(["attack", "react", "roll"]),
+              prompt=st.just("go")),
+    max_size=2,
+).map(tuple)
+_events = st.one_of(
+    st.builds(ev.DiceRolled, purpose=st.just("attack"), expr=st.just("1d100"),
+              faces=st.lists(st.integers(1, 100), min_size=1, max_size=3).map(tuple), total=st.integers(1, 300),
+              source=st.sampled_from(["engine", "table"]), index=st.integers(-1, 40)),
+    st.builds(ev.StepsAwaited, steps=_steps),
+    st.builds(ev.EncounterClosed, seed=st.just("00" * 16)),
+    st.builds(ev.NoteAdded, text=st.sampled_from(["n", "m"])),
+    st.builds(ev.RoundStarted, round=st.integers(1, 5), order=st.just(()), combat_actions=st.just({}),
+              reactions=st.just({})),
+    st.builds(ev.CommandIssued, command=st.just({"command": "note"})),
+    st.builds(ev.CommandRetracted, command_id=st.sampled_from(["c1", "c2"])),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["c1", "c2", "c3", "c4"]), _events), max_size=40),
+    st.frozensets(st.sampled_from(["c1", "c2", "c3", "c4"])),
+)
+def test_fold_rows_equals_fold_fast_and_evolve_on_any_rows(items, skip):
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    rows = [_row(1, "c0", opened)] + [_row(v, cid, e) for v, (cid, e) in enumerate(items, start=2)]
+    got = fold_rows(State(), rows, skip)
+    assert got == fold_fast(State(), _lives(rows, skip))
+    assert got == _by_evolve(rows, skip)
+
+
+def test_fold_rows_continues_from_a_state():
+    """A tail folded onto a snapshot's state keeps its dice index and steps."""
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    roll = ev.DiceRolled(purpose="a", expr="1d100", faces=(5,), total=5, source="engine", index=7)
+    waits = ev.StepsAwaited(steps=(ev.PendingStep(who="a", verb="roll", prompt="p"),))
+    rows = [_row(1, "c1", opened), _row(2, "c2", roll), _row(3, "c2", waits)]
+    base = fold_rows(State(), rows[:2])
+    assert base.next_roll_index == 8 and base.pending == ()
+    assert fold_rows(base, rows[2:]) == fold_rows(State(), rows) == _by_evolve(rows)
+    note = ev.NoteAdded(text="n")
+    assert fold_rows(base, [_row(3, "c3", note)]).next_roll_index == 8
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5])
+def test_fold_rows_equals_fold_fast_on_generated_fights(seed):
+    store, eid = generated_fight(seed)
+    head = store.version(eid)
+    for cut in sorted({1, 2, head // 3, head // 2, head - 1, head}):
+        skip = frozenset(Timeline(store.read_meta(eid, to_version=cut)).retracted)
+        rows = store.fold_rows(eid, list, to_version=cut)
+        assert [r[0] for r in rows] == list(range(1, cut + 1))
+        assert fold_rows(State(), rows, skip) == fold_fast(State(), store.read_live(eid, to_version=cut, skip=skip))
+
+
+def test_a_closed_fight_replays_to_its_closing():
+    """The closing clears what the table waits for; the fold's local copy follows."""
+    store, eid = generated_fight(8, commands=60)
+    assert load_pending(store, eid)
+    execute(store, cmd.CloseEncounter(reason="done"), encounter_id=eid, actor="gm")
+    state = replay(store, eid)
+    assert state.phase == "closed" and state.pending == ()
+    assert state == project(store.read(eid))
+
+
+def load_pending(store, eid):
+    return replay(store, eid).pending
+
+
+def test_a_row_behind_its_schema_is_upcast(monkeypatch):
+    """A row stored at an older schema goes through the upcasters, as in ``read``."""
+    monkeypatch.setattr(ev.DiceRolled, "schema", 2)
+    monkeypatch.setitem(codec.CURRENT_SCHEMA, "dice-rolled", 2)
+    monkeypatch.setitem(upcasters.UPCASTERS, ("dice-rolled", 1), lambda d: {**d, "faces": d.pop("rolled")})
+    monkeypatch.setattr(importlib.import_module("affray.projections.evolve"), "_ROWS", {})
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    old = (2, b"c2", b"dice-rolled", 1,
+           b'{"type":"dice-rolled","purpose":"a","expr":"2d6","rolled":[3,4],"total":7,"source":"engine","index":9}')
+    state = fold_rows(State(), [_row(1, "c1", opened), old])
+    assert (state.version, state.next_roll_index) == (2, 11)  # decoded: faces (3, 4) from index 9
+    assert state == _by_evolve([_row(1, "c1", opened), old])
+    bad = (2, b"c2", b"dice-rolled", 0, old[4])  # no upcaster from schema 0
+    with pytest.raises(codec.Undecodable) as err:
+        fold_rows(State(), [_row(1, "c1", opened), bad])
+    assert err.value.version == 2 and isinstance(err.value.cause, codec.UnknownEvent)
+
+
+def test_an_unknown_tag_is_skipped_undecoded_and_counts_as_a_step():
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    rows = [_row(1, "c1", opened), (2, b"c2", b"from-a-newer-affray", 1, b"not json at all")]
+    state = fold_rows(State(), rows)
+    assert (state.version, state.step, state.last_command) == (2, 1, "c2")
+
+
+def test_a_row_that_does_not_decode_names_its_version():
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    rows = [_row(1, "c1", opened), (2, b"c2", b"dice-rolled", 1, b'{"type":"dice-rolled","faces":"six"}')]
+    with pytest.raises(codec.Undecodable) as err:
+        fold_rows(State(), rows)
+    assert err.value.version == 2 and isinstance(err.value.cause, msgspec.ValidationError)
+
+
+def test_the_store_reports_an_undecodable_row_as_a_corrupt_file(tmp_path):
+    store = EventStore(tmp_path / "f.db")
+    eid = execute(store, cmd.OpenEncounter(name="x", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
+    execute(store, cmd.AddNote(text="a"), encounter_id=eid, actor="gm")
+    v = store.version(eid)
+    store.close()
+    import sqlite3
+
+    raw = sqlite3.connect(tmp_path / "f.db")
+    raw.execute("DROP TRIGGER IF EXISTS events_no_update")
+    raw.execute("UPDATE events SET type = 'dice-rolled', data = '{\"type\":\"dice-rolled\"}' WHERE version = ?", (v,))
+    raw.commit()
+    raw.close()
+    store = EventStore(tmp_path / "f.db", readonly=True)
+    with pytest.raises(DatabaseCorrupt, match=f"version {v} does not decode"):
+        replay(store, eid)
+    with pytest.raises(DatabaseCorrupt, match=f"version {v} does not decode"):
+        functools.reduce(lambda s, _: s, store.read_live(eid), None)
