@@ -85,6 +85,8 @@ _INSERT_AT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?
 _HEAD_AND_SEQ = (
     "SELECT version, hash, (SELECT max(seq) FROM events) FROM heads WHERE encounter_id = ?"
 )
+#: the head of an encounter that has one (cheaper than the upsert)
+_MOVE_HEAD = "UPDATE heads SET version = ?, hash = ? WHERE encounter_id = ?"
 _SET_HEAD = (
     "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
     "ON CONFLICT (encounter_id) DO UPDATE SET version = excluded.version, hash = excluded.hash"
@@ -151,7 +153,7 @@ class EncounterInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 def utc_now() -> str:
     """Now in UTC as ISO-8601 with microseconds and a ``Z``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")[:-6] + "Z"  # [:-6]: "+00:00"
 
 
 def _guarded(fn):
@@ -335,7 +337,10 @@ class EventStore:
                 rows.append((seq, encounter_id, version, command_id, tag, schema, data, recorded_at, actor, prev))
             if rows:
                 conn.executemany(_INSERT_AT, rows)
-                conn.execute(_SET_HEAD, (encounter_id, version, prev))
+                if head:
+                    conn.execute(_MOVE_HEAD, (version, prev, encounter_id))
+                else:
+                    conn.execute(_SET_HEAD, (encounter_id, version, prev))
             out = [
                 Recorded(
                     seq=row[0], encounter_id=encounter_id, version=row[2], command_id=command_id, type=row[4],
