@@ -21,7 +21,8 @@ It also splits the replay into its stages (CPU per 100,000 events):
 stepping the rows out of SQLite with the five columns the replay reads and
 with ``data`` alone, decoding the events the fold reads, and the fold's
 handlers alone; and the append into what the ``events_type`` index costs
-(the same appends into a copy without it). Medians of ``--runs``.
+(the same appends into a copy without it; a partial index since SQLite
+migration 6, holding only the types looked up by type). Medians of ``--runs``.
 """
 
 from __future__ import annotations

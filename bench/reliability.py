@@ -158,6 +158,20 @@ class _StopAt:
             self._stop()
         return out
 
+    def executemany(self, sql, rows):
+        """``append`` inserts a command's events with one ``executemany``:
+        "mid-batch" stops once the first row is in and before the second
+        goes in (sqlite3 takes the rows one at a time from the iterator)."""
+        if self.armed and self.target == "mid-batch" and sql.lstrip()[:24].upper().startswith("INSERT INTO EVENTS"):
+            rows = self._stopping_after_first(rows)
+        return self._real.executemany(sql, rows)
+
+    def _stopping_after_first(self, rows):
+        for i, row in enumerate(rows):
+            if i == 1:  # the first event is in, the second not yet
+                self._stop()
+            yield row
+
 
 class _Recording(EventStore):
     """An EventStore that announces each write on the marker file."""

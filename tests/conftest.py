@@ -24,6 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from affray.cli.app import app
+from affray.events.core import HitPointsRestored
+from affray.store import open_store
+from affray.store.schema import READER_VIEWS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "mrq1"
 VASANA = EXAMPLES / "vasana.toml"
@@ -165,6 +168,52 @@ class Cli:
     def combatant(self, handle: str, *args) -> dict:
         """One combatant of ``state --json``."""
         return next(c for c in self.state(*args)["combatants"] if c["handle"] == handle)
+
+
+def views_with_old_event_log_all(conn: sqlite3.Connection, old: str) -> None:
+    """Recreate the reader views as an older affray left them: ``old`` as
+    ``event_log_all``, the others as now (the migration tests)."""
+    for name in reversed(READER_VIEWS):
+        conn.execute(f"DROP VIEW IF EXISTS {name}")
+    conn.execute(f"CREATE VIEW event_log_all AS {old.strip()}")
+    for name, sql in list(READER_VIEWS.items())[1:]:
+        conn.execute(f"CREATE VIEW {name} AS {sql.strip()}")
+
+
+def fight_with_mistakes(cli: Cli, target: str) -> None:
+    """Encounter ``ford``, with an undone join, an undo/redo/undo, a rewind,
+    the GM's set and heal, a restore of more HP than lost (appended as it
+    is: the views cap it, as the projection does), ``out`` and ``close``;
+    and its branch ``river``, amended with a replay. ``target`` is the
+    database (a path, or a PostgreSQL URL). Used by the reader views' and
+    the type index's tests."""
+
+    cli.ok("new", "Ford", "--seed", SEED)
+    cli.ok("join", GORP, "--side", "heroes", "--name", "Gorp")
+    cli.ok("join", BROO, "--side", "broo", "--name", "Broo 1")
+    cli.ok("join", BROO, "--side", "broo", "--name", "Broo 2")
+    cli.ok("undo")  # Broo 2's join: not a combatant any more
+    cli.ok("start", "--dice", "7,3")
+    cli.ok("attack", "gorp", "broo1", "--dice", "10")
+    cli.ok("react", "broo1", "none")
+    cli.ok("roll")
+    cli.ok("note", "to be undone")
+    cli.ok("undo")
+    cli.ok("redo")
+    cli.ok("undo")
+    cli.ok("end-round", "--dice", "5,5")
+    cli.ok("rewind", "--to", "1.2")  # the roll, the note and the round's end are void
+    cli.ok("roll")  # the engine rolls what it rolled there
+    cli.ok("set", "broo1", "hp", "head", "1", "--reason", "a ruling")
+    cli.ok("heal", "broo1", "head", "2", "--reason", "a potion")
+    with open_store(target) as store:
+        v = store.version("ford")
+        store.append("ford", v, [HitPointsRestored(handle="broo1", location="head", amount=50)],
+                     command_id=f"restore-{v}", actor="gm")
+    cli.ok("branch", "river")
+    cli.ok("-e", "river", "amend", "1.1", "--mod", "-10:mud", "--replay")
+    cli.ok("-e", "ford", "out", "gorp", "fled", "--reason", "morale")
+    cli.ok("-e", "ford", "close")
 
 
 @pytest.fixture

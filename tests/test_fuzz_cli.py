@@ -424,6 +424,7 @@ SQL_INTERPOLATIONS = {
     "synchronous",  # sqlite.py: checked against ("FULL", "NORMAL", "EXTRA") first
     "', '.join('?' * len(chunk))",  # placeholders: the values are parameters
     "_COLUMNS",
+    "TYPE_INDEX_WHERE",  # schema.py: the partial type index's WHERE, from the constant INDEXED_TYPES
 }
 EXECUTE = {"execute", "executemany", "executescript"}
 

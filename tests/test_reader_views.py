@@ -24,14 +24,14 @@ from pathlib import Path
 import pytest
 
 from affray.commands.demo import DEFAULT_SEEDS, SCENARIOS, TACTICAL, autoplay, setup
-from affray.events.core import DamageDealt, DiceRolled, HitPointsRestored
+from affray.events.core import DamageDealt, DiceRolled
 from affray.projections.snapshots import load_state
 from affray.projections.timeline import Liveness, Timeline, is_meta
 from affray.store import SCHEMA_VERSION, EventStore, open_store, schema_pg
 from affray.store.schema import READER_VIEWS
 
 from backends import pg_backend  # noqa: F401 - fixture used by name
-from conftest import BROO, GORP, SEED, Cli
+from conftest import BROO, GORP, SEED, Cli, fight_with_mistakes, views_with_old_event_log_all
 
 METADATA = Path(__file__).resolve().parents[1] / "examples" / "datasette" / "metadata.json"
 
@@ -102,41 +102,8 @@ def test_views_agree_with_affray_on_every_sample_fight(tmp_path, scenario):
     assert _rows(db, "SELECT count(*) AS n FROM damage")[0]["n"] > 0
 
 
-def _fight_with_mistakes(cli: Cli, target: str) -> None:
-    """Encounter ``ford``, with an undone join, an undo/redo/undo, a rewind,
-    the GM's set and heal, a restore of more HP than lost (appended as it
-    is: the views cap it, as the projection does), ``out`` and ``close``;
-    and its branch ``river``, amended with a replay."""
-    cli.ok("new", "Ford", "--seed", SEED)
-    cli.ok("join", GORP, "--side", "heroes", "--name", "Gorp")
-    cli.ok("join", BROO, "--side", "broo", "--name", "Broo 1")
-    cli.ok("join", BROO, "--side", "broo", "--name", "Broo 2")
-    cli.ok("undo")  # Broo 2's join: not a combatant any more
-    cli.ok("start", "--dice", "7,3")
-    cli.ok("attack", "gorp", "broo1", "--dice", "10")
-    cli.ok("react", "broo1", "none")
-    cli.ok("roll")
-    cli.ok("note", "to be undone")
-    cli.ok("undo")
-    cli.ok("redo")
-    cli.ok("undo")
-    cli.ok("end-round", "--dice", "5,5")
-    cli.ok("rewind", "--to", "1.2")  # the roll, the note and the round's end are void
-    cli.ok("roll")  # the engine rolls what it rolled there
-    cli.ok("set", "broo1", "hp", "head", "1", "--reason", "a ruling")
-    cli.ok("heal", "broo1", "head", "2", "--reason", "a potion")
-    with open_store(target) as store:
-        v = store.version("ford")
-        store.append("ford", v, [HitPointsRestored(handle="broo1", location="head", amount=50)],
-                     command_id=f"restore-{v}", actor="gm")
-    cli.ok("branch", "river")
-    cli.ok("-e", "river", "amend", "1.1", "--mod", "-10:mud", "--replay")
-    cli.ok("-e", "ford", "out", "gorp", "fled", "--reason", "morale")
-    cli.ok("-e", "ford", "close")
-
-
 def test_views_agree_after_undo_redo_rewind_amend_and_rulings(cli):
-    _fight_with_mistakes(cli, str(cli.db))
+    fight_with_mistakes(cli, str(cli.db))
     with EventStore(str(cli.db), readonly=True) as store:
         _check_against_affray(cli.db, store, "ford")
         _check_against_affray(cli.db, store, "river")
@@ -171,7 +138,7 @@ def test_an_older_file_gets_the_views_when_opened_for_writing(cli):
         conn.commit()
     cli.ok("join", GORP, "--side", "a")  # a writing verb migrates the file
     with closing(sqlite3.connect(cli.db)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         views = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
     assert views == set(READER_VIEWS)
     assert _rows(cli.db, "SELECT handle, status FROM combatants") == [{"handle": "gorp", "status": "active"}]
@@ -194,18 +161,14 @@ def test_a_schema_4_file_gets_the_retracted_lookup(cli):
     )
     assert old != READER_VIEWS["event_log_all"]
     with closing(sqlite3.connect(cli.db)) as conn:  # back to schema 4, as the last affray left it
-        for name in reversed(READER_VIEWS):
-            conn.execute(f"DROP VIEW IF EXISTS {name}")
-        conn.execute(f"CREATE VIEW event_log_all AS {old.strip()}")
-        for name, sql in list(READER_VIEWS.items())[1:]:
-            conn.execute(f"CREATE VIEW {name} AS {sql.strip()}")
+        views_with_old_event_log_all(conn, old)
         conn.execute("DELETE FROM _sqlite_migrations WHERE name = '0005_reader_views_retracted_lookup'")
         conn.execute("PRAGMA user_version = 4")
         conn.commit()
     assert _rows(cli.db, "SELECT * FROM event_log_all") == want
     cli.ok("note", "a write migrates the file")
     with closing(sqlite3.connect(cli.db)) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'event_log_all'").fetchone()[0]
     assert "IN (SELECT encounter_id, command_id FROM retracted)" in sql and "LEFT JOIN" not in sql
     assert _rows(cli.db, "SELECT * FROM event_log_all")[:len(want)] == want
@@ -284,7 +247,7 @@ def _play_the_same_log(target: str) -> None:
             seed = bytes.fromhex(DEFAULT_SEEDS.get(scenario, "")) or bytes(range(16))
             eid = setup(store, scenario, seed=seed, allow_short_seed=True)  # the built-in, public seeds
             autoplay(store, eid, tactics=scenario in TACTICAL)
-    _fight_with_mistakes(Cli(target), target)
+    fight_with_mistakes(Cli(target), target)
 
 
 def test_postgres_views_give_the_sqlite_rows(tmp_path, monkeypatch, pg_backend):

@@ -341,7 +341,10 @@ def _walk_slots(store, eid: str, metas: list[Recorded], per_command, low: int):
             owners[start + i] = (cid, i)
     if not owners:
         return {}, total
-    rolls = store.dice_of(eid, {cid for cid, _ in owners.values()}, from_version=low)
+    cids = {cid for cid, _ in owners.values()}
+    # their dice are at or after their first die (``first``): from the oldest of those on, not from ``low``
+    # (an undo in round 1 leaves the places of the newest commands beyond the live total: a few rows to read)
+    rolls = store.dice_of(eid, cids, from_version=max(low, min(first[cid] for cid in cids)))
     dice = {cid: [d for expr, faces in found for d in _sided(expr, faces)] for cid, found in rolls.items()}
     slots = {}
     for slot, (cid, i) in owners.items():

@@ -12,7 +12,7 @@ pay for the chain's SHA-256 (:mod:`affray.digest`).
 Two narrow read queries for time travel (:mod:`affray.projections.travel`,
 which sees the store only through its methods) are defined here and bound to
 :class:`EventStore`: ``store.versions_of_type(...)`` (events of one type,
-through the type index, without decoding the log) and
+through the type index for the types it holds, without decoding the log) and
 ``store.any_command_up_to(...)`` (whether given commands have an event at or
 before a version). They belong in the class body in ``sqlite.py``; they sit
 here only while that file is closed to edits other than import laziness.

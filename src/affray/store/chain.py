@@ -103,6 +103,33 @@ def canonical(
     )
 
 
+#: type tag -> its JSON text (the tags are a few dozen constants)
+_QUOTED_TYPES: dict[str, str] = {}
+
+
+def command_texts(encounter_id: str, command_id: str, recorded_at: str, actor: str):
+    """:func:`canonical` for the events of one command, faster: the JSON of
+    the four fields the events share is encoded once, and that of each type
+    tag once per process. Returns ``text(version, type, schema, data) ->
+    str``, the same text as ``canonical(encounter_id, version, command_id,
+    type, schema, recorded_at, actor, data)``, byte for byte (what
+    :meth:`affray.store.EventStore.append` hashes; issue 17)."""
+    head = '{"encounter_id":' + _json(encounter_id).decode() + ',"version":'
+    mid = ',"command_id":' + _json(command_id).decode() + ',"type":'
+    tail = ',"recorded_at":' + _json(recorded_at).decode() + ',"actor":' + _json(actor).decode() + ',"data":'
+    quoted = _QUOTED_TYPES
+
+    def text(version: int, type: str, schema: int, data: str) -> str:
+        q = quoted.get(type)
+        if q is None:
+            q = _json(type).decode()
+            if len(quoted) < 1024 and isinstance(type, str):
+                quoted[type] = q
+        return '%s%d%s%s,"schema":%d%s%s}' % (head, version, mid, q, schema, tail, data)
+
+    return text
+
+
 def chain_hash(prev_hash: str, canonical_text: str, sha=sha256) -> str:
     """``sha256(prev_hash + canonical_text)`` as lowercase hex. A ``prev_hash``
     of ``""`` is the start of the chain: the opening event's own text says

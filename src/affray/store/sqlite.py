@@ -35,7 +35,7 @@ from affray.store.errors import (
     translate,
 )
 from affray.store.keys import KeyFile, default_path, matches
-from affray.store.schema import READABLE_SINCE, SCHEMA_VERSION, is_affray, migrate, user_version
+from affray.store.schema import INDEXED_TYPES, READABLE_SINCE, SCHEMA_VERSION, is_affray, migrate, user_version
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 _MAX_VERSION = 2**63 - 1
@@ -70,23 +70,44 @@ FROM (SELECT h.encounter_id, h.version,
       FROM heads h WHERE h.version > 0) x
 LEFT JOIN events o ON o.seq = x.opened
 ORDER BY x.first"""
-_SELECT_TYPE = (
-    "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
-    "WHERE type = ? AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
-)
-#: dice rolled per command in a stretch (parameters: encounter id, from, to),
-#: by whether the stretch is short (:meth:`EventStore._short_stretch`)
-_DICE_PER_COMMAND = {
-    True: "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
-    "WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' GROUP BY command_id",
-    False: "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
-    "WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? GROUP BY command_id",
-}
-_CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 T = TypeVar("T")
 
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
+#: the meta events of one type in a stretch, through the type index
+#: (parameters: encounter id, from, to). The type is a literal in the SQL:
+#: SQLite uses the partial ``events_type`` index only when it can see that
+#: the query's ``WHERE`` implies the index's (:data:`INDEXED_TYPES`).
+_SELECT_META = {
+    t: "SELECT seq, version, command_id, type, schema, data, recorded_at, actor, hash FROM events "
+    f"WHERE type = '{t}' AND encounter_id = ? AND +version BETWEEN ? AND ?"  # +: use the type index
+    for t in sorted(_META_TYPES)
+}
+assert _META_TYPES <= set(INDEXED_TYPES)
+#: dice rolled per command in a stretch (parameters: encounter id, from, to),
+#: read by version range (``dice-rolled`` is not in the type index)
+_DICE_PER_COMMAND = (
+    "SELECT command_id, min(version), sum(json_array_length(data, '$.faces')) FROM events "
+    "WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' GROUP BY command_id"
+)
+#: the rows of one indexed type (parameters: encounter id, to): ``+version``
+#: and no ORDER BY, otherwise SQLite (no ANALYZE statistics) prefers the
+#: (encounter_id, version) index and walks the whole log; the type is a
+#: literal, so that SQLite sees the partial index holds its rows
+_OF_TYPE = {
+    t: f"SELECT version, command_id, schema, data FROM events WHERE type = '{t}' AND encounter_id = ? AND +version <= ?"
+    for t in INDEXED_TYPES
+}
+#: the rows of a type that is not in the index (parameters: encounter id, to, type)
+_OF_TYPE_SCAN = "SELECT version, command_id, schema, data FROM events WHERE encounter_id = ? AND version <= ? AND +type = ?"
+_CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_AT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#: the head of an encounter and the largest seq in the file (no row: no head)
+_HEAD_AND_SEQ = (
+    "SELECT version, hash, (SELECT max(seq) FROM events) FROM heads WHERE encounter_id = ?"
+)
+#: the head of an encounter that has one (cheaper than the upsert)
+_MOVE_HEAD = "UPDATE heads SET version = ?, hash = ? WHERE encounter_id = ?"
 _SET_HEAD = (
     "INSERT INTO heads (encounter_id, version, hash) VALUES (?, ?, ?) "
     "ON CONFLICT (encounter_id) DO UPDATE SET version = excluded.version, hash = excluded.hash"
@@ -94,22 +115,23 @@ _SET_HEAD = (
 
 
 def _chain():
-    """``(canonical, chain_hash)``, imported on first use (no hash is
-    needed to read a log) and looked up as this module's attributes, so a
-    test can still patch ``affray.store.sqlite.chain_hash``."""
+    """``(canonical, command_texts, chain_hash)``, imported on first use
+    (no hash is needed to read a log) and looked up as this module's
+    attributes, so a test can still patch ``affray.store.sqlite.chain_hash``."""
     g = globals()
     if "chain_hash" not in g:
-        from affray.store.chain import canonical, chain_hash
+        from affray.store.chain import canonical, chain_hash, command_texts
 
         g.setdefault("canonical", canonical)
+        g.setdefault("command_texts", command_texts)
         g.setdefault("chain_hash", chain_hash)
-    return g["canonical"], g["chain_hash"]
+    return g["canonical"], g["command_texts"], g["chain_hash"]
 
 
 def __getattr__(name: str):
-    """``canonical`` and ``chain_hash`` as module attributes, loaded lazily."""
-    if name in ("canonical", "chain_hash"):
-        return _chain()[name == "chain_hash"]
+    """``canonical``, ``command_texts`` and ``chain_hash`` as module attributes, loaded lazily."""
+    if name in ("canonical", "command_texts", "chain_hash"):
+        return _chain()[("canonical", "command_texts", "chain_hash").index(name)]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -166,7 +188,7 @@ class EncounterInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 def utc_now() -> str:
     """Now in UTC as ISO-8601 with microseconds and a ``Z``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")[:-6] + "Z"  # [:-6]: "+00:00"
 
 
 def _guarded(fn):
@@ -318,43 +340,49 @@ class EventStore:
         """
         if self.readonly:
             raise StoreError(f"{self.path} was opened read-only; nothing was recorded")
-        canonical, chain_hash = _chain()
+        command_texts, chain_hash = _chain()[1:]
+        if recorded_at is None:
+            recorded_at = utc_now()
+        encode = codec.encode
+        text = command_texts(encounter_id, command_id, recorded_at, actor)
         prepared = []
+        version = expected_version  # the versions the events get unless it is a conflict (checked below)
         for event in events:
             tag = event.__struct_config__.tag if isinstance(event, Event) else None
             if not tag:
                 raise TypeError(f"append takes tagged affray events, not {event!r}")
-            prepared.append((event, tag, type(event).schema, codec.encode(event).decode()))
-        if recorded_at is None:
-            recorded_at = utc_now()
+            schema = type(event).schema
+            data = encode(event).decode()
+            version += 1
+            prepared.append((event, tag, schema, data, text(version, tag, schema, data)))
         with self._writing() as conn:
-            head = conn.execute(
-                "SELECT version, hash FROM heads WHERE encounter_id = ?", (encounter_id,)
-            ).fetchone()
-            version, prev = head if head else (0, "")
+            head = conn.execute(_HEAD_AND_SEQ, (encounter_id,)).fetchone()
+            version, prev, seq = head if head else (0, "", None)
             if version != expected_version:
                 raise ConflictError(encounter_id, expected_version, version)
+            if seq is None:  # a new encounter (or a file with no events)
+                seq = conn.execute("SELECT max(seq) FROM events").fetchone()[0] or 0
             if seed is not None:  # beside the log, never in it: see affray.store.keys
                 self.keys.add(encounter_id, seed)
-            out = []
-            for event, tag, schema, data in prepared:
+            rows = []
+            for event, tag, schema, data, canonical_text in prepared:
                 version += 1
-                prev = chain_hash(
-                    prev, canonical(encounter_id, version, command_id, tag, schema, recorded_at, actor, data)
+                seq += 1  # what SQLite would give: one past the largest seq (the write lock is held)
+                prev = chain_hash(prev, canonical_text)
+                rows.append((seq, encounter_id, version, command_id, tag, schema, data, recorded_at, actor, prev))
+            if rows:
+                conn.executemany(_INSERT_AT, rows)
+                if head:
+                    conn.execute(_MOVE_HEAD, (version, prev, encounter_id))
+                else:
+                    conn.execute(_SET_HEAD, (encounter_id, version, prev))
+            out = [
+                Recorded(
+                    seq=row[0], encounter_id=encounter_id, version=row[2], command_id=command_id, type=row[4],
+                    schema=row[5], event=p[0], recorded_at=recorded_at, actor=actor, hash=row[9],
                 )
-                cur = conn.execute(
-                    _INSERT,
-                    (encounter_id, version, command_id, tag, schema, data, recorded_at, actor, prev),
-                )
-                out.append(
-                    Recorded(
-                        seq=cur.lastrowid, encounter_id=encounter_id, version=version,
-                        command_id=command_id, type=tag, schema=schema, event=event,
-                        recorded_at=recorded_at, actor=actor, hash=prev,
-                    )
-                )
-            if out:
-                conn.execute(_SET_HEAD, (encounter_id, version, prev))
+                for p, row in zip(prepared, rows)
+            ]
             if check is not None:
                 check(out)
         return out
@@ -664,8 +692,10 @@ class EventStore:
         to_version: int | None = None,
     ) -> list[tuple[int, str, int, str]]:
         """The events of ``encounter_id`` tagged ``type_``, as ``(version,
-        command_id, schema, data)`` rows in version order, found through the
-        ``events_type`` index (``data`` is the stored JSON text, not decoded).
+        command_id, schema, data)`` rows in version order (``data`` is the
+        stored JSON text, not decoded), found through the ``events_type``
+        index when ``type_`` is one of :data:`affray.store.schema.INDEXED_TYPES`,
+        else by walking the versions (up to ``to_version``).
 
         ``match=(json_path, value, schema)`` keeps, of the rows stored at
         ``schema``, those whose ``json_extract(data, json_path)`` equals
@@ -673,13 +703,11 @@ class EventStore:
         to upcast and test itself (a field may be named differently there).
         Errors: the usual :class:`StoreError` ones.
         """
-        # ``+version`` and no ORDER BY: otherwise SQLite (no ANALYZE statistics)
-        # prefers the (encounter_id, version) index and walks the whole log
-        sql = (
-            "SELECT version, command_id, schema, data FROM events "
-            "WHERE type = ? AND encounter_id = ? AND +version <= ?"
-        )
-        args: list[object] = [type_, encounter_id, _MAX_VERSION if to_version is None else to_version]
+        sql = _OF_TYPE.get(type_)
+        if sql is None:  # not in the type index: walk the versions
+            sql, args = _OF_TYPE_SCAN, [encounter_id, _MAX_VERSION if to_version is None else to_version, type_]
+        else:
+            args = [encounter_id, _MAX_VERSION if to_version is None else to_version]
         if match is not None:
             path, value, schema = match
             sql += " AND (schema != ? OR json_extract(data, ?) = ?)"
@@ -718,14 +746,14 @@ class EventStore:
         found through the type index without reading the rest of the log."""
         hi = _MAX_VERSION if to_version is None else to_version
         out = []
-        for type_ in _META_TYPES:
+        for sql in _SELECT_META.values():
             out.extend(
                 Recorded(
                     seq=seq, encounter_id=encounter_id, version=version, command_id=command_id, type=t,
                     schema=schema, event=codec.decode(t, schema, data), recorded_at=recorded_at, actor=actor, hash=h,
                 )
                 for seq, version, command_id, t, schema, data, recorded_at, actor, h in self._conn.execute(
-                    _SELECT_TYPE, (type_, encounter_id, from_version, hi)
+                    sql, (encounter_id, from_version, hi)
                 )
             )
         out.sort(key=lambda r: r.version)
@@ -850,20 +878,12 @@ class EventStore:
         """``(command_id, version of its first roll, number of dice)`` for
         every command of ``encounter_id`` that rolled dice (live or not) from
         ``from_version`` on, in version order, counted in SQL (nothing is
-        decoded in Python): the re-roll guard's map of the dice. A short
-        stretch is read through the version index, a long one through the
-        type index."""
+        decoded in Python): the re-roll guard's map of the dice. Read by
+        version range (``dice-rolled`` is not in the type index)."""
         hi = _MAX_VERSION if to_version is None else to_version
-        sql = _DICE_PER_COMMAND[self._short_stretch(encounter_id, from_version, hi)]
-        rows = self._conn.execute(sql, (encounter_id, from_version, hi)).fetchall()
+        rows = self._conn.execute(_DICE_PER_COMMAND, (encounter_id, from_version, hi)).fetchall()
         rows.sort(key=lambda r: r[1])
         return [(cid, int(first), int(n or 0)) for cid, first, n in rows]
-
-    def _short_stretch(self, encounter_id: str, from_version: int, to_version: int) -> bool:
-        """Whether the ``dice-rolled`` rows of a stretch are best read through
-        the version index (a short stretch: the rows near the head) rather
-        than the type index (every roll of the encounter)."""
-        return min(self.version(encounter_id), to_version) - from_version < 20_000
 
     @_guarded
     def dice_of(self, encounter_id: str, command_ids, *, from_version: int = 1) -> dict[str, list[tuple[str, list[int]]]]:
@@ -872,24 +892,14 @@ class EventStore:
         rolls from ``from_version`` on."""
         ids = sorted(set(command_ids))
         out: dict[str, list[tuple[int, str, list[int]]]] = {}
-        short = self._short_stretch(encounter_id, from_version, _MAX_VERSION)
         for i in range(0, len(ids), _CHUNK):
             chunk = ids[i:i + _CHUNK]
-            args = [encounter_id, from_version, _MAX_VERSION, *chunk]
-            if short:
-                rows = self._conn.execute(
-                    "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
-                    "FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' "
-                    f"AND command_id IN ({', '.join('?' * len(chunk))})",
-                    args,
-                )
-            else:
-                rows = self._conn.execute(
-                    "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
-                    "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? AND +version BETWEEN ? AND ? "
-                    f"AND command_id IN ({', '.join('?' * len(chunk))})",
-                    args,
-                )
+            rows = self._conn.execute(
+                "SELECT version, command_id, json_extract(data, '$.expr'), json_extract(data, '$.faces') "
+                "FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ? AND +type = 'dice-rolled' "
+                f"AND command_id IN ({', '.join('?' * len(chunk))})",
+                [encounter_id, from_version, _MAX_VERSION, *chunk],
+            )
             for version, cid, expr, faces in rows:
                 out.setdefault(cid, []).append((version, expr or "", msgspec.json.decode(faces or "[]")))
         return {cid: [(expr, faces) for _, expr, faces in sorted(rolls)] for cid, rolls in out.items()}
@@ -911,10 +921,12 @@ class EventStore:
     @_guarded
     def engine_high_water(self, encounter_id: str) -> int:
         """One past the highest engine roll number ``encounter_id`` ever drew,
-        undone and rewound rolls included (0 when it drew none)."""
+        undone and rewound rolls included (0 when it drew none). Walks the
+        versions (``dice-rolled`` is not in the type index): the ``salt``
+        verb only."""
         row = self._conn.execute(
             "SELECT max(json_extract(data, '$.index') + json_array_length(data, '$.faces')) "
-            "FROM events WHERE type = 'dice-rolled' AND encounter_id = ? "
+            "FROM events WHERE encounter_id = ? AND +type = 'dice-rolled' "
             "AND json_extract(data, '$.source') = 'engine' AND json_extract(data, '$.index') >= 0",
             (encounter_id,),
         ).fetchone()
