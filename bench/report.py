@@ -61,6 +61,7 @@ PARTS: dict[str, tuple[str, list[str], str]] = {
 
 
 def load_average() -> str:
+    """The 1-minute load average as text (``"?"`` where the system has none)."""
     try:
         return "%.2f" % os.getloadavg()[0]
     except (OSError, AttributeError):

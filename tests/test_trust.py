@@ -9,7 +9,6 @@ catches it. README, "Threat model", claims only what these tests prove.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import os
 import sqlite3
@@ -32,6 +31,8 @@ from affray.store import SCHEMA_VERSION, EventStore
 from affray.rules.base import RuleError
 from affray.store.chain import canonical, chain_hash
 from affray.verify import check_encounter, verify_store
+
+from test_dice import reference_salted_face
 
 # --------------------------------------------------------------------------- #
 # Tools of the attacker: edit the file, re-hash the chain
@@ -837,18 +838,7 @@ def test_verify_reports_progress_and_streams(engine_fight: Cli, monkeypatch):
 def test_the_salted_derivation_is_exactly_the_documented_one():
     """README "How it is built" / affray.dice "Salts", written out by hand."""
 
-    def face(seed: bytes, eid: str, index: int, sides: int, salts: list[str]) -> int:
-        s = hashlib.sha256(b"".join(b"%d:%s" % (len(x.encode()), x.encode()) for x in salts)).hexdigest()
-        limit = 2**64 - 2**64 % sides
-        k = 0
-        while True:
-            d = hmac.new(seed, f"{eid}:{index}:{k}:{s}".encode(), hashlib.sha256).digest()
-            for j in range(0, 32, 8):
-                v = int.from_bytes(d[j:j + 8], "big")
-                if v < limit:
-                    return 1 + v % sides
-            k += 1
-
+    face = reference_salted_face  # test_dice: the derivation written out with hmac and hashlib
     seed = bytes(range(16))
     standing = [(0, "owls"), (3, "ünïcode 4417"), (7, "late")]
     for index in range(10):

@@ -39,6 +39,7 @@ from affray.events import codec
 from affray.events.core import Event
 from affray.events.envelope import Live, Recorded
 from affray.store import schema_pg
+from affray.store.interface import encounter_infos_sql
 from affray.store.chain import Chained, canonical, chain_hash, follow, mismatch
 from affray.store.errors import (
     ConflictError,
@@ -62,16 +63,7 @@ _LIVE = "version, command_id, type, schema, data::text"
 _PAGE_TAIL = " FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s ORDER BY version LIMIT 2000"
 _PAGE = 2000
 # encounter_infos: each encounter's head, first opening and closed flag, in creation order
-_ENCOUNTER_INFOS = """
-SELECT x.encounter_id, x.version, o.data->>'name', o.data->>'system', o.recorded_at,
-       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
-FROM (SELECT h.encounter_id, h.version,
-             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
-             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
-              ORDER BY e.seq LIMIT 1) AS opened
-      FROM heads h WHERE h.version > 0) x
-LEFT JOIN events o ON o.seq = x.opened
-ORDER BY x.first"""
+_ENCOUNTER_INFOS = encounter_infos_sql("o.data->>'name'", "o.data->>'system'")
 _PAGE_RAW = "SELECT " + _RAW + _PAGE_TAIL
 # fold_rows: the text columns as UTF-8 bytes, as SQLite's store gives them
 _PAGE_ROWS = (

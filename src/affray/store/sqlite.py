@@ -35,6 +35,7 @@ from affray.store.errors import (
     translate,
 )
 from affray.store.keys import KeyFile, default_path, matches
+from affray.store.interface import encounter_infos_sql
 from affray.store.schema import INDEXED_TYPES, READABLE_SINCE, SCHEMA_VERSION, is_affray, migrate, user_version
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
@@ -60,16 +61,7 @@ _SELECT_ROWS = (
 )
 #: :meth:`EventStore.encounter_infos`: each encounter's head, its first
 #: ``encounter-opened`` event and whether it was closed, in creation order.
-_ENCOUNTER_INFOS = """
-SELECT x.encounter_id, x.version, json_extract(o.data, '$.name'), json_extract(o.data, '$.system'), o.recorded_at,
-       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
-FROM (SELECT h.encounter_id, h.version,
-             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
-             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
-              ORDER BY e.seq LIMIT 1) AS opened
-      FROM heads h WHERE h.version > 0) x
-LEFT JOIN events o ON o.seq = x.opened
-ORDER BY x.first"""
+_ENCOUNTER_INFOS = encounter_infos_sql("json_extract(o.data, '$.name')", "json_extract(o.data, '$.system')")
 T = TypeVar("T")
 
 _META_TYPES = frozenset({"command-retracted", "command-restored", "encounter-rewound"})
