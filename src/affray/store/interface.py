@@ -59,24 +59,6 @@ class Seeds(Protocol):
     def find(self, encounter_id: str, commitment: str | None) -> bytes | None: ...
 
 
-
-def encounter_infos_sql(name: str, system: str) -> str:
-    """The query behind ``Store.encounter_infos``, for both backends: each
-    encounter's id, head version, name, system, opening time and closed flag
-    (its first ``encounter-opened`` event, any ``encounter-closed`` one), in
-    creation order. ``name`` and ``system`` are the dialect's expressions for
-    ``$.name`` and ``$.system`` of the opening's JSON ``o.data``."""
-    return f"""
-SELECT x.encounter_id, x.version, {name}, {system}, o.recorded_at,
-       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
-FROM (SELECT h.encounter_id, h.version,
-             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
-             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
-              ORDER BY e.seq LIMIT 1) AS opened
-      FROM heads h WHERE h.version > 0) x
-LEFT JOIN events o ON o.seq = x.opened
-ORDER BY x.first"""
-
 @runtime_checkable
 class Store(Protocol):
     """An append-only, hash-chained event log of many encounters.

@@ -39,7 +39,7 @@ from affray.events import codec
 from affray.events.core import Event
 from affray.events.envelope import Live, Recorded
 from affray.store import schema_pg
-from affray.store.interface import encounter_infos_sql
+from affray.store.schema import encounter_infos_sql
 from affray.store.chain import Chained, canonical, chain_hash, follow, mismatch
 from affray.store.errors import (
     ConflictError,

@@ -74,6 +74,24 @@ INDEXED_TYPES: tuple[str, ...] = (
 #: more than the index saved; a chain of ``=`` is a few comparisons.
 TYPE_INDEX_WHERE = " OR ".join(f"type = '{t}'" for t in INDEXED_TYPES)
 
+
+def encounter_infos_sql(name: str, system: str) -> str:
+    """The query behind ``Store.encounter_infos``, for both backends (PostgreSQL imports it from here): each
+    encounter's id, head version, name, system, opening time and closed flag
+    (its first ``encounter-opened`` event, any ``encounter-closed`` one), in
+    creation order. ``name`` and ``system`` are the dialect's expressions for
+    ``$.name`` and ``$.system`` of the opening's JSON ``o.data``."""
+    return f"""
+SELECT x.encounter_id, x.version, {name}, {system}, o.recorded_at,
+       EXISTS (SELECT 1 FROM events c WHERE c.type = 'encounter-closed' AND c.encounter_id = x.encounter_id)
+FROM (SELECT h.encounter_id, h.version,
+             (SELECT e.seq FROM events e WHERE e.encounter_id = h.encounter_id AND e.version = 1) AS first,
+             (SELECT e.seq FROM events e WHERE e.type = 'encounter-opened' AND e.encounter_id = h.encounter_id
+              ORDER BY e.seq LIMIT 1) AS opened
+      FROM heads h WHERE h.version > 0) x
+LEFT JOIN events o ON o.seq = x.opened
+ORDER BY x.first"""
+
 #: The views for readers of the file (sqlite3, Datasette), created in this
 #: order by migration 4 (a view may use those before it) and described in
 #: ``examples/datasette/metadata.json``. Plain SQLite SQL; the JSON of each

@@ -35,8 +35,7 @@ from affray.store.errors import (
     translate,
 )
 from affray.store.keys import KeyFile, default_path, matches
-from affray.store.interface import encounter_infos_sql
-from affray.store.schema import INDEXED_TYPES, READABLE_SINCE, SCHEMA_VERSION, is_affray, migrate, user_version
+from affray.store.schema import INDEXED_TYPES, READABLE_SINCE, SCHEMA_VERSION, encounter_infos_sql, is_affray, migrate, user_version
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 _MAX_VERSION = 2**63 - 1
