@@ -331,21 +331,22 @@ def replay_stages(store: EventStore, eid: str, runs: int) -> dict:
     s_sql, n = stage(sql_only, runs)
     assert n == store.version(eid), (n, store.version(eid))
     rows = conn.execute(select_rows, args).fetchall()
-    folded = {t.encode() for t in folded_tags()}
+    folded = folded_tags()
     typed, decode = codec.typed_decoder, codec.decode
     dead_b = {c.encode() for c in dead}
 
     def decode_rows() -> int:
         k = 0
-        for v, c, t, s, d in rows:
-            if t in folded and c not in dead_b:
-                tag = t.decode()
-                (typed(tag)(d) if codec.CURRENT_SCHEMA.get(tag) == s else decode(tag, s, d))
+        for c, key, d in rows:
+            tag, _, schema = key.decode().partition("@")
+            if tag in folded and c not in dead_b:
+                schema = int(schema or 1)
+                (typed(tag)(d) if codec.CURRENT_SCHEMA.get(tag) == schema else decode(tag, schema, d))
                 k += 1
         return k
 
     s_decode, _ = stage(decode_rows, runs)
-    s_fold, state = stage(lambda: fold_rows(State(), rows, dead), runs)
+    s_fold, (state, _read) = stage(lambda: fold_rows(State(), rows, dead), runs)
     rows.clear()  # the rows of a long log: free them before the next measure
     return {
         "meta events (`read_meta`: 3 type queries) + `Timeline(metas)`": [a + b for a, b in zip(s_meta, s_dead)],

@@ -1,12 +1,14 @@
 """``fold_rows``: the replay's row fold equals the envelope fold (issue 17).
 
 ``affray.projections.evolve.fold_rows`` folds stored rows straight from the
-cursor, with a table keyed on the type tag, and keeps ``next_roll_index``
-(dice rolls) and ``pending`` (steps awaited) in locals written once at the
-end. These tests hold it to :func:`fold_fast` over what ``read_live`` gives,
-and to :func:`evolve` one event at a time: on synthetic rows (hypothesis),
-on generated fights with undo and redo, on a fight played to its close,
-through an upcaster, and on rows that do not decode.
+cursor, ``(command_id, key, data)`` with the versions counted, with a table
+keyed on the row key (the tag, or ``tag@schema``), and keeps
+``next_roll_index`` (dice rolls) and ``pending`` (steps awaited, only the
+last one decoded) in locals written once at the end. These tests hold it to
+:func:`fold_fast` over what ``read_live`` gives, and to :func:`evolve` one
+event at a time: on synthetic rows (hypothesis), on generated fights with
+undo and redo, on a fight played to its close, through an upcaster, on rows
+that do not decode, and on a log with a version missing.
 """
 
 from __future__ import annotations
@@ -41,6 +43,22 @@ _META = frozenset({"command-retracted", "command-restored", "encounter-rewound"}
 def _row(version: int, command_id: str, event: ev.Event) -> tuple[int, bytes, bytes, int, bytes]:
     """A row as the store hands it to the fold: the text columns as UTF-8 bytes."""
     return version, command_id.encode(), event.__struct_config__.tag.encode(), type(event).schema, codec.encode(event)
+
+
+def _stored(row) -> tuple[bytes, bytes, bytes]:
+    """The row as the store gives it to ``fold_rows``: no version, the schema
+    folded into the key when it is not 1 (``affray.store.schema.ROW_KEY_SQL``)."""
+    _version, command_id, tag, schema, data = row
+    return command_id, tag if schema == 1 else tag + b"@" + str(schema).encode(), data
+
+
+def _fold(state: State, rows, skip=frozenset()) -> State:
+    """``fold_rows`` over ``rows`` (with versions, consecutive), checking the count it returns."""
+    first = rows[0][0] if rows else state.version + 1
+    assert [r[0] for r in rows] == list(range(first, first + len(rows)))
+    got, read = fold_rows(state, map(_stored, rows), skip, first)
+    assert read == len(rows)
+    return got
 
 
 def _text(row):
@@ -95,7 +113,7 @@ _events = st.one_of(
 def test_fold_rows_equals_fold_fast_and_evolve_on_any_rows(items, skip):
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
     rows = [_row(1, "c0", opened)] + [_row(v, cid, e) for v, (cid, e) in enumerate(items, start=2)]
-    got = fold_rows(State(), rows, skip)
+    got = _fold(State(), rows, skip)
     assert got == fold_fast(State(), _lives(rows, skip))
     assert got == _by_evolve(rows, skip)
 
@@ -106,11 +124,11 @@ def test_fold_rows_continues_from_a_state():
     roll = ev.DiceRolled(purpose="a", expr="1d100", faces=(5,), total=5, source="engine", index=7)
     waits = ev.StepsAwaited(steps=(ev.PendingStep(who="a", verb="roll", prompt="p"),))
     rows = [_row(1, "c1", opened), _row(2, "c2", roll), _row(3, "c2", waits)]
-    base = fold_rows(State(), rows[:2])
+    base = _fold(State(), rows[:2])
     assert base.next_roll_index == 8 and base.pending == ()
-    assert fold_rows(base, rows[2:]) == fold_rows(State(), rows) == _by_evolve(rows)
+    assert _fold(base, rows[2:]) == _fold(State(), rows) == _by_evolve(rows)
     note = ev.NoteAdded(text="n")
-    assert fold_rows(base, [_row(3, "c3", note)]).next_roll_index == 8
+    assert _fold(base, [_row(3, "c3", note)]).next_roll_index == 8
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 5])
@@ -119,9 +137,12 @@ def test_fold_rows_equals_fold_fast_on_generated_fights(seed):
     head = store.version(eid)
     for cut in sorted({1, 2, head // 3, head // 2, head - 1, head}):
         skip = frozenset(Timeline(store.read_meta(eid, to_version=cut)).retracted)
-        rows = store.fold_rows(eid, list, to_version=cut)
-        assert [r[0] for r in rows] == list(range(1, cut + 1))
-        assert fold_rows(State(), rows, skip) == fold_fast(State(), store.read_live(eid, to_version=cut, skip=skip))
+        rows = store.fold_rows(eid, lambda rows, first: (lambda got: (got, len(got)))(list(rows)), to_version=cut)
+        assert len(rows) == cut
+        got, read = fold_rows(State(), rows, skip, 1)
+        assert read == cut
+        assert got == fold_fast(State(), store.read_live(eid, to_version=cut, skip=skip))
+        assert got == store.fold_rows(eid, lambda rows, first: fold_rows(State(), rows, skip, first), to_version=cut)
 
 
 def test_a_closed_fight_replays_to_its_closing():
@@ -147,19 +168,19 @@ def test_a_row_behind_its_schema_is_upcast(monkeypatch):
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
     old = (2, b"c2", b"dice-rolled", 1,
            b'{"type":"dice-rolled","purpose":"a","expr":"2d6","rolled":[3,4],"total":7,"source":"engine","index":9}')
-    state = fold_rows(State(), [_row(1, "c1", opened), old])
+    state = _fold(State(), [_row(1, "c1", opened), old])
     assert (state.version, state.next_roll_index) == (2, 11)  # decoded: faces (3, 4) from index 9
     assert state == _by_evolve([_row(1, "c1", opened), old])
     bad = (2, b"c2", b"dice-rolled", 0, old[4])  # no upcaster from schema 0
     with pytest.raises(codec.Undecodable) as err:
-        fold_rows(State(), [_row(1, "c1", opened), bad])
+        _fold(State(), [_row(1, "c1", opened), bad])
     assert err.value.version == 2 and isinstance(err.value.cause, codec.UnknownEvent)
 
 
 def test_an_unknown_tag_is_skipped_undecoded_and_counts_as_a_step():
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
     rows = [_row(1, "c1", opened), (2, b"c2", b"from-a-newer-affray", 1, b"not json at all")]
-    state = fold_rows(State(), rows)
+    state = _fold(State(), rows)
     assert (state.version, state.step, state.last_command) == (2, 1, "c2")
 
 
@@ -167,7 +188,7 @@ def test_a_row_that_does_not_decode_names_its_version():
     opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
     rows = [_row(1, "c1", opened), (2, b"c2", b"dice-rolled", 1, b'{"type":"dice-rolled","faces":"six"}')]
     with pytest.raises(codec.Undecodable) as err:
-        fold_rows(State(), rows)
+        _fold(State(), rows)
     assert err.value.version == 2 and isinstance(err.value.cause, msgspec.ValidationError)
 
 
@@ -189,3 +210,68 @@ def test_the_store_reports_an_undecodable_row_as_a_corrupt_file(tmp_path):
         replay(store, eid)
     with pytest.raises(DatabaseCorrupt, match=f"version {v} does not decode"):
         functools.reduce(lambda s, _: s, store.read_live(eid), None)
+
+
+def test_only_the_last_steps_awaited_is_decoded():
+    """``pending`` is the last ``steps-awaited``'s steps, so only that row is
+    decoded: an earlier one that would not decode is passed over (``affray
+    verify`` decodes every row), the last one names its version."""
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    waits = ev.StepsAwaited(steps=(ev.PendingStep(who="a", verb="roll", prompt="p"),))
+    broken = (2, b"c2", b"steps-awaited", 1, b'{"type":"steps-awaited","steps":"none"}')
+    rows = [_row(1, "c1", opened), broken, _row(3, "c3", waits)]
+    assert _fold(State(), rows).pending == waits.steps
+    with pytest.raises(codec.Undecodable) as err:
+        _fold(State(), rows[:2])
+    assert err.value.version == 2
+
+
+def test_a_closing_after_the_last_steps_awaited_clears_them():
+    opened = ev.EncounterOpened(encounter_id="e", name="x", system="mrq1", seed_sha256="")
+    waits = ev.StepsAwaited(steps=(ev.PendingStep(who="a", verb="roll", prompt="p"),))
+    rows = [_row(1, "c1", opened), _row(2, "c2", waits), _row(3, "c3", ev.EncounterClosed(seed="00" * 16))]
+    assert _fold(State(), rows).pending == () == _by_evolve(rows).pending
+    assert _fold(State(), rows + [_row(4, "c4", waits)]).pending == waits.steps
+
+
+def test_the_store_reports_a_missing_version_as_a_corrupt_file(tmp_path):
+    """The fold counts versions instead of reading them; the store checks the
+    count against the last version in range, so a row deleted by hand is
+    reported, not folded under the wrong versions."""
+    store = EventStore(tmp_path / "f.db")
+    eid = execute(store, cmd.OpenEncounter(name="x", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
+    for text in "abc":
+        execute(store, cmd.AddNote(text=text), encounter_id=eid, actor="gm")
+    head = store.version(eid)
+    assert replay(store, eid).version == head
+    store.close()
+    import sqlite3
+
+    raw = sqlite3.connect(tmp_path / "f.db")
+    raw.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    raw.execute("DELETE FROM events WHERE encounter_id = ? AND version = ?", (eid, head - 1))
+    raw.commit()
+    raw.close()
+    store = EventStore(tmp_path / "f.db", readonly=True)
+    with pytest.raises(DatabaseCorrupt, match="versions are missing"):
+        replay(store, eid)
+    # a range that stops before the gap folds as before
+    assert store.fold_rows(eid, lambda rows, first: fold_rows(State(), rows, first=first), to_version=head - 2).version == head - 2
+
+
+def test_rows_past_the_range_are_not_read(tmp_path):
+    """The range's last version is read first: rows appended while the fold
+    runs (or beyond ``to_version``) are not folded, and the count still checks."""
+    store = EventStore(tmp_path / "f.db")
+    eid = execute(store, cmd.OpenEncounter(name="x", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
+    execute(store, cmd.AddNote(text="a"), encounter_id=eid, actor="gm")
+    head = store.version(eid)
+
+    def fold_and_write(rows, first):
+        rows = iter(rows)
+        first_row = next(rows)
+        execute(store, cmd.AddNote(text="meanwhile"), encounter_id=eid, actor="gm")
+        return fold_rows(State(), [first_row, *rows], first=first)
+
+    assert store.fold_rows(eid, fold_and_write).version == head
+    assert store.version(eid) > head

@@ -425,6 +425,7 @@ SQL_INTERPOLATIONS = {
     "', '.join('?' * len(chunk))",  # placeholders: the values are parameters
     "_COLUMNS",
     "TYPE_INDEX_WHERE",  # schema.py: the partial type index's WHERE, from the constant INDEXED_TYPES
+    "ROW_KEY_SQL",  # schema.py: the fold's row key, a constant CASE over the schema and type columns
 }
 EXECUTE = {"execute", "executemany", "executescript"}
 

@@ -163,12 +163,12 @@ def test_a_replay_does_not_read_a_rewound_span():
     real = store.fold_rows
 
     def counting(encounter_id, fold, **k):
-        def seen(rows):
-            for row in rows:
-                read.append(row[0])
+        def seen(rows, first):
+            for version, row in enumerate(rows, first):
+                read.append(version)
                 yield row
 
-        return real(encounter_id, lambda rows: fold(seen(rows)), **k)
+        return real(encounter_id, lambda rows, first: fold(seen(rows, first), first), **k)
 
     store.fold_rows = counting
     assert replay(store, eid) == project(store.read(eid))

@@ -147,7 +147,7 @@ class Counting:
         return self._count(self._store.read_live(*args, **kwargs))
 
     def fold_rows(self, encounter_id, fold, **kwargs):
-        return self._store.fold_rows(encounter_id, lambda rows: fold(self._count(rows)), **kwargs)
+        return self._store.fold_rows(encounter_id, lambda rows, first: fold(self._count(rows), first), **kwargs)
 
 
 # --------------------------------------------------------------------------- #

@@ -12,8 +12,10 @@ Meta events (retract, restore, rewind) are handled one level up, by
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Iterable
 
+import msgspec
 from msgspec.structs import replace
 
 from affray.events import codec
@@ -96,80 +98,112 @@ def fold_fast(state: State, records) -> State:
 
 
 
-#: Tags a row fold leaves out: undo, redo and rewind (the timeline's business).
-_META_TAGS = frozenset(cls.__struct_config__.tag.encode() for cls in ev.META_EVENTS)
-#: How :func:`fold_rows` treats a tag: call its handler (``_CALL``), call it
-#: and reset the step (``_RESETS``), or keep the field it sets in a local,
-#: written once at the end (``_DICE``: ``next_roll_index``, ``_AWAITED``:
-#: ``pending``; no other handler reads either field, and ``_CLOSED`` is the
-#: one other handler that sets ``pending``). A fifth of a fight's events are
-#: dice rolls and a sixth the steps the table waits for, so this spares a
-#: copy of the whole ``State`` for each.
-_CALL, _RESETS, _DICE, _AWAITED, _CLOSED = range(5)
+#: How :func:`fold_rows` treats a row, by its type: leave it out (``_META``:
+#: undo, redo and rewind, the timeline's business), only move the version and
+#: step (``_SILENT``: a type the fold has no handler for, never decoded), call
+#: its handler (``_CALL``), call it and reset the step (``_RESETS``), or keep
+#: the field it sets in a local, written once at the end (``_DICE``:
+#: ``next_roll_index``; ``_AWAITED``: ``pending``, of which only the last one
+#: counts, so only the last is decoded; no other handler reads either field,
+#: and ``_CLOSED`` is the one other handler that sets ``pending``). A fifth of
+#: a fight's events are dice rolls and a sixth the steps the table waits for,
+#: so this spares a copy of the whole ``State`` for each.
+_META, _SILENT, _CALL, _RESETS, _DICE, _AWAITED, _CLOSED = range(7)
 _KIND = {
     ev.RoundStarted: _RESETS, ev.EncounterOpened: _RESETS,
     ev.DiceRolled: _DICE, ev.StepsAwaited: _AWAITED, ev.EncounterClosed: _CLOSED,
 }
-#: tag (UTF-8 bytes, as stored) -> (current schema, typed decoder, handler,
-#: kind), or ``None`` for a tag the fold has no handler for; filled on first sight.
-_ROWS: dict[bytes, tuple[int, Callable, Handler, int] | None] = {}
 
 
-def _row_entry(tag: bytes) -> tuple[int, Callable, Handler, int] | None:
-    cls = codec.EVENT_TYPES.get(tag.decode("utf-8", "replace"))
+class _Roll(msgspec.Struct):
+    """The three fields of a ``dice-rolled`` event the fold reads (the
+    others are skipped by the decoder, not built)."""
+
+    faces: tuple[int, ...]
+    source: str
+    index: int = -1
+
+
+#: row key (UTF-8 bytes, as the store gives it: the type tag, or
+#: ``tag@schema`` for a row stored at a schema other than 1) ->
+#: ``(kind, decode, handler)``; filled on first sight.
+_ROWS: dict[bytes, tuple[int, Callable | None, Handler | None]] = {}
+
+
+def _row_entry(key: bytes) -> tuple[int, Callable | None, Handler | None]:
+    tag, _, schema = key.decode("utf-8", "replace").partition("@")
+    cls = codec.EVENT_TYPES.get(tag)
     handler = None if cls is None else _HANDLERS.get(cls)
-    entry = None if handler is None else (
-        cls.schema, codec.typed_decoder(cls.__struct_config__.tag), handler, _KIND.get(cls, _CALL))
-    _ROWS[tag] = entry
+    if cls in ev.META_EVENTS:
+        entry = (_META, None, None)
+    elif handler is None:
+        entry = (_SILENT, None, None)
+    else:
+        kind = _KIND.get(cls, _CALL)
+        stored = int(schema) if schema.isdigit() else (1 if not schema else -1)
+        if stored != cls.schema:  # behind (upcast) or not a schema at all (the decode says so)
+            decode = functools.partial(codec.decode, tag, stored)
+        elif kind == _DICE:
+            decode = msgspec.json.Decoder(_Roll).decode
+        else:
+            decode = codec.typed_decoder(tag)
+        entry = (kind, decode, handler)
+    _ROWS[key] = entry
     return entry
 
 
 def fold_rows(
-    state: State, rows: Iterable[tuple[int, bytes, bytes, int, bytes]], skip: frozenset[str] = frozenset()
-) -> State:
-    """The replay's hot path: fold stored rows ``(version, command_id, type,
-    schema, data)`` (in version order; ``command_id``, ``type`` and ``data``,
-    the stored JSON, as UTF-8 bytes, which the store reads without decoding) into
-    ``state``, decoding each event the fold reads once and calling its
-    handler from a table keyed on the type tag. The result is
-    :func:`fold_fast` over the same events read with
-    ``read_live(skip=skip, only=folded_tags())``: undo, redo and rewind rows
-    and the rows of the commands in ``skip`` are left out; rows of a type
-    the fold has no handler for (``command-issued``, ``skill-tested``, an
-    unknown tag) only move the version and step and are never decoded; a row
-    behind its type's current schema is upcast (:func:`affray.events.codec.decode`).
+    state: State, rows: Iterable[tuple[bytes, bytes, bytes]], skip: frozenset[str] = frozenset(), first: int = 1
+) -> tuple[State, int]:
+    """The replay's hot path: fold stored rows ``(command_id, key, data)``
+    into ``state``; returns ``(state, rows read)``.
+
+    The rows are the versions ``first, first + 1, ...`` in order, with no gap
+    (the store checks that against the count this returns); ``key`` is the
+    type tag, or ``tag@schema`` when the row is stored at a schema other than
+    1; all three are UTF-8 bytes, which the store reads without decoding.
+    Each event the fold reads is decoded once and its handler called from a
+    table keyed on ``key``. The state is :func:`fold_fast` over the same
+    events read with ``read_live(skip=skip, only=folded_tags())``: undo, redo
+    and rewind rows and the rows of the commands in ``skip`` are left out;
+    rows of a type the fold has no handler for (``command-issued``,
+    ``skill-tested``, an unknown tag) only move the version and step and are
+    never decoded; of the ``steps-awaited`` rows only the last is decoded
+    (only it sets ``pending``), and of a ``dice-rolled`` row only ``faces``,
+    ``source`` and ``index``; a row behind its type's current schema is
+    upcast (:func:`affray.events.codec.decode`). Decoding every row whole is
+    ``affray verify``'s job, not the replay's.
 
     Errors: :class:`affray.events.codec.Undecodable` (with the version) for
-    data that does not decode, for the store to report;
+    data the fold decodes that does not decode, for the store to report;
     :class:`affray.errors.LogInconsistent` as :func:`evolve`.
     """
-    table, meta, entry_of = _ROWS, _META_TAGS, _row_entry
-    skip = frozenset(c.encode() for c in skip) if skip else skip
+    table, entry_of, errors = _ROWS, _row_entry, codec.DECODE_ERRORS
+    skip = frozenset(c.encode() for c in skip) if skip else None
     step, last, version = state.step, state.last_command.encode(), state.version
-    pending, next_roll = state.pending, state.next_roll_index
-    for v, command_id, type_, schema, data in rows:
-        if type_ in meta or command_id in skip:
+    pending, next_roll, awaited = state.pending, state.next_roll_index, None
+    v = first - 1
+    for command_id, key, data in rows:
+        v += 1
+        kind, decode, handler = table.get(key) or entry_of(key)
+        if kind == _META or (skip and command_id in skip):
             continue
         version = v
         if command_id != last:
             last = command_id
             step += 1
-        entry = table.get(type_, False)
-        if entry is False:
-            entry = entry_of(type_)
-        if entry is None:
+        if kind == _SILENT:
             continue
-        current, typed, handler, kind = entry
+        if kind == _AWAITED:  # as _awaited, decoded at the end if it is the last
+            awaited = (decode, data, v)
+            continue
         try:
-            event = typed(data) if schema == current else codec.decode(type_.decode(), schema, data)
-        except codec.DECODE_ERRORS as exc:
+            event = decode(data)
+        except errors as exc:
             raise codec.Undecodable(v, exc) from exc
         if kind == _DICE:  # as _dice
             if event.source == "engine" and event.index >= 0 and event.index + len(event.faces) > next_roll:
                 next_roll = event.index + len(event.faces)
-            continue
-        if kind == _AWAITED:  # as _awaited
-            pending = event.steps
             continue
         try:
             state = handler(state, event, v)
@@ -178,7 +212,13 @@ def fold_rows(
         if kind == _RESETS:
             step = 0
         elif kind == _CLOSED:
-            pending = state.pending
+            pending, awaited = state.pending, None
+    if awaited is not None:
+        decode, data, at = awaited
+        try:
+            pending = decode(data).steps
+        except errors as exc:
+            raise codec.Undecodable(at, exc) from exc
     try:
         last = last.decode()
     except UnicodeDecodeError as exc:  # a command id that is not UTF-8: a file edited by hand
@@ -187,7 +227,8 @@ def fold_rows(
         state.step, state.last_command, state.version, state.pending, state.next_roll_index
     ):
         state = replace(state, step=step, last_command=last, version=version, pending=pending, next_roll_index=next_roll)
-    return state
+    return state, v - first + 1
+
 
 def _with(state: State, handle: str, **changes) -> State:
     combatants = dict(state.combatants)
@@ -282,15 +323,17 @@ def _turn(state: State, e: ev.TurnBegan, version: int) -> State:
 
 @_on(ev.ActionSpent)
 def _spent(state: State, e: ev.ActionSpent, version: int) -> State:
-    c = state.combatants[e.handle]
+    # one of the fold's commonest events: written out rather than through _with
+    combatants = dict(state.combatants)
+    c = combatants[e.handle]
     if e.kind == "reaction":
-        return _with(state, e.handle, reactions=max(0, c.reactions - e.amount))
-    return _with(
-        state,
-        e.handle,
-        combat_actions=max(0, c.combat_actions - e.amount),
-        actions_taken=c.actions_taken + e.amount,
-    )
+        left = c.reactions - e.amount
+        combatants[e.handle] = replace(c, reactions=left if left > 0 else 0)
+    else:
+        left = c.combat_actions - e.amount
+        combatants[e.handle] = replace(
+            c, combat_actions=left if left > 0 else 0, actions_taken=c.actions_taken + e.amount)
+    return replace(state, combatants=combatants)
 
 
 @_on(ev.RoundEnded)
@@ -329,7 +372,8 @@ def _attack(state: State, e: ev.AttackDeclared, version: int) -> State:
         modifiers=e.modifiers,
         declared_version=version,
     )
-    return replace(state, exchange=x, next_exchange=max(state.next_exchange, e.exchange + 1))
+    after = e.exchange + 1
+    return replace(state, exchange=x, next_exchange=after if after > state.next_exchange else state.next_exchange)
 
 
 @_on(ev.AttackResolved)
@@ -385,8 +429,18 @@ def _set_location(state: State, handle: str, name: str, **changes) -> State:
 
 @_on(ev.DamageDealt)
 def _damage(state: State, e: ev.DamageDealt, version: int) -> State:
-    loc = state.combatants[e.target].location(e.location)
-    return _set_location(state, e.target, e.location, hp=loc.hp - e.final)
+    # one of the fold's commonest events: the location found and replaced in one pass
+    combatants = dict(state.combatants)
+    c = combatants[e.target]
+    locs = list(c.locations)
+    for i, loc in enumerate(locs):
+        if loc.name == e.location:
+            locs[i] = replace(loc, hp=loc.hp - e.final)
+            break
+    else:
+        raise KeyError(e.location)
+    combatants[e.target] = replace(c, locations=tuple(locs))
+    return replace(state, combatants=combatants)
 
 
 @_on(ev.HitPointsRestored)

@@ -98,7 +98,8 @@ def load_state(store, encounter_id: str, *, at_version: int | None = None, use_s
             # the usual case: no undo, redo or rewind since the snapshot, so the
             # tail is folded from the lean read (no envelopes, no hashes)
             return store.fold_rows(
-                encounter_id, lambda rows: fold_rows(base, rows), from_version=base_version + 1, to_version=at_version)
+                encounter_id, lambda rows, first: fold_rows(base, rows, first=first),
+                from_version=base_version + 1, to_version=at_version)
         tail = Timeline(store.read(encounter_id, from_version=base_version + 1, to_version=at_version))
         if base_version and _stale(tail, base_version):
             at_most = base_version - 1
@@ -140,10 +141,10 @@ def replay(store, encounter_id: str, *, to_version: int | None = None) -> State:
     state, start = State(), 1
     for low, high in Liveness(metas).spans():
         state = store.fold_rows(
-            encounter_id, lambda rows, s=state: fold_rows(s, rows, dead), from_version=start, to_version=low)
+            encounter_id, lambda rows, first, s=state: fold_rows(s, rows, dead, first), from_version=start, to_version=low)
         start = high  # the rewind itself is a meta event: fold_rows leaves it out
     state = store.fold_rows(
-        encounter_id, lambda rows, s=state: fold_rows(s, rows, dead), from_version=start, to_version=last)
+        encounter_id, lambda rows, first, s=state: fold_rows(s, rows, dead, first), from_version=start, to_version=last)
     if last != state.version:
         state = msgspec.structs.replace(state, version=last)
     return state

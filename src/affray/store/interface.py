@@ -131,8 +131,9 @@ class Store(Protocol):
     ) -> Iterator[Live]: ...
 
     def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
-        """``fold(rows)`` over the stored rows ``(version, command_id, type, schema, data)``, in version order;
-        ``command_id``, ``type`` and ``data`` as UTF-8 bytes."""
+        """``fold(rows, first)`` over the stored rows ``(command_id, key, data)`` (UTF-8 bytes) of versions
+        ``first = from_version, first + 1, ...``; ``fold`` returns ``(result, rows read)``, this returns
+        ``result``. :class:`DatabaseCorrupt` when versions in range are missing."""
         ...
 
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]: ...

@@ -39,7 +39,7 @@ from affray.events import codec
 from affray.events.core import Event
 from affray.events.envelope import Live, Recorded
 from affray.store import schema_pg
-from affray.store.schema import encounter_infos_sql
+from affray.store.schema import ROW_KEY_SQL, encounter_infos_sql
 from affray.store.chain import Chained, canonical, chain_hash, follow, mismatch
 from affray.store.errors import (
     ConflictError,
@@ -65,11 +65,13 @@ _PAGE = 2000
 # encounter_infos: each encounter's head, first opening and closed flag, in creation order
 _ENCOUNTER_INFOS = encounter_infos_sql("o.data->>'name'", "o.data->>'system'")
 _PAGE_RAW = "SELECT " + _RAW + _PAGE_TAIL
-# fold_rows: the text columns as UTF-8 bytes, as SQLite's store gives them
-_PAGE_ROWS = (
-    "SELECT version, convert_to(command_id, 'UTF8'), convert_to(type, 'UTF8'), schema, "
-    "convert_to(data::text, 'UTF8')" + _PAGE_TAIL
+# fold_rows: (command_id, key, data) as UTF-8 bytes, as SQLite's store gives
+# them, read in spans of _PAGE versions (the versions are counted, not read)
+_SPAN_ROWS = (
+    f"SELECT convert_to(command_id, 'UTF8'), convert_to({ROW_KEY_SQL}, 'UTF8'), convert_to(data::text, 'UTF8') "
+    "FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s ORDER BY version"
 )
+_LAST_IN_RANGE = "SELECT max(version) FROM events WHERE encounter_id = %s AND version BETWEEN %s AND %s"
 _PAGE_DECODE = "SELECT " + _DECODE + _PAGE_TAIL
 _PAGE_LIVE = "SELECT " + _LIVE + _PAGE_TAIL
 _SELECT_META = (
@@ -590,14 +592,34 @@ class PostgresStore:
             raise self._undecodable(encounter_id, version, exc) from exc
 
     def fold_rows(self, encounter_id: str, fold, *, from_version: int = 1, to_version: int | None = None):
-        """``fold(rows)`` over the rows ``(version, command_id, type, schema,
-        data)``, the text ones as UTF-8 bytes; as
-        :meth:`affray.store.sqlite.EventStore.fold_rows` (read in pages, so
-        memory stays flat)."""
+        """``fold(rows, first)`` over the rows ``(command_id, key, data)`` as
+        UTF-8 bytes; as :meth:`affray.store.sqlite.EventStore.fold_rows`
+        (read in spans of :data:`_PAGE` versions, so memory stays flat)."""
+        top = _MAX_VERSION if to_version is None else to_version
         try:
-            return fold(self._pages(_PAGE_ROWS, 0, encounter_id, from_version, to_version))
+            last = self._conn.execute(_LAST_IN_RANGE, (encounter_id, from_version, top)).fetchone()[0]
+        except psycopg.Error as exc:
+            raise _translate(exc, self.path) from exc
+        if last is None:
+            return fold((), from_version)[0]
+        try:
+            result, read = fold(self._spans(encounter_id, from_version, last), from_version)
         except codec.Undecodable as exc:
             raise self._undecodable(encounter_id, exc.version, exc.cause) from exc.cause
+        if read != last - from_version + 1:
+            raise DatabaseCorrupt(
+                self.path,
+                f"encounter {encounter_id} has {read} events from version {from_version} to {last}: "
+                "versions are missing, the table was edited",
+            )
+        return result
+
+    def _spans(self, encounter_id: str, lo: int, hi: int) -> Iterator[tuple]:
+        try:
+            for start in range(lo, hi + 1, _PAGE):
+                yield from self._conn.execute(_SPAN_ROWS, (encounter_id, start, min(hi, start + _PAGE - 1))).fetchall()
+        except psycopg.Error as exc:
+            raise _translate(exc, self.path) from exc
 
     @_guarded
     def read_meta(self, encounter_id: str, *, from_version: int = 1, to_version: int | None = None) -> list[Recorded]:

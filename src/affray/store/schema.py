@@ -411,3 +411,9 @@ def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True, keys=None)
         raise
     if wal:
         conn.execute("PRAGMA journal_mode = WAL")
+
+
+#: The row key the replay's fold dispatches on (``fold_rows`` on both
+#: backends): the type tag, or ``tag@schema`` for a row stored at a schema
+#: other than 1, so the fold reads one column where it read two.
+ROW_KEY_SQL = "CASE WHEN schema = 1 THEN type ELSE type || '@' || schema END"

@@ -35,7 +35,9 @@ from affray.store.errors import (
     translate,
 )
 from affray.store.keys import KeyFile, default_path, matches
-from affray.store.schema import INDEXED_TYPES, READABLE_SINCE, SCHEMA_VERSION, encounter_infos_sql, is_affray, migrate, user_version
+from affray.store.schema import (
+    INDEXED_TYPES, READABLE_SINCE, ROW_KEY_SQL, SCHEMA_VERSION, encounter_infos_sql, is_affray, migrate, user_version,
+)
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
 _MAX_VERSION = 2**63 - 1
@@ -52,12 +54,14 @@ _SELECT_LIVE = (
     "SELECT version, command_id, type, schema, data FROM events "
     "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
-#: :meth:`EventStore.fold_rows`: the text columns as blobs (bytes), which
-#: sqlite3 hands over without decoding UTF-8 (about a tenth of the read).
+#: :meth:`EventStore.fold_rows`: the rows ``(command_id, key, data)`` as blobs
+#: (bytes), which sqlite3 hands over without decoding UTF-8 (about a tenth of
+#: the read); the versions are counted, not read (the last one is checked).
 _SELECT_ROWS = (
-    "SELECT version, CAST(command_id AS BLOB), CAST(type AS BLOB), schema, CAST(data AS BLOB) FROM events "
+    f"SELECT CAST(command_id AS BLOB), CAST({ROW_KEY_SQL} AS BLOB), CAST(data AS BLOB) FROM events "
     "WHERE encounter_id = ? AND version BETWEEN ? AND ? ORDER BY version"
 )
+_LAST_IN_RANGE = "SELECT max(version) FROM events WHERE encounter_id = ? AND version BETWEEN ? AND ?"
 #: :meth:`EventStore.encounter_infos`: each encounter's head, its first
 #: ``encounter-opened`` event and whether it was closed, in creation order.
 _ENCOUNTER_INFOS = encounter_infos_sql("json_extract(o.data, '$.name')", "json_extract(o.data, '$.system')")
@@ -644,28 +648,38 @@ class EventStore:
     def fold_rows(
         self,
         encounter_id: str,
-        fold: Callable[[Iterable[tuple[int, bytes, bytes, int, bytes]]], T],
+        fold: Callable[[Iterable[tuple[bytes, bytes, bytes]], int], tuple[T, int]],
         *,
         from_version: int = 1,
         to_version: int | None = None,
     ) -> T:
-        """``fold(rows)`` over the stored rows ``(version, command_id, type,
-        schema, data)`` of ``encounter_id`` from ``from_version`` to
-        ``to_version`` (inclusive), in version order, with ``command_id``,
-        ``type`` and ``data`` (the stored JSON) as UTF-8 ``bytes``; returns
-        what ``fold`` returns. The replay's hot path
-        (:func:`affray.projections.evolve.fold_rows`): the rows go to the
-        fold straight from the cursor, with no envelope and no generator
-        between them. Errors: the usual :class:`StoreError` ones; a
+        """``fold(rows, first)`` over the stored rows ``(command_id, key,
+        data)`` of ``encounter_id`` from ``from_version`` to ``to_version``
+        (inclusive), in version order; returns the first item of what
+        ``fold`` returns, ``(result, rows read)``.
+
+        The rows carry no version: they are the versions ``first`` (=
+        ``from_version``), ``first + 1``, ... to the last one stored in range,
+        which is read first (one index lookup, so rows appended meanwhile are
+        not in the range), and the count ``fold`` returns is checked against
+        it. ``key`` is the type tag, or ``tag@schema`` for a row stored at a
+        schema other than 1 (:data:`affray.store.schema.ROW_KEY_SQL`); all
+        three are UTF-8 ``bytes``. The replay's hot path
+        (:func:`affray.projections.evolve.fold_rows`): the rows go to the fold
+        straight from the cursor, with no envelope and no generator between.
+
+        Errors: the usual :class:`StoreError` ones; :class:`DatabaseCorrupt`
+        when versions in range are missing (a file edited by hand); a
         :class:`affray.events.codec.Undecodable` from ``fold`` becomes the
         error :meth:`read` gives for that version."""
         cur = None
         try:
-            cur = self._conn.execute(
-                _SELECT_ROWS,
-                (encounter_id, from_version, _MAX_VERSION if to_version is None else to_version),
-            )
-            return fold(cur)
+            top = _MAX_VERSION if to_version is None else to_version
+            last = self._conn.execute(_LAST_IN_RANGE, (encounter_id, from_version, top)).fetchone()[0]
+            if last is None:
+                return fold((), from_version)[0]
+            cur = self._conn.execute(_SELECT_ROWS, (encounter_id, from_version, last))
+            result, read = fold(cur, from_version)
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
         except codec.Undecodable as exc:
@@ -673,6 +687,13 @@ class EventStore:
         finally:
             if cur is not None:
                 cur.close()
+        if read != last - from_version + 1:
+            raise DatabaseCorrupt(
+                self.path,
+                f"encounter {encounter_id} has {read} events from version {from_version} to {last}: "
+                "versions are missing, the file was edited",
+            )
+        return result
 
     def versions_of_type(
         self: EventStore,
