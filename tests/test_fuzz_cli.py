@@ -426,6 +426,7 @@ SQL_INTERPOLATIONS = {
     "_COLUMNS",
     "TYPE_INDEX_WHERE",  # schema.py: the partial type index's WHERE, from the constant INDEXED_TYPES
     "ROW_KEY_SQL",  # schema.py: the fold's row key, a constant CASE over the schema and type columns
+    "_ROW_COLUMNS",  # sqlite.py: the fold's three columns, from ROW_KEY_SQL
 }
 EXECUTE = {"execute", "executemany", "executescript"}
 
