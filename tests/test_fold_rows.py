@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sqlite3
 
 import msgspec
 import pytest
@@ -192,20 +193,32 @@ def test_a_row_that_does_not_decode_names_its_version():
     assert err.value.version == 2 and isinstance(err.value.cause, msgspec.ValidationError)
 
 
-def test_the_store_reports_an_undecodable_row_as_a_corrupt_file(tmp_path):
+def _edited(tmp_path, notes: str, *edits: tuple[str, tuple]) -> tuple[EventStore, str, int]:
+    """A file with an encounter of ``len(notes)`` notes, then edited by hand
+    (the append-only triggers dropped, each ``(sql, params)`` of ``edits``
+    run, ``{eid}`` and ``{head}`` filled in); reopened read-only. Returns
+    (store, encounter id, head version before the edits)."""
     store = EventStore(tmp_path / "f.db")
     eid = execute(store, cmd.OpenEncounter(name="x", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
-    execute(store, cmd.AddNote(text="a"), encounter_id=eid, actor="gm")
-    v = store.version(eid)
+    for text in notes:
+        execute(store, cmd.AddNote(text=text), encounter_id=eid, actor="gm")
+    head = store.version(eid)
     store.close()
-    import sqlite3
-
     raw = sqlite3.connect(tmp_path / "f.db")
     raw.execute("DROP TRIGGER IF EXISTS events_no_update")
-    raw.execute("UPDATE events SET type = 'dice-rolled', data = '{\"type\":\"dice-rolled\"}' WHERE version = ?", (v,))
+    raw.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    for sql, params in edits:
+        raw.execute(sql, tuple(eid if p == "{eid}" else head if p == "{head}" else p for p in params))
     raw.commit()
     raw.close()
-    store = EventStore(tmp_path / "f.db", readonly=True)
+    return EventStore(tmp_path / "f.db", readonly=True), eid, head
+
+
+def test_the_store_reports_an_undecodable_row_as_a_corrupt_file(tmp_path):
+    store, eid, v = _edited(
+        tmp_path, "a",
+        ("UPDATE events SET type = 'dice-rolled', data = '{\"type\":\"dice-rolled\"}' WHERE version = ?", ("{head}",)),
+    )
     with pytest.raises(DatabaseCorrupt, match=f"version {v} does not decode"):
         replay(store, eid)
     with pytest.raises(DatabaseCorrupt, match=f"version {v} does not decode"):
@@ -238,25 +251,13 @@ def test_the_store_reports_a_missing_version_as_a_corrupt_file(tmp_path):
     """The fold counts versions instead of reading them; the store checks the
     count against the last version in range, so a row deleted by hand is
     reported, not folded under the wrong versions."""
-    store = EventStore(tmp_path / "f.db")
-    eid = execute(store, cmd.OpenEncounter(name="x", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
-    for text in "abc":
-        execute(store, cmd.AddNote(text=text), encounter_id=eid, actor="gm")
-    head = store.version(eid)
-    assert replay(store, eid).version == head
-    store.close()
-    import sqlite3
-
-    raw = sqlite3.connect(tmp_path / "f.db")
-    raw.execute("DROP TRIGGER IF EXISTS events_no_delete")
-    raw.execute("DELETE FROM events WHERE encounter_id = ? AND version = ?", (eid, head - 1))
-    raw.commit()
-    raw.close()
-    store = EventStore(tmp_path / "f.db", readonly=True)
+    store, eid, _head = _edited(
+        tmp_path, "abc", ("DELETE FROM events WHERE encounter_id = ? AND version = ?", ("{eid}", 3)),
+    )
     with pytest.raises(DatabaseCorrupt, match="versions are missing"):
         replay(store, eid)
     # a range that stops before the gap folds as before
-    assert store.fold_rows(eid, lambda rows, first: fold_rows(State(), rows, first=first), to_version=head - 2).version == head - 2
+    assert store.fold_rows(eid, lambda rows, first: fold_rows(State(), rows, first=first), to_version=2).version == 2
 
 
 def test_rows_past_the_range_are_not_read(tmp_path):
@@ -334,19 +335,9 @@ def test_a_row_moved_out_of_its_span_is_reported(tmp_path, monkeypatch):
     the range's last ``seq`` (a file edited by hand) is missed by the read
     along the table, and the count reports it; ``affray verify`` names it."""
     monkeypatch.setattr(_sqlite_store, "_SCAN_FROM", 1)
-    store = EventStore(tmp_path / "f.db")
-    eid = execute(store, cmd.OpenEncounter(name="x", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
-    for text in "abcd":
-        execute(store, cmd.AddNote(text=text), encounter_id=eid, actor="gm")
-    store.close()
-    import sqlite3
-
-    raw = sqlite3.connect(tmp_path / "f.db")
-    raw.execute("DROP TRIGGER IF EXISTS events_no_update")
-    raw.execute("UPDATE events SET seq = 1000 WHERE encounter_id = ? AND version = 2", (eid,))
-    raw.commit()
-    raw.close()
-    store = EventStore(tmp_path / "f.db", readonly=True)
+    store, eid, _head = _edited(
+        tmp_path, "abcd", ("UPDATE events SET seq = 1000 WHERE encounter_id = ? AND version = 2", ("{eid}",)),
+    )
     with pytest.raises(DatabaseCorrupt, match="versions are missing"):
         replay(store, eid)
     from affray.verify import verify_encounter
