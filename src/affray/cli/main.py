@@ -35,12 +35,19 @@ def main() -> None:
     gc.set_threshold(YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
     from affray.cli.dispatch import answer
 
-    code = answer(sys.argv[1:])
+    argv = sys.argv[1:]
+    code = answer(argv)
+    if code is not None:
+        leave(code)
+    from affray.cli.helpcache import record, replay
+
+    code = replay(argv)
     if code is not None:
         leave(code)
     from affray.cli.app import main as full
+    from typer.core import TyperCommand
 
-    full()
+    record(argv, full, TyperCommand.context_class)
 
 
 def leave(code: int) -> None:
