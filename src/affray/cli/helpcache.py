@@ -119,9 +119,9 @@ def replay(argv: list[str]) -> int | None:
             st = os.stat(path)
             if st.st_mtime_ns != int(mtime) or st.st_size != int(size):
                 return None
-        out, err = data[at:at + n_out], data[at + n_out:at + n_out + n_err]
-        if len(err) != n_err:
+        if len(data) != at + n_out + n_err:  # cut short, or more than it says
             return None
+        out, err = data[at:at + n_out], data[at + n_out:]
     except (OSError, ValueError, UnicodeError):
         return None
     for stream, chunk in ((sys.stdout, out), (sys.stderr, err)):
