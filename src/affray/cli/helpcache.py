@@ -230,21 +230,21 @@ def record(argv: list[str], render, context_class) -> None:  # noqa: ANN001
 
 
 def loaded_files() -> list[str]:
-    """The source files of every loaded module, and the installed affray's
-    ``METADATA`` (its version), when it has one."""
+    """The source files of every loaded module, and the ``METADATA`` of
+    every installed affray distribution on ``sys.path`` (its version)."""
     paths = {
         f for m in list(sys.modules.values())
         if isinstance(f := getattr(m, "__file__", None), str)
     }
-    try:
-        from importlib.metadata import PackageNotFoundError, files
-
+    for entry in sys.path:
         try:
-            paths.update(str(p.locate()) for p in files("affray") or () if p.name == "METADATA")
-        except PackageNotFoundError:  # run from a source tree: its files are all there is
-            pass
-    except ImportError:  # pragma: no cover - importlib.metadata is in every supported Python
-        pass
+            names = os.listdir(entry or ".")
+        except OSError:  # not a folder (a zip), or gone
+            continue
+        paths.update(
+            os.path.join(entry, name, "METADATA") for name in names
+            if name.lower().startswith("affray-") and name.endswith(".dist-info")
+        )
     return sorted(paths)
 
 
