@@ -240,3 +240,12 @@ def test_record_keeps_nothing_when_the_output_went_around_the_text_layer(monkeyp
         with pytest.raises(SystemExit):
             helpcache.record(["atack"], render, TyperCommand.context_class)
     assert not (tmp_path / "help").exists() or not any((tmp_path / "help").iterdir())
+
+
+def test_replay_leaves_a_closed_stdout_to_typer(monkeypatch, tmp_path):
+    monkeypatch.setenv("AFFRAY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(helpcache, "loaded_files", lambda: [__file__])
+    monkeypatch.setattr(sys, "stdout", None)
+    helpcache.store(["--help"], 0, b"kept\n", b"")
+    assert helpcache.replay(["--help"]) is None
+

@@ -97,7 +97,9 @@ def _path_of(text: str) -> str:
 def replay(argv: list[str]) -> int | None:
     """Print the kept output of the command line ``argv`` and give its exit
     code, or None when there is no entry still valid for it (a missing,
-    stale, damaged or unreadable entry: the caller renders with Typer)."""
+    stale, damaged or unreadable entry, or a standard stream without its
+    binary buffer: the caller renders with Typer). A reader that goes away
+    while it prints (``affray --help | head -1``) is not an error."""
     if "_AFFRAY_COMPLETE" in os.environ:  # shell completion: click's business, never kept
         return None
     try:
@@ -124,11 +126,17 @@ def replay(argv: list[str]) -> int | None:
         out, err = data[at:at + n_out], data[at + n_out:]
     except (OSError, ValueError, UnicodeError):
         return None
-    for stream, chunk in ((sys.stdout, out), (sys.stderr, err)):
-        if chunk:
-            stream.flush()
-            stream.buffer.write(chunk)
-            stream.buffer.flush()
+    streams = ((sys.stdout, out), (sys.stderr, err))
+    if any(chunk and getattr(stream, "buffer", None) is None for stream, chunk in streams):
+        return None  # a closed or replaced stream: Typer's business
+    try:
+        for stream, chunk in streams:
+            if chunk:
+                stream.flush()
+                stream.buffer.write(chunk)
+                stream.buffer.flush()
+    except BrokenPipeError:  # the reader went away (affray --help | head): not an error
+        pass
     return code
 
 
