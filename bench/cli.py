@@ -4,6 +4,7 @@
     python bench/cli.py --smoke          # a few hundred and ~2,000 events, 1 run (CI; no assertions)
     python bench/cli.py --runs 11 --json out.json
     python bench/cli.py --big PATH --big-id ID   # also `log` memory and first line on a bigger log
+    python bench/cli.py --compare /work/venv/bin/affray   # before (that script) and after (this one), in alternation
 
 Each verb runs as the installed console script in a fresh process (wall
 time, stdout to /dev/null), with bytecode cached as an installed affray has
@@ -31,6 +32,18 @@ endless duel: the demo sheets with location HP raised) and kept in
 - ``log`` (the whole log, streamed) is also run for its peak memory (RSS of
   the process, from ``wait4``) and the time until its first line is read.
 
+``--help`` and a usage error are answered from the help cache
+(:mod:`affray.cli.helpcache`) once Typer has rendered them: the runs use a
+cache folder of their own (``AFFRAY_CACHE_DIR``, empty at the start), so
+the warm-up run renders and the counted runs print what it kept; the rows
+marked "cache empty" clear that folder before each run (Typer renders every
+time, as on the first call after an install or an edit).
+
+``--compare SCRIPT`` runs a second console script (another install, such as
+the main branch's venv) beside this interpreter's, in alternation, verb by
+verb on the same logs (the fight verbs take turns answering what the log
+waits for), and the table gets a "before" and an "after" column per log.
+
 Nothing is asserted: the table is printed (markdown) and ``--json`` keeps
 every sample.
 """
@@ -38,6 +51,7 @@ every sample.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -83,14 +97,25 @@ class Sample(tuple):
 class Runner:
     """Runs the console script with bytecode cached, and the floor between."""
 
-    def __init__(self) -> None:
-        self.affray = bench.affray_cmd()
+    def __init__(self, compare: str | None = None) -> None:
+        #: the console scripts measured: "after" (this interpreter's), and "before" with --compare
+        self.scripts = {"after": bench.affray_cmd()}
+        if compare:
+            self.scripts = {"before": [compare], **self.scripts}
+        self.affray = self.scripts["after"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("AFFRAY_")}
         env["AFFRAY_ACTOR"] = "bench"
+        cache_dir = tempfile.mkdtemp(prefix="affray-cli-bench-cache-")  # the help cache, of this run only
+        atexit.register(shutil.rmtree, cache_dir, ignore_errors=True)
+        env["AFFRAY_CACHE_DIR"] = cache_dir
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(bench.PYCACHE)
         self.env = env
+        self.cache_dir = cache_dir
         self.floor: list[Sample] = []
+
+    def clear_help_cache(self) -> None:
+        shutil.rmtree(self.cache_dir, ignore_errors=True)
 
     def time(self, argv: list[str], *, check: bool = True) -> Sample:
         """Wall and CPU seconds (user + system, from ``wait4``) of one run of ``argv``."""
@@ -105,8 +130,8 @@ class Runner:
             raise SystemExit(f"bench/cli.py: {' '.join(argv)} exited {proc.returncode}: {err[-500:]}")
         return Sample(dt, usage.ru_utime + usage.ru_stime)
 
-    def affray_time(self, db: Path, args: list[str], *, check: bool = True) -> Sample:
-        return self.time(self.affray + ["--db", str(db), *args], check=check)
+    def affray_time(self, db: Path, args: list[str], *, check: bool = True, which: str = "after") -> Sample:
+        return self.time(self.scripts[which] + ["--db", str(db), *args], check=check)
 
     def pass_floor(self) -> None:
         """One run of ``python -c pass`` (the floor of every ratio)."""
@@ -187,8 +212,11 @@ def read_commands(eid: str, state) -> dict[str, list[str]]:
         "why WHO": ["-e", eid, "why", who],
         "verify": ["-e", eid, "verify"],
         "rulings": ["rulings"],
-        "--help (Typer)": ["--help"],
-        "attack --help (Typer)": ["attack", "--help"],
+        "--help": ["--help"],
+        "attack --help": ["attack", "--help"],
+        "attack (a usage error: no target)": ["-e", eid, "attack", who],
+        "--help (cache empty: Typer)": ["--help"],
+        "attack --help (cache empty: Typer)": ["attack", "--help"],
     }
 
 
@@ -211,41 +239,60 @@ def fight_command(state) -> tuple[str, list[str]] | None:
     return None
 
 
-def measure_log(runner: Runner, db: Path, eid: str, runs: int, say) -> dict[str, list[Sample]]:
-    """Every verb on (a working copy of) ``db``: its samples per verb."""
-    samples: dict[str, list[Sample]] = {}
+def measure_log(runner: Runner, db: Path, eid: str, runs: int, say) -> dict[str, dict[str, list[Sample]]]:
+    """Every verb on (a working copy of) ``db``: its samples per verb, per
+    console script ("after", and "before" with ``--compare``)."""
+    scripts = list(runner.scripts)
+    samples: dict[str, dict[str, list[Sample]]] = {which: {} for which in scripts}
     with EventStore(db, readonly=True) as store:
         state = load_state(store, eid)
     reads = read_commands(eid, state)
     say(f"  reads x{runs} ...")
     for name, args in reads.items():
-        runner.pass_floor()
-        first = runner.affray_time(db, args)  # warm-up
-        if first.wall > SLOW_S:  # a read that walks the whole log: once is enough to know it misses
-            samples[name] = [first]
-            continue
-        samples[name] = [runner.affray_time(db, args) for _ in range(runs)]
+        cold = "cache empty" in name
+        check = "usage error" not in name
+        slow = set()
+        for which in scripts:  # warm-up
+            runner.pass_floor()
+            if cold:
+                runner.clear_help_cache()
+            first = runner.affray_time(db, args, which=which, check=check)
+            if first.wall > SLOW_S:  # a read that walks the whole log: once is enough to know it misses
+                samples[which][name] = [first]
+                slow.add(which)
+        for _ in range(runs):
+            for which in scripts:
+                if which in slow:
+                    continue
+                runner.pass_floor()
+                if cold:
+                    runner.clear_help_cache()
+                samples[which].setdefault(name, []).append(runner.affray_time(db, args, which=which, check=check))
     say("  the fight verbs, as the log asks for them ...")
     with tempfile.TemporaryDirectory(prefix="affray-cli-bench-") as tmp:
         work = copy_db(db, Path(tmp) / "work.db")
-        counts = {v: -1 for v in FIGHT_VERBS}  # -1: the first run of each is a warm-up
-        budget = 60 * (runs + 1)
+        # -1: the first run of each is a warm-up
+        counts = {(which, v): -1 for which in scripts for v in FIGHT_VERBS}
+        budget = 60 * (runs + 1) * len(scripts)
         extra = 0
-        while budget > 0 and any(counts[v] < runs for v in FIGHT_VERBS if v != "choose"):
+        turn = 0
+        while budget > 0 and any(n < runs for (_, v), n in counts.items() if v != "choose"):
             budget -= 1
+            which = scripts[turn % len(scripts)]  # the scripts take turns answering the log
+            turn += 1
             with EventStore(work, readonly=True) as store:
                 state = load_state(store, eid)
             todo = fight_command(state)
             if todo is None:
                 raise SystemExit(f"bench/cli.py: nothing to answer in {state.pending!r}")
             verb, args = todo
-            if verb == "attack" and counts["act"] < counts["attack"]:
+            if verb == "attack" and counts[which, "act"] < counts[which, "attack"]:
                 verb, args = "act", ["act", args[1], "defend"]
             runner.pass_floor()
-            took = runner.affray_time(work, ["-e", eid, *args])
-            if counts[verb] >= 0:
-                samples.setdefault(verb, []).append(took)
-            counts[verb] += 1
+            took = runner.affray_time(work, ["-e", eid, *args], which=which)
+            if counts[which, verb] >= 0:
+                samples[which].setdefault(verb, []).append(took)
+            counts[which, verb] += 1
             for name, more in (
                 ("note", ["note", f"bench note {extra}"]),
                 ("undo", ["undo"]),
@@ -257,41 +304,46 @@ def measure_log(runner: Runner, db: Path, eid: str, runs: int, say) -> dict[str,
             ):
                 if name == "rewind" and state.step < 2:
                     continue  # back one step, within this round: there must be one behind us
-                if counts[name] < runs:
-                    took = runner.affray_time(work, (["-e", eid] if name != "new" else []) + more)
-                    if counts[name] >= 0:
-                        samples.setdefault(name, []).append(took)
-                    counts[name] += 1
+                if counts[which, name] < runs:
+                    runner.pass_floor()
+                    took = runner.affray_time(work, (["-e", eid] if name != "new" else []) + more, which=which)
+                    if counts[which, name] >= 0:
+                        samples[which].setdefault(name, []).append(took)
+                    counts[which, name] += 1
                     if took.wall > SLOW_S:  # it walks the whole log: enough runs to know it misses
-                        counts[name] = max(counts[name], runs)
-                        samples.setdefault(name, [took])
+                        counts[which, name] = max(counts[which, name], runs)
+                        samples[which].setdefault(name, [took])
                     if name == "join":  # the new combatant leaves again, so the duel goes on as it was
-                        runner.affray_time(work, ["-e", eid, "undo"])
+                        runner.affray_time(work, ["-e", eid, "undo"], which=which)
             extra += 1
     return samples
 
 
-def measure_start(runner: Runner, runs: int) -> list[Sample]:
-    out = []
+def measure_start(runner: Runner, runs: int) -> dict[str, list[Sample]]:
+    out: dict[str, list[Sample]] = {which: [] for which in runner.scripts}
     with tempfile.TemporaryDirectory(prefix="affray-cli-bench-") as tmp:
         template = duel_not_started(Path(tmp) / "template.db")
         for i in range(runs + 1):
-            work = copy_db(template, Path(tmp) / "work.db")
-            runner.pass_floor()
-            took = runner.affray_time(work, ["start"])
-            if i:
-                out.append(took)
+            for which in runner.scripts:
+                work = copy_db(template, Path(tmp) / "work.db")
+                runner.pass_floor()
+                took = runner.affray_time(work, ["start"], which=which)
+                if i:
+                    out[which].append(took)
     return out
 
 
-def cell(xs: list[Sample], floor: list[Sample]) -> str:
-    """``wall ms, ratio (CPU ms, ratio)``, medians, ✗ when the wall time misses."""
+def cell(xs: list[Sample], floor: list[Sample], *, short: bool = False) -> str:
+    """``wall ms, ratio (CPU ms, ratio)``, medians, ✗ when the wall time
+    misses (``short``: ``wall ms, ratio (CPU ratio)``)."""
     if not xs:
         return "—"
     wall, cpu = med([x.wall for x in xs]), med([x.cpu for x in xs])
     ratio = wall / med([f.wall for f in floor])
     cpu_ratio = cpu / med([f.cpu for f in floor])
     mark = "" if wall * 1000 <= TARGET_MS and ratio <= TARGET_RATIO else " ✗"
+    if short:
+        return f"{wall * 1000:,.0f} ms, {ratio:.1f}×{mark} (CPU {cpu_ratio:.1f}×)"
     return f"{wall * 1000:,.0f} ms, {ratio:.1f}×{mark} (CPU {cpu * 1000:,.0f} ms, {cpu_ratio:.1f}×)"
 
 
@@ -304,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big", type=Path, default=None, help="also measure `log` memory on this log file")
     ap.add_argument("--big-id", default="bench-endless-duel", help="the encounter of --big")
     ap.add_argument("--json", type=Path, default=None, help="also write every sample to this JSON file")
+    ap.add_argument("--compare", default=None, metavar="SCRIPT",
+                    help="another affray console script (e.g. the main branch's venv) run in alternation: before/after columns")
     args = ap.parse_args(argv)
     runs = args.runs or (1 if args.smoke else 7)
     big_target = args.events or (2_000 if args.smoke else 100_000)
@@ -312,18 +366,20 @@ def main(argv: list[str] | None = None) -> int:
     bench.prepare_cache(args.cache)
     load = bench.load_average()
 
-    runner = Runner()
+    runner = Runner(args.compare)
+    scripts = list(runner.scripts)
     runner.time([sys.executable, "-c", "pass"])
     logs = {"small": get_log(args.cache, 400, say), "big": get_log(args.cache, big_target, say)}
     sizes = {}
-    results: dict[str, dict[str, list[float]]] = {}
+    results: dict[str, dict[str, dict[str, list[Sample]]]] = {}  # log -> script -> verb -> samples
     for key, (db, eid) in logs.items():
         with EventStore(db, readonly=True) as store:
             sizes[key] = store.version(eid)
         say(f"{key} log: {sizes[key]:,} events ({db.name})")
         results[key] = measure_log(runner, db, eid, runs, say)
     say("start, on a duel not yet started ...")
-    results["small"]["start"] = measure_start(runner, runs)
+    for which, samples in measure_start(runner, runs).items():
+        results["small"][which]["start"] = samples
     say("log: peak memory and first line ...")
     memory = {key: runner.log_memory(db, eid) for key, (db, eid) in logs.items()}
     if args.big is not None:
@@ -336,23 +392,37 @@ def main(argv: list[str] | None = None) -> int:
 
     names = []
     for key in ("small", "big"):
-        names += [n for n in results[key] if n not in names]
-    out = [
-        f"| verb | small log ({sizes['small']:,} events) | {sizes['big']:,}-event encounter |",
-        "|---|---|---|",
-    ]
+        names += [n for n in results[key]["after"] if n not in names]
+    compare = len(scripts) > 1
+    if compare:
+        out = [
+            f"| verb | small log ({sizes['small']:,} events): before | after | "
+            f"{sizes['big']:,}-event encounter: before | after |",
+            "|---|---|---|---|---|",
+        ]
+    else:
+        out = [
+            f"| verb | small log ({sizes['small']:,} events) | {sizes['big']:,}-event encounter |",
+            "|---|---|---|",
+        ]
     for name in names:
-        small, big = results["small"].get(name, []), results["big"].get(name, [])
-        if name == "start":
-            big_cell = "— (a log in its setup is small)"
-        else:
-            big_cell = cell(big, floor)
-        n = min((len(x) for x in (small, big) if x), default=0)
+        cells = []
+        counted = []
+        for key in ("small", "big"):
+            for which in scripts:
+                xs = results[key][which].get(name, [])
+                if key == "big" and name == "start":
+                    cells.append("— (a log in its setup is small)")
+                    continue
+                cells.append(cell(xs, floor, short=compare))
+                if xs:
+                    counted.append(len(xs))
+        n = min(counted, default=0)
         shown = f"`{name}`" + (f" ({n} run{'s' if n != 1 else ''})" if n < runs else "")
-        out.append(f"| {shown} | {cell(small, floor)} | {big_cell} |")
+        out.append(f"| {shown} | " + " | ".join(cells) + " |")
     out.append(f"| `python -c pass` (the floor) | {med(floor_wall) * 1000:,.0f} ms, CPU "
                f"{med([f.cpu for f in floor]) * 1000:,.0f} ms ({len(floor)} runs, "
-               f"{floor_wall[0] * 1000:,.0f}–{floor_wall[-1] * 1000:,.0f} ms) | |")
+               f"{floor_wall[0] * 1000:,.0f}–{floor_wall[-1] * 1000:,.0f} ms) |" + " |" * (len(scripts) * 2 - 1))
     out.append("")
     out.append("| `affray log` (whole log, streamed) | events | lines | peak RSS | first line | whole |")
     out.append("|---|---|---|---|---|---|")
@@ -360,11 +430,13 @@ def main(argv: list[str] | None = None) -> int:
         out.append(f"| {key} | {sizes[key]:,} | {m['lines']:,} | {m['peak_mib']:,.0f} MiB | "
                    f"{m['first_line_s'] * 1000:,.0f} ms | {m['total_s']:,.2f} s |")
     out.append("")
-    out.append(f"Medians of {runs} run{'s' if runs != 1 else ''} per verb after a warm-up: wall time of the "
+    who = (f"Before: `{args.compare}`; after: `{' '.join(runner.affray)}`, run in alternation. " if compare else "")
+    out.append(f"{who}Medians of {runs} run{'s' if runs != 1 else ''} per verb after a warm-up: wall time of the "
                f"console script with bytecode cached and its ratio to `python -c pass` in the same run, then the "
                f"CPU time (user + system) and its ratio to the floor's, which a loaded machine disturbs less; "
                f"✗: over {TARGET_MS:.0f} ms or {TARGET_RATIO:.0f}× the floor. MID is the middle round of the log, "
-               f"WHO its first combatant. 1-minute load {load} at the start. "
+               f"WHO its first combatant. `--help` and the usage error come from the help cache after the warm-up "
+               f"run; \"cache empty\": Typer renders on every run. 1-minute load {load} at the start. "
                f"Benchmark wall time {elapsed:,.0f} s.")
     print("\n".join(out))
     if args.json:

@@ -246,6 +246,16 @@ _RECIPES = {
 }
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_dir(tmp_path_factory):
+    """The help cache (affray.cli.helpcache) of every test run, and of the
+    console scripts it starts, in a folder of its own, not ~/.cache."""
+    import os
+
+    os.environ["AFFRAY_CACHE_DIR"] = str(tmp_path_factory.mktemp("affray-cache"))
+    yield
+
+
 @pytest.fixture(scope="session")
 def _templates(tmp_path_factory):
     """Each recipe's database, built once per session through the CLI."""

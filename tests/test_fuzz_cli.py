@@ -545,6 +545,7 @@ def test_console_script_sample(fight, tmp_path, argv, code):
     before = fight.events()
     env = {k: v for k, v in os.environ.items() if not k.startswith("AFFRAY_")}
     env["AFFRAY_ACTOR"] = "fuzz"
+    env["AFFRAY_CACHE_DIR"] = str(tmp_path / "cache")  # the help cache of this test, not ~/.cache
     proc = subprocess.run(
         _console() + ["--db", str(fight.db), *argv], capture_output=True, env=env, cwd=tmp_path, timeout=120
     )

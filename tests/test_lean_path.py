@@ -18,6 +18,7 @@ library gave.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import hmac
 import subprocess
@@ -36,6 +37,7 @@ from affray.events import commands as cmd
 from affray.store import EventStore
 from affray.store.chain import bulk_sha256, chain_hash
 from affray.store.sqlite import file_uri
+from affray.text import nearest, quick_ratio
 
 from test_dice import reference_face
 
@@ -58,11 +60,9 @@ PROBE = (
 )
 
 
-def _probe(db: Path, *argv: str) -> tuple[int, list[str], list[str], subprocess.CompletedProcess]:
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, "--db", str(db), *argv], capture_output=True, text=True,
-        env={"AFFRAY_ACTOR": "sam", "PATH": "/usr/bin:/bin"},
-    )
+def _probe(db: Path, *argv: str, cache: Path | None = None) -> tuple[int, list[str], list[str], subprocess.CompletedProcess]:
+    env = {"AFFRAY_ACTOR": "sam", "PATH": "/usr/bin:/bin", "AFFRAY_CACHE_DIR": str(cache or db.parent / "affray-cache")}
+    proc = subprocess.run([sys.executable, "-c", PROBE, "--db", str(db), *argv], capture_output=True, text=True, env=env)
     line = next(x for x in proc.stderr.splitlines() if x.startswith("PROBE "))
     _, code, threshold, loaded, systems = line.split(" ")
     assert int(code) == proc.returncode
@@ -133,6 +133,24 @@ def test_a_reader_that_goes_away_is_not_an_error(fight):
     assert proc.wait() == 0 and "Traceback" not in err, err
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["attack", "--help"], ["react", "--weapon"]])
+def test_help_and_usage_errors_from_the_cache_import_no_cli_framework(tmp_path, argv):
+    """The first run renders with Typer and keeps what it printed
+    (:mod:`affray.cli.helpcache`); the next one prints it with neither
+    typer, click nor rich loaded, the same bytes and exit code."""
+    db = tmp_path / "none.db"
+    first = subprocess.run(
+        [sys.executable, "-c", PROBE, "--db", str(db), *argv], capture_output=True, text=True,
+        env={"AFFRAY_ACTOR": "sam", "PATH": "/usr/bin:/bin", "AFFRAY_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert "PROBE" not in first.stderr  # Typer printed it and ended the process
+    code, loaded, systems, proc = _probe(db, *argv, cache=tmp_path / "cache")
+    assert (loaded, systems) == ([], [])
+    assert (code, proc.stdout) == (first.returncode, first.stdout)
+    assert [x for x in proc.stderr.splitlines() if not x.startswith("PROBE ")] == first.stderr.splitlines()
+    assert not db.exists()
+
+
 # --------------------------------------------------------------------------- #
 # The stand-ins give what the heavier modules give
 # --------------------------------------------------------------------------- #
@@ -177,6 +195,36 @@ def test_engine_face_golden_is_unchanged():
     for index in range(50):
         for sides in (3, 6, 100, 2**64 - 1):
             assert engine_face(seed, "ford", index, sides) == reference_face(seed, "ford", index, sides)
+
+
+_NAMES = st.text(alphabet="aAbBeErRsStT -é", max_size=12)
+
+
+@given(_NAMES, _NAMES)
+def test_quick_ratio_is_difflibs(a, b):
+    assert quick_ratio(a, b) == difflib.SequenceMatcher(None, a, b).quick_ratio()
+
+
+@given(_NAMES, st.lists(_NAMES, max_size=6), st.sampled_from([0.0, 0.6, 0.8, 1.0]))
+def test_nearest_is_difflibs_close_match(word, choices, cutoff):
+    """:func:`affray.text.nearest` skips difflib when no choice can pass its
+    quick_ratio bound: the same answer as asking difflib every time."""
+    by_lower = {c.lower(): c for c in choices}
+    hits = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
+    assert nearest(word, choices, cutoff) == (by_lower[hits[0]] if hits else None)
+
+
+def test_a_sheet_with_skills_the_rules_never_read_imports_no_difflib():
+    script = (
+        "import sys\n"
+        "from affray.text import nearest\n"
+        "assert nearest('Athletics', ['Dodge', 'Resilience', 'Persistence'], 0.8) is None\n"
+        "assert 'difflib' not in sys.modules\n"
+        "assert nearest('Resiliance', ['Dodge', 'Resilience'], 0.8) == 'Resilience'\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.stdout.strip() == "ok", proc.stderr
 
 
 @given(st.text(max_size=70), st.text(max_size=200))

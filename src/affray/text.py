@@ -119,14 +119,40 @@ def escape_json(text: str) -> str:
     return re.sub(_JSON_RAW, lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def quick_ratio(a: str, b: str) -> float:
+    """``difflib.SequenceMatcher(None, a, b).quick_ratio()``: twice the
+    characters ``a`` and ``b`` share (counted with repeats) over their total
+    length, 1.0 for two empty texts. An upper bound of the ratio difflib
+    matches names by. Shape: ``(str, str) -> float`` in 0–1."""
+    total = len(a) + len(b)
+    if not total:
+        return 1.0
+    left: dict[str, int] = {}
+    for ch in b:
+        left[ch] = left.get(ch, 0) + 1
+    shared = 0
+    for ch in a:
+        n = left.get(ch, 0)
+        if n > 0:
+            left[ch] = n - 1
+            shared += 1
+    return 2.0 * shared / total
+
+
 def nearest(word: str, choices, cutoff: float = 0.6) -> str | None:  # noqa: ANN001 - any iterable of str
     """The one of ``choices`` nearest ``word``, ignoring case, as written in
     ``choices``, when at least ``cutoff`` alike (``difflib``'s ratio, 0–1);
     else None. :mod:`difflib` is imported on the first call: only a refused
     name asks for a suggestion, and the import (with ``heapq``) costs about
-    1 ms of every command otherwise."""
+    1 ms of every command otherwise. Nor is it imported when no choice
+    passes :func:`quick_ratio`, the bound ``difflib.get_close_matches``
+    checks before the ratio (a sheet's own skills, which the rules do not
+    read, are mostly nothing like theirs)."""
+    by_lower = {c.lower(): c for c in choices}
+    lowered = word.lower()
+    if not any(quick_ratio(lowered, c) >= cutoff for c in by_lower):
+        return None
     import difflib  # deferred: only an error message needs it
 
-    by_lower = {c.lower(): c for c in choices}
-    hits = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=cutoff)
+    hits = difflib.get_close_matches(lowered, list(by_lower), n=1, cutoff=cutoff)
     return by_lower[hits[0]] if hits else None

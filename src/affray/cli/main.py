@@ -6,7 +6,9 @@ CLI framework: typer alone costs 60–100 ms to import, more than the whole
 command. ``--help``, shell completion, errors of the command line and every
 form the dispatcher does not recognise go to the Typer app, which defines
 the full interface (:mod:`affray.cli.app`); both run the same verb bodies
-and print the same text.
+and print the same text. A help page or a refused command line that Typer
+printed before, in the same conditions, is printed again from the help
+cache without importing Typer (:mod:`affray.cli.helpcache`).
 """
 
 from __future__ import annotations
@@ -35,12 +37,19 @@ def main() -> None:
     gc.set_threshold(YOUNG_COLLECTION_AFTER, *gc.get_threshold()[1:])
     from affray.cli.dispatch import answer
 
-    code = answer(sys.argv[1:])
+    argv = sys.argv[1:]
+    code = answer(argv)
+    if code is not None:
+        leave(code)
+    from affray.cli.helpcache import record, replay
+
+    code = replay(argv)
     if code is not None:
         leave(code)
     from affray.cli.app import main as full
+    from typer.core import TyperCommand
 
-    full()
+    record(argv, full, TyperCommand.context_class)
 
 
 def leave(code: int) -> None:
