@@ -265,8 +265,8 @@ def append_affray(path: Path, eid: str, batches, synchronous: str) -> float:
         return time.perf_counter() - t
 
 
-_RAW_SCHEMA = (
-    "CREATE TABLE events (seq INTEGER PRIMARY KEY, encounter_id TEXT NOT NULL, version INTEGER NOT NULL, "
+RAW_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, encounter_id TEXT NOT NULL, version INTEGER NOT NULL, "
     "command_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (encounter_id, version))"
 )
 _RAW_INSERT = "INSERT INTO events (encounter_id, version, command_id, type, data) VALUES (?, ?, ?, ?, ?)"
@@ -277,7 +277,7 @@ def append_raw(path: Path, eid: str, batches, synchronous: str) -> float:
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
-        conn.execute(_RAW_SCHEMA)
+        conn.execute(RAW_SCHEMA)
         encode = msgspec.json.Encoder().encode
         t = time.perf_counter()
         v = 0
