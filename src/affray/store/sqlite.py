@@ -101,23 +101,26 @@ _INSERTS: dict[int, str] = {}
 
 def _insert_rows(n: int) -> str:
     """The INSERT of ``n`` rows of one command, one statement: ``?1``-``?4``
-    are the encounter id, command id, time and actor the rows share, then six
-    parameters a row (seq, version, type, schema, data, hash). One statement
-    binds a command's shared fields once and steps once (about 3 µs a command
-    less than an ``executemany`` of whole rows; issue 17)."""
+    are the encounter id, command id, time and actor the rows share, then five
+    parameters a row (version, type, schema, data, hash); SQLite numbers the
+    ``seq`` (one past the largest, row after row: the statement's
+    ``lastrowid`` is the last one's). One statement binds a command's shared
+    fields once and steps once (about 3 µs a command less than an
+    ``executemany`` of whole rows; issue 17)."""
     sql = _INSERTS.get(n)
     if sql is None:
         rows = ", ".join(
-            "(?{0}, ?1, ?{1}, ?2, ?{2}, ?{3}, ?{4}, ?3, ?4, ?{5})".format(*range(5 + 6 * i, 11 + 6 * i))
+            "(NULL, ?1, ?{0}, ?2, ?{1}, ?{2}, ?{3}, ?3, ?4, ?{4})".format(*range(5 + 5 * i, 10 + 5 * i))
             for i in range(n)
         )
         sql = _INSERTS[n] = f"INSERT INTO events ({_COLUMNS}) VALUES {rows}"
     return sql
 
-#: the head of an encounter and the largest seq in the file (no row: no head)
-_HEAD_AND_SEQ = (
-    "SELECT version, hash, (SELECT max(seq) FROM events) FROM heads WHERE encounter_id = ?"
-)
+#: the head of an encounter (no row: no head)
+_HEAD = "SELECT version, hash FROM heads WHERE encounter_id = ?"
+#: move the head of an encounter only if it is still at that version and hash (parameters:
+#: new version, new hash, encounter id, old version, old hash); its rowcount says whether it was
+_MOVE_HEAD_FROM = "UPDATE heads SET version = ?, hash = ? WHERE encounter_id = ? AND version = ? AND hash = ?"
 #: the head of an encounter that has one (cheaper than the upsert)
 _MOVE_HEAD = "UPDATE heads SET version = ?, hash = ? WHERE encounter_id = ?"
 _SET_HEAD = (
@@ -251,6 +254,8 @@ class EventStore:
         self.readonly = readonly
         self._batch = False  # inside transaction(): appends are savepoints
         self._appends, self._sha = 0, None  # see _hasher
+        #: (encounter id, version, hash) of the head the last append wrote (see append)
+        self._head: tuple[str, int, str] | None = None
         synchronous = synchronous.upper()
         if synchronous not in _SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {_SYNCHRONOUS}, not {synchronous!r}")
@@ -372,49 +377,75 @@ class EventStore:
             data = encode(event)
             version += 1
             prepared.append((event, tag, schema, data.decode(), text(version, tag, schema, data)))
+        cached = self._head
+        prev = cached[2] if cached is not None and cached[0] == encounter_id and cached[1] == expected_version else ""
+        # hashed before the lock when this store wrote that head itself (checked below)
+        hashes = self._hashes(prev, prepared, chain_hash, sha) if prev and seed is None else None
         conn = self._conn
         nested = self._batch and conn.in_transaction  # inside transaction(): a savepoint
         conn.execute("SAVEPOINT affray_append" if nested else "BEGIN IMMEDIATE")
         try:
-            head = conn.execute(_HEAD_AND_SEQ, (encounter_id,)).fetchone()
-            version, prev, seq = head if head else (0, "", None)
-            if version != expected_version:
-                raise ConflictError(encounter_id, expected_version, version)
-            if seq is None:  # a new encounter (or a file with no events)
-                seq = conn.execute("SELECT max(seq) FROM events").fetchone()[0] or 0
-            if seed is not None:  # beside the log, never in it: see affray.store.keys
-                self.keys.add(encounter_id, seed)
-            params = [encounter_id, command_id, recorded_at, actor]  # ?1-?4: shared by the rows (see _insert_rows)
+            # The head this store wrote last (self._head) is checked and moved in one statement:
+            # no row changes unless the head is still that version with that hash, which is what
+            # the hashes were chained from. Otherwise (another writer, a first append, a rollback
+            # of an outer transaction) the head is read, as it is the first time.
+            if hashes is None or not prepared or not conn.execute(
+                _MOVE_HEAD_FROM, (version, hashes[-1], encounter_id, expected_version, prev)
+            ).rowcount:
+                head = conn.execute(_HEAD, (encounter_id,)).fetchone()
+                found, prev = head if head else (0, "")
+                if found != expected_version:
+                    raise ConflictError(encounter_id, expected_version, found)
+                if seed is not None:  # beside the log, never in it: see affray.store.keys
+                    self.keys.add(encounter_id, seed)
+                hashes = self._hashes(prev, prepared, chain_hash, sha)
+                if prepared:
+                    if head:
+                        conn.execute(_MOVE_HEAD, (version, hashes[-1], encounter_id))
+                    else:
+                        conn.execute(_SET_HEAD, (encounter_id, version, hashes[-1]))
             out = []
-            for event, tag, schema, data, canonical_bytes in prepared:
-                version += 1
-                seq += 1  # what SQLite would give: one past the largest seq (the write lock is held)
-                prev = chain_hash(prev, canonical_bytes, sha)
-                params += (seq, version, tag, schema, data, prev)
-                out.append(Recorded(
-                    seq=seq, encounter_id=encounter_id, version=version, command_id=command_id, type=tag,
-                    schema=schema, event=event, recorded_at=recorded_at, actor=actor, hash=prev,
-                ))
-            if out:
-                n = len(out)
-                for start in range(0, n, _ROWS_PER_INSERT):
-                    rows = min(_ROWS_PER_INSERT, n - start)
-                    conn.execute(_insert_rows(rows), params[:4] + params[4 + 6 * start:4 + 6 * (start + rows)]
-                                 if n > _ROWS_PER_INSERT else params)
-                if head:
-                    conn.execute(_MOVE_HEAD, (version, prev, encounter_id))
-                else:
-                    conn.execute(_SET_HEAD, (encounter_id, version, prev))
+            n = len(prepared)
+            for start in range(0, n, _ROWS_PER_INSERT):
+                chunk = prepared[start:start + _ROWS_PER_INSERT]
+                params = [encounter_id, command_id, recorded_at, actor]  # ?1-?4: shared by the rows (_insert_rows)
+                v = expected_version + start
+                for (_, tag, schema, data, _), hash_ in zip(chunk, hashes[start:start + _ROWS_PER_INSERT]):
+                    v += 1
+                    params += (v, tag, schema, data, hash_)
+                # seq: SQLite numbers a statement's rows one after another, one past the largest
+                seq = conn.execute(_insert_rows(len(chunk)), params).lastrowid - len(chunk)
+                v = expected_version + start
+                for (event, tag, schema, _, _), hash_ in zip(chunk, hashes[start:start + _ROWS_PER_INSERT]):
+                    seq += 1
+                    v += 1
+                    out.append(Recorded(
+                        seq=seq, encounter_id=encounter_id, version=v, command_id=command_id, type=tag,
+                        schema=schema, event=event, recorded_at=recorded_at, actor=actor, hash=hash_,
+                    ))
             if check is not None:
                 check(out)
             conn.execute("RELEASE affray_append" if nested else "COMMIT")
         except BaseException:
+            self._head = None
             if nested:
                 conn.execute("ROLLBACK TO affray_append")
                 conn.execute("RELEASE affray_append")
             elif conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if out:
+            self._head = (encounter_id, version, hashes[-1])
+        return out
+
+    @staticmethod
+    def _hashes(prev: str, prepared: list, chain_hash, sha) -> list[str]:
+        """The chain hashes of :meth:`append`'s prepared rows, from ``prev``
+        (the head's hash; ``""`` for a new encounter)."""
+        out = []
+        for row in prepared:
+            prev = chain_hash(prev, row[4], sha)
+            out.append(prev)
         return out
 
     def _hasher(self):
