@@ -96,25 +96,28 @@ _CHUNK = 500  # command ids per IN (...) list: far below SQLite's variable limit
 _INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 #: most rows one INSERT of :meth:`EventStore.append` writes (a longer command takes several)
 _ROWS_PER_INSERT = 64
-_INSERTS: dict[int, str] = {}
 
 
-def _insert_rows(n: int) -> str:
-    """The INSERT of ``n`` rows of one command, one statement: ``?1``-``?4``
-    are the encounter id, command id, time and actor the rows share, then five
-    parameters a row (version, type, schema, data, hash); SQLite numbers the
-    ``seq`` (one past the largest, row after row: the statement's
-    ``lastrowid`` is the last one's). One statement binds a command's shared
-    fields once and steps once (about 3 µs a command less than an
-    ``executemany`` of whole rows; issue 17)."""
-    sql = _INSERTS.get(n)
-    if sql is None:
+class _InsertRows(dict):
+    """``_INSERT_ROWS[n]``: the INSERT of ``n`` rows of one command, one
+    statement, built on first use: ``?1``-``?4`` are the encounter id,
+    command id, time and actor the rows share, then five parameters a row
+    (version, type, schema, data, hash); SQLite numbers the ``seq`` (one past
+    the largest, row after row: the statement's ``lastrowid`` is the last
+    one's). One statement binds a command's shared fields once and steps
+    once (about 3 µs a command less than an ``executemany`` of whole rows;
+    issue 17). Built from the count alone, never from the rows."""
+
+    def __missing__(self, n: int) -> str:
         rows = ", ".join(
             "(NULL, ?1, ?{0}, ?2, ?{1}, ?{2}, ?{3}, ?3, ?4, ?{4})".format(*range(5 + 5 * i, 10 + 5 * i))
             for i in range(n)
         )
-        sql = _INSERTS[n] = f"INSERT INTO events ({_COLUMNS}) VALUES {rows}"
-    return sql
+        sql = self[n] = f"INSERT INTO events ({_COLUMNS}) VALUES {rows}"
+        return sql
+
+
+_INSERT_ROWS = _InsertRows()
 
 #: the head of an encounter (no row: no head)
 _HEAD = "SELECT version, hash FROM heads WHERE encounter_id = ?"
@@ -274,7 +277,7 @@ class EventStore:
             if readonly and not memory:
                 conn = _connect_readonly(self.path, timeout)
             else:
-                # cached_statements: room for the INSERT of each command length (_insert_rows) beside the rest
+                # cached_statements: room for the INSERT of each command length (_INSERT_ROWS) beside the rest
                 conn = sqlite3.connect(self.path, isolation_level=None, timeout=timeout, cached_statements=256)
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
@@ -383,7 +386,8 @@ class EventStore:
         hashes = self._hashes(prev, prepared, chain_hash, sha) if prev and seed is None else None
         conn = self._conn
         nested = self._batch and conn.in_transaction  # inside transaction(): a savepoint
-        conn.execute("SAVEPOINT affray_append" if nested else "BEGIN IMMEDIATE")
+        begin, end = ("SAVEPOINT affray_append", "RELEASE affray_append") if nested else ("BEGIN IMMEDIATE", "COMMIT")
+        conn.execute(begin)
         try:
             # The head this store wrote last (self._head) is checked and moved in one statement:
             # no row changes unless the head is still that version with that hash, which is what
@@ -408,13 +412,13 @@ class EventStore:
             n = len(prepared)
             for start in range(0, n, _ROWS_PER_INSERT):
                 chunk = prepared[start:start + _ROWS_PER_INSERT]
-                params = [encounter_id, command_id, recorded_at, actor]  # ?1-?4: shared by the rows (_insert_rows)
+                params = [encounter_id, command_id, recorded_at, actor]  # ?1-?4: shared by the rows (_INSERT_ROWS)
                 v = expected_version + start
                 for (_, tag, schema, data, _), hash_ in zip(chunk, hashes[start:start + _ROWS_PER_INSERT]):
                     v += 1
                     params += (v, tag, schema, data, hash_)
                 # seq: SQLite numbers a statement's rows one after another, one past the largest
-                seq = conn.execute(_insert_rows(len(chunk)), params).lastrowid - len(chunk)
+                seq = conn.execute(_INSERT_ROWS[len(chunk)], params).lastrowid - len(chunk)
                 v = expected_version + start
                 for (event, tag, schema, _, _), hash_ in zip(chunk, hashes[start:start + _ROWS_PER_INSERT]):
                     seq += 1
@@ -425,7 +429,7 @@ class EventStore:
                     ))
             if check is not None:
                 check(out)
-            conn.execute("RELEASE affray_append" if nested else "COMMIT")
+            conn.execute(end)
         except BaseException:
             self._head = None
             if nested:
