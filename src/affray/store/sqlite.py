@@ -2,7 +2,9 @@
 
 A plain ``sqlite3`` connection in autocommit mode (``isolation_level=None``);
 the store opens its own ``BEGIN IMMEDIATE`` transactions, so a writer takes the
-write lock before it reads the head and two writers can never interleave.
+write lock before it checks the head and two writers can never interleave.
+(:meth:`EventStore.append` checks the head this store wrote last and moves
+it in one conditional ``UPDATE``; any other head it reads.)
 
 The hash chain (:mod:`affray.store.chain`, and with it the SHA-256 of
 :mod:`affray.digest`) and the
