@@ -5,9 +5,12 @@ PostgreSQL store where it is the same contract).
 shared fields bound once, ``store.sqlite._insert_rows``; a longer command
 takes several), hashes the canonical texts as bytes
 (``chain.command_texts``), and hashes with CPython's own SHA-256 for a
-store's first 8 appends, then with OpenSSL's. None of it may change what is
-stored: the rows, their ``seq`` and versions, and a hash chain that
-``verify`` and an independent recomputation with :mod:`hashlib` accept.
+store's first 8 appends, then with OpenSSL's. A SQLite store remembers the
+head it wrote last and checks and moves it with one conditional ``UPDATE``
+(hashing before the lock), reading the head otherwise. None of it may change
+what is stored: the rows, their ``seq`` and versions, a hash chain that
+``verify`` and an independent recomputation with :mod:`hashlib` accept, and
+the conflict (exit 3) of an append decided on a head that moved.
 """
 
 from __future__ import annotations
@@ -128,3 +131,47 @@ def test_openssl_is_loaded_only_by_a_store_that_appends_many_commands(tmp_path) 
         rows = list(store.read_raw("e"))
         assert len(rows) == 30 and store.verify() == []
         assert [r[9] for r in rows] == _recomputed([(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) for r in rows])
+
+
+def test_writers_taking_turns_on_one_encounter_chain_from_the_true_head(backend) -> None:
+    """Two stores append to one encounter in turn: each finds the head moved
+    by the other since its own last append (a SQLite store remembers the head
+    it wrote, and checks it), so each chains from the head as stored; a store
+    that decides from its own stale head gets the conflict, nothing written."""
+    a, b = backend.open(), backend.open()
+    try:
+        a.append("turns", 0, [_opened("turns")], command_id="c0", actor="a")
+        version = 1
+        for i in range(1, 7):
+            writer = (a, b)[i % 2]
+            writer.append("turns", version, [NoteAdded(text=f"{i}-{j}") for j in range(i)], command_id=f"c{i}", actor="x")
+            version += i
+        with pytest.raises(ConflictError):
+            a.append("turns", version - 6, [NoteAdded(text="late")], command_id="late", actor="a")
+        a.append("turns", version, [NoteAdded(text="after")], command_id="after", actor="a")
+        a.append("turns", version + 1, [NoteAdded(text="again")], command_id="again", actor="a")
+        assert a.version("turns") == b.version("turns") == version + 2
+        stored = list(b.read_raw("turns"))
+        assert [r[9] for r in stored] == _recomputed([(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) for r in stored])
+        assert a.verify() == [] and b.verify() == []
+    finally:
+        a.close()
+        b.close()
+
+
+def test_an_append_after_a_rolled_back_transaction_starts_from_the_stored_head(backend) -> None:
+    """The appends of a transaction that rolls back leave no head behind: the
+    next append at the old version goes in, one at the rolled-back version
+    is a conflict."""
+    with backend.open() as store:
+        store.append("rb", 0, [_opened("rb")], command_id="c0", actor="gm")
+        store.append("rb", 1, [NoteAdded(text="kept")], command_id="c1", actor="gm")
+        with pytest.raises(RuntimeError):
+            with store.transaction() as t:
+                t.append("rb", 2, [NoteAdded(text="gone"), NoteAdded(text="gone too")], command_id="c2", actor="gm")
+                raise RuntimeError("half-way")
+        with pytest.raises(ConflictError):
+            store.append("rb", 4, [NoteAdded(text="on the lost head")], command_id="c3", actor="gm")
+        store.append("rb", 2, [NoteAdded(text="next")], command_id="c3", actor="gm")
+        assert [r.event.text for r in store.read("rb", from_version=2)] == ["kept", "next"]
+        assert store.verify() == []
