@@ -83,7 +83,7 @@ TARGETS = {
     "replay_rate": 300_000,  # events/s
     "replay_vs_es": 10.0,  # x eventsourcing
     "old_state_ms": 1.0,
-    "append_vs_raw": 0.8,
+    "append_vs_raw": {"FULL": 0.8, "NORMAL": 0.6},  # issue 17: by synchronous mode
     "cli_ms": 100.0,
     "replay_mib": 200.0,
 }
@@ -265,8 +265,8 @@ def append_affray(path: Path, eid: str, batches, synchronous: str) -> float:
         return time.perf_counter() - t
 
 
-_RAW_SCHEMA = (
-    "CREATE TABLE events (seq INTEGER PRIMARY KEY, encounter_id TEXT NOT NULL, version INTEGER NOT NULL, "
+RAW_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, encounter_id TEXT NOT NULL, version INTEGER NOT NULL, "
     "command_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, UNIQUE (encounter_id, version))"
 )
 _RAW_INSERT = "INSERT INTO events (encounter_id, version, command_id, type, data) VALUES (?, ?, ?, ?, ?)"
@@ -277,7 +277,7 @@ def append_raw(path: Path, eid: str, batches, synchronous: str) -> float:
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
-        conn.execute(_RAW_SCHEMA)
+        conn.execute(RAW_SCHEMA)
         encode = msgspec.json.Encoder().encode
         t = time.perf_counter()
         v = 0
@@ -607,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.median:,.0f} ({spread(r.runs)})",
             f"{e.median:,.0f} ({spread(e.runs)})" if e else na,
             f"{ratio:.2f}× raw" + (f"; {a.median / e.median:.1f}× eventsourcing" if e else ""),
-            f"≥ {TARGETS['append_vs_raw']}× raw: {verdict(ratio >= TARGETS['append_vs_raw'])}",
+            f"≥ {TARGETS['append_vs_raw'][mode]}× raw: {verdict(ratio >= TARGETS['append_vs_raw'][mode])}",
         ))
     a_rate, r_rate = rate(affray_replay), rate(raw)
     es_best = max(med(rate(es_slow)), med(rate(es_fast))) if HAVE_ES else float("nan")

@@ -156,6 +156,10 @@ class _StopAt:
         out = self._real.execute(sql, *args)
         if self.armed and self.target == "after-commit" and head.startswith("COMMIT"):
             self._stop()
+        if self.armed and self.target == "mid-batch" and head.startswith("INSERT INTO EVENTS") and "), (" in sql:
+            # append writes a command's rows with one INSERT of many rows: they are in,
+            # and the transaction is not committed
+            self._stop()
         return out
 
     def executemany(self, sql, rows):

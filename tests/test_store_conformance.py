@@ -346,11 +346,11 @@ def test_failure_inside_append_rolls_back(backend, monkeypatch) -> None:
     fill(store, "e", 2)
     calls = []
 
-    def flaky(prev: str, text: str) -> str:
+    def flaky(prev: str, text, *sha) -> str:
         calls.append(text)
         if len(calls) == 3:
             raise RuntimeError("simulated crash half-way through a command")
-        return chain_hash(prev, text)
+        return chain_hash(prev, text, *sha)
 
     monkeypatch.setattr(backend.module, "chain_hash", flaky)
     with pytest.raises(RuntimeError):
