@@ -20,7 +20,7 @@ from affray.views.round_replay import replay, replay_store
 from conftest import Cli
 
 
-def _tough_duel(db) -> str:
+def tough_duel(db) -> str:
     """The demo duel with every location's HP raised, so the autopilot
     fights round after round (as bench/bench.py's endless duel)."""
     import msgspec
@@ -47,7 +47,7 @@ def long_log(tmp_path_factory):
     undo, a redo, an undo left standing and a rewind into an earlier round,
     then played on: (database, encounter id)."""
     db = tmp_path_factory.mktemp("logstream") / "long.db"
-    eid = _tough_duel(db)
+    eid = tough_duel(db)
     with EventStore(db) as store:
         autoplay(store, eid, actor="auto", max_commands=80)
     runner = Cli(db)
@@ -216,7 +216,7 @@ _OPS = st.lists(
 @given(ops=_OPS)
 def test_any_history_reads_the_same_in_stretches(tmp_path_factory, ops):
     db = tmp_path_factory.mktemp("history") / "h.db"
-    eid = _tough_duel(db)
+    eid = tough_duel(db)
     with EventStore(db) as store:
         autoplay(store, eid, actor="auto", max_commands=12)
         for op, arg in ops:

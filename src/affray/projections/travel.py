@@ -267,15 +267,20 @@ class LogWindow:
 
     def find_start(self, round_no: int) -> int | None:
         """The version of the live ``RoundStarted`` of round ``round_no``
-        (the type index, narrowed by a JSON match on the round)."""
+        (the type index, narrowed by a JSON match on the round: first only
+        among the rows that hold ``"round":N`` as affray writes it, then, if
+        none is live, among all of them)."""
         live = self.liveness.is_live
         match = ("$.round", round_no, codec.CURRENT_SCHEMA[STARTED_TAG])
-        for version, command_id, schema, data in self.store.versions_of_type(self.encounter_id, STARTED_TAG, match=match):
-            if not live(command_id, version):
-                continue
-            e = codec.decode(STARTED_TAG, schema, data)
-            if codec.tag_of(e) == STARTED_TAG and e.round == round_no:
-                return version
+        for quick in (True, False):
+            for version, command_id, schema, data in self.store.versions_of_type(
+                self.encounter_id, STARTED_TAG, match=match, quick=quick
+            ):
+                if not live(command_id, version):
+                    continue
+                e = codec.decode(STARTED_TAG, schema, data)
+                if codec.tag_of(e) == STARTED_TAG and e.round == round_no:
+                    return version
         return None
 
     def round_span(self, round_no: int) -> tuple[int, int] | None:

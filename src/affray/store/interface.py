@@ -145,10 +145,12 @@ class Store(Protocol):
         *,
         match: tuple[str, object, int] | None = None,
         to_version: int | None = None,
+        quick: bool = False,
     ) -> list[tuple[int, str, int, str]]:
         """``(version, command_id, schema, data)`` of one event type;
         ``match=(json_path, value, schema)`` filters the rows stored at
-        ``schema`` (``json_path`` like ``$.a.b``)."""
+        ``schema`` (``json_path`` like ``$.a.b``); ``quick`` may skip rows
+        whose JSON is not written as affray writes it (ask again without it)."""
         ...
 
     def any_command_up_to(self, encounter_id: str, command_ids: Iterable[str], version: int) -> bool: ...

@@ -644,9 +644,11 @@ class PostgresStore:
         *,
         match: tuple[str, object, int] | None = None,
         to_version: int | None = None,
+        quick: bool = False,
     ) -> list[tuple[int, str, int, str]]:
         """``(version, command_id, schema, data)`` of the events tagged
-        ``type_``, in version order; ``match`` as on SQLite."""
+        ``type_``, in version order; ``match`` as on SQLite. ``quick`` is
+        accepted and changes nothing: ``jsonb`` is matched without parsing text."""
         hi = _MAX_VERSION if to_version is None else to_version
         if match is None:
             rows = self._conn.execute(_OF_TYPE, (type_, encounter_id, hi)).fetchall()

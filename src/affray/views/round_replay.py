@@ -27,7 +27,7 @@ def replay(records: list[Recorded], round_no: int) -> dict:
     ix = LogIndex(records)
     points = command_points(records, ix.timeline)
     rounds = sorted({p.start[0] for p in points} | {p.end[0] for p in points})
-    return _steps(points, round_no, rounds, ix.text)
+    return _steps(points, round_no, lambda: rounds, ix.text)
 
 
 def replay_store(store, encounter_id: str, round_no: int) -> dict:
@@ -42,25 +42,30 @@ def replay_store(store, encounter_id: str, round_no: int) -> dict:
     reader = LogReader(store, encounter_id)
     span = reader.round_span(round_no)
     if span is None:
-        return _steps([], round_no, reader.rounds(), str)
+        return _steps([], round_no, reader.rounds, str)
     first, last = span
     lo = reader.command_start(first) if round_no else 1
     hi = reader.command_end(last + 1) if last < reader.head else last
     records = list(reader.records(lo, hi))
     names = reader.names
     points = command_points(records, reader.live(records))
-    # the walk starts in round 0: only the round's own commands are looked at
-    return _steps(points, round_no, reader.rounds(), lambda r: narrate(r.event, names, reader.system))
+    # the walk starts in round 0: only the round's own commands are looked at;
+    # the round is live (its span was found), so the list of rounds (every
+    # live RoundStarted decoded) is read only for the error of no steps
+    return _steps(points, round_no, reader.rounds, lambda r: narrate(r.event, names, reader.system), live=True)
 
 
-def _steps(points, round_no: int, rounds: list[int], text) -> dict:
+def _steps(points, round_no: int, rounds, text, *, live: bool = False) -> dict:
     """The steps of round ``round_no`` among ``points`` (``text`` gives a
-    record's readable line)."""
+    record's readable line). ``rounds()`` gives the live timeline's rounds,
+    called only when they are needed: to check ``round_no`` is one of them
+    (skipped when ``live`` says it is known to be) and for the error."""
     from affray.commands.points import command_text
 
     chosen = [p for p in points if p.start[0] == round_no or p.end == (round_no, 0)]
-    if not chosen or round_no not in rounds:
-        shown = f"{rounds[0]}–{rounds[-1]}" if rounds else "none yet"
+    if not chosen or not (live or round_no in rounds()):
+        known = rounds()
+        shown = f"{known[0]}–{known[-1]}" if known else "none yet"
         raise ValueError(f"the live timeline has no round {round_no} (rounds: {shown}); 'affray log' shows the fight")
     steps = []
     for p in chosen:
