@@ -350,7 +350,7 @@ def replay_stages(store: EventStore, eid: str, runs: int) -> dict:
     rows.clear()  # the rows of a long log: free them before the next measure
     return {
         "meta events (`read_meta`: 3 type queries) + `Timeline(metas)`": [a + b for a, b in zip(s_meta, s_dead)],
-        "SQL only (`fold_rows`'s query, rows stepped, no decode)": s_sql,
+        "SQL only (`fold_rows`'s rows through the version index, stepped, no decode)": s_sql,
         "decode alone (the events the fold reads, msgspec)": s_decode,
         "`fold_rows` over rows already fetched (decode and handlers)": s_fold,
         "_check": state,
