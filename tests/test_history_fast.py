@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -202,6 +204,32 @@ def test_undo_walks_back_past_a_long_rewound_span_without_reading_it():
     assert out.records[-1].event.command_id == found[0]
 
 
+def test_a_refused_rewind_does_not_read_the_whole_log():
+    store = EventStore(":memory:")
+    eid = execute(store, cmd.OpenEncounter(name="Notes", system="mrq1"), actor="gm", seed=b"s" * 16).encounter_id
+    for i in range(300):
+        execute(store, cmd.AddNote(text=f"n{i}"), encounter_id=eid, actor="gm")
+    execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+    execute(store, cmd.Undo(), encounter_id=eid, actor="gm")
+    tl = Timeline(store.read(eid))
+    newest = tl.live_commands()[-1]
+    whole = []
+    real = store.read
+
+    def counting(*a, **k):
+        whole.append(a)
+        return real(*a, **k)
+
+    store.read = counting
+    rewind = cmd.Rewind(to_version=tl.last_version[newest])  # after it: two undone notes and two undos
+    version = store.version(eid)
+    with pytest.raises(AffrayError, match=r"nothing to rewind: no live command after version \d+ \(they are already undone or void\)"):
+        execute(store, rewind, encounter_id=eid, actor="gm")
+    assert whole == [] and store.version(eid) == version  # refused from a stretch, nothing appended
+    store.read = real
+    assert outcome(rewind_from_log, store, eid, rewind) == outcome(rewind_from_stretch, store, eid, rewind)
+
+
 def rewind_points(store, eid, rng):
     """Rewind commands to try: every live command boundary (``--version``)
     and every ``ROUND.STEP`` and ``ROUND`` the live timeline has, a sample."""
@@ -210,19 +238,28 @@ def rewind_points(store, eid, rng):
     tries = [cmd.Rewind(to_version=tl.last_version[c]) for c in tl.live_commands()]
     tries += [cmd.Rewind(to_point=p.label) for p in points] + [cmd.Rewind(to_point=str(p.ends_round)) for p in points if p.ends_round]
     tries += [cmd.Rewind(to_version=store.version(eid)), cmd.Rewind(to_point="999.1"), cmd.Rewind(to_point="0.1")]
+    for rnd in {p.start[0] for p in points}:  # a step a live round does not have, and the round alone
+        tries += [cmd.Rewind(to_point=f"{rnd}.{max(p.start[1] for p in points if p.start[0] == rnd) + 7}")]
+        tries += [cmd.Rewind(to_point=str(rnd))]
     return rng.sample(tries, min(len(tries), 12))
 
 
 def same_rewind(store, eid, command) -> bool:
     """Whether the rewind decided from a stretch (when it decides) is the
     one decided from the whole log; True when the stretch decided."""
-    fast = rewind_from_stretch(store, eid, command)
-    try:
-        slow = rewind_from_log(store, eid, command)
-    except AffrayError:
-        slow = None
+    fast, slow = outcome(rewind_from_stretch, store, eid, command), outcome(rewind_from_log, store, eid, command)
     assert fast is None or fast == slow, (command, fast, slow)
+    if isinstance(fast, str):  # the refusals a stretch words
+        assert fast.startswith(("nothing to rewind", "the live timeline has no round", "round ")), fast
     return fast is not None
+
+
+def outcome(decide, store, eid, command):
+    """A rewind's events, or the words of its refusal."""
+    try:
+        return decide(store, eid, command)
+    except AffrayError as exc:
+        return str(exc)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -90,8 +90,8 @@ def rewind_events(store, encounter_id: str, state: State, command: cmd.Rewind) -
     """The events of a rewind (see the module docstring). Raises
     :class:`RuleError` when the point cannot be reached.
 
-    Most rewinds are decided from a stretch of the log
-    (:func:`rewind_from_stretch`); the rest, and every refusal, from the
+    Most rewinds, and the refusals "nothing to rewind", are decided from a
+    stretch of the log (:func:`rewind_from_stretch`); the rest from the
     whole log (:func:`rewind_from_log`)."""
     events = rewind_from_stretch(store, encounter_id, command)
     return events if events is not None else rewind_from_log(store, encounter_id, command)
@@ -103,9 +103,11 @@ def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[e
     through the type index, to the command that starts the next round) or
     two rows around the version (``--version N``), and the rows back from
     the head to the newest live command. None (decide from the whole log)
-    for every case it does not cover: a refusal, the setup (round 0), a
-    later rewind over the point, a command id that is not ``c<first
-    version>``."""
+    for every case it does not cover: the setup (round 0), a later rewind
+    over the point, a command id that is not ``c<first version>``. Raises
+    :class:`RuleError` with the whole log's words when there is nothing to
+    rewind (the point is the head, or no live command comes after it), so
+    a refused rewind costs what an accepted one does."""
     window = LogWindow(store, encounter_id)
     head = window.head
     if command.to_point and command.to_version:
@@ -119,7 +121,7 @@ def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[e
         if not 1 <= version < head or not store.starts_command(encounter_id, version + 1):
             return None
     if version >= head:
-        return None
+        raise RuleError(f"nothing to rewind: version {version} is the newest")
     later = [m for m in window.metas if m.version > version]
     if any(isinstance(m.event, ev.EncounterRewound) and m.event.to_version < version for m in later):
         return None  # a later rewind voided commands at or before the point: the whole log says which
@@ -140,7 +142,7 @@ def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[e
             fixes.append(ev.CommandRestored(command_id=cid) if before else ev.CommandRetracted(command_id=cid))
     newest = newest_live_command(store, encounter_id, head, window.metas)
     if not fixes and (newest is None or newest[1] <= version):
-        return None  # nothing to rewind: the whole log words the refusal
+        raise RuleError(f"nothing to rewind: no live command after version {version} (they are already undone or void)")
     return fixes + [ev.EncounterRewound(to_version=version)]
 
 
@@ -151,7 +153,10 @@ def point_in_round(window: LogWindow, point: str) -> int | None:
     the next round, read through ``window``. The version
     ``find_point(command_points(whole log), point)`` gives, or None (read
     the whole log) for the setup (round 0), a round the live timeline does
-    not have, a point not in it, or text that is not a point."""
+    not have, or text that is not a point. Raises :class:`RuleError` with
+    the whole log's words for a step the round does not have, or a round
+    named alone that has not ended: every command of the round is in the
+    stretch."""
     try:
         rnd, _ = parse_point(point)
     except ValueError:
@@ -163,10 +168,7 @@ def point_in_round(window: LogWindow, point: str) -> int | None:
     lo = window.command_start(first)
     hi = window.command_end(last + 1) if last < window.head else last
     records = list(window.records(lo, hi))
-    try:
-        return find_point(command_points(records, window.live(records)), point).last_version
-    except RuleError:
-        return None
+    return find_point(command_points(records, window.live(records)), point).last_version
 
 
 def rewind_from_log(store, encounter_id: str, command: cmd.Rewind) -> list[ev.Event]:
