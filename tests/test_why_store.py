@@ -110,3 +110,26 @@ def test_why_store_reads_only_windows(monkeypatch):
     assert got["chains"] and got["chains"][0]["links"]
     assert reads and all(to is not None for _, to in reads)
     assert all(lo > 1 for lo, _ in reads) or store.version(eid) < 2 * whymod.StoreIndex.LEAD
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(20, 160), order=st.randoms(use_true_random=False))
+def test_windows_indexed_in_any_order_keep_version_order(seed, steps, order):
+    """Whatever order the windows are walked in (a chain goes back in time,
+    ``every`` asks oldest first), each command's, each exchange's and the
+    live records stay in version order, and hold what the whole log's
+    index holds for them."""
+    store = EventStore(":memory:")
+    eid = random_fight(store, random.Random(seed), steps, seed=seed.to_bytes(4, "big"))
+    whole = whymod.LogIndex(list(store.read(eid)))
+    versions = list(whole.by_version)
+    order.shuffle(versions)
+    for index_cls in (TinyWindows, WalkOn):
+        ix = index_cls(store, eid)
+        for v in versions[: max(1, len(versions) // 5)]:
+            ix.ensure(v)
+        assert [r.version for r in ix.live] == sorted(ix.by_version)
+        for cid, recs in ix.commands.items():
+            assert [r.version for r in recs] == [r.version for r in whole.commands[cid] if r.version in ix.by_version]
+        for xid, recs in ix.exchanges.items():
+            assert [r.version for r in recs] == [r.version for r in whole.exchanges[xid] if r.version in ix.by_version]

@@ -331,7 +331,7 @@ class StoreIndex(LogIndex):
         """Walk ``records`` (ending at ``version``) and the rest of the
         command holding ``version``, indexing into ``window``."""
         self._rnd, self._step, self._last, self._current, self._pending = window.walk
-        last = window.last
+        last, known = window.last, len(self.live)
         for status, batch in command_batches(self._through_command(records, version), self.liveness):
             last = max(last, batch[-1].version)
             if status != "live":
@@ -345,11 +345,15 @@ class StoreIndex(LogIndex):
                 self._walk(rec, index=indexed)
         window.last = last
         window.walk = (self._rnd, self._step, self._last, self._current, self._pending)
-        for recs in self.exchanges.values():
-            recs.sort(key=lambda r: r.version)
-        for recs in self.commands.values():
-            recs.sort(key=lambda r: r.version)
-        self.live.sort(key=lambda r: r.version)
+        # windows are walked in any order: put back in version order the lists this walk added to
+        added = self.live[known:]
+        by_version = lambda r: r.version  # noqa: E731
+        for cid in {r.command_id for r in added}:
+            self.commands[cid].sort(key=by_version)
+        for xid in {self.exchange_of[r.version] for r in added if r.version in self.exchange_of}:
+            self.exchanges[xid].sort(key=by_version)
+        if added and known and self.live[known - 1].version > added[0].version:
+            self.live.sort(key=by_version)
 
     def _through_command(self, records, version: int):
         """``records`` (up to ``version``), then the rest of the command that
