@@ -24,6 +24,7 @@ from affray.commands.demo import SCENARIOS, examples_dir, next_command
 from affray.errors import AffrayError
 from affray.events import core as ev
 from affray.projections.snapshots import load_state
+from affray.projections import travel as travel_mod
 from affray.projections.travel import parse_point, round_end_version, state_at, state_at_store
 from affray.rules.base import RuleError
 from affray.rules.mrq1 import tables
@@ -236,6 +237,35 @@ def test_a_redo_after_the_point_of_a_command_before_it_falls_back():
     assert state_at_store(store, eid, 1).version == end
     for rnd, step in [(1, 0), (1, 2), (2, 0), (2, 1), (2, 9), (3, None)]:
         assert outcome(state_at_store, store, eid, rnd, step) == outcome(state_at, records, rnd, step)
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_touched_after_decides_by_command_numbers_and_falls_back_for_others(seed, monkeypatch):
+    """Whether an undo or redo after a version touches a command with an
+    event at or before it: decided by the command's number (``c<first
+    version>``, checked by a lookup) without walking the log, and by the
+    walk for an id that does not follow the rule; both the brute answer."""
+    store, eid = generated_fight(seed)
+    records = list(store.read(eid))
+    metas = store.read_meta(eid)
+    first_of: dict[str, int] = {}
+    for r in records:
+        first_of.setdefault(r.command_id, r.version)
+
+    def brute(version: int) -> bool:
+        targets = {m.event.command_id for m in metas if m.version > version and hasattr(m.event, "command_id")}
+        return any(first_of[c] <= version for c in targets)
+
+    walks = []
+    real_walk = store.any_command_up_to
+    monkeypatch.setattr(store, "any_command_up_to", lambda *a: walks.append(a) or real_walk(*a))
+    versions = range(1, store.version(eid) + 1, 3)
+    assert {travel_mod._touched_after(store, eid, metas, v) for v in versions} == {True, False}
+    assert all(travel_mod._touched_after(store, eid, metas, v) == brute(v) for v in versions)
+    assert walks == []  # every command id here is c<its first version>
+    monkeypatch.setattr(store, "starts_command", lambda *a: False)  # as for ids imported under other names
+    assert all(travel_mod._touched_after(store, eid, metas, v) == brute(v) for v in versions)
+    assert walks
 
 
 def test_a_rewound_log_uses_the_full_replay():

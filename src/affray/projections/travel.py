@@ -178,13 +178,26 @@ def _dead(metas: list[Recorded]) -> frozenset | None:
 def _touched_after(store, encounter_id: str, metas: list[Recorded], version: int) -> bool:
     """Whether an undo or redo after ``version`` acts on a command with an
     event at or before it: then the log cut at ``version`` disagrees with the
-    whole log about what was live there."""
+    whole log about what was live there. A command named ``c<N>`` whose
+    first event is at version N (a lookup of two rows) is decided by N;
+    only the others are looked for along the log (``any_command_up_to``,
+    which walks the versions up to ``version``). A command's events are one
+    run (``verify`` reports a command id that comes back later)."""
     targets = {
         m.event.command_id
         for m in metas
         if m.version > version and isinstance(m.event, (CommandRetracted, CommandRestored))
     }
-    return bool(targets) and store.any_command_up_to(encounter_id, targets, version)
+    unsure = set()
+    for cid in targets:
+        # affray numbers a command c<its first version>: one index lookup checks the guess
+        first = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+        if first and store.starts_command(encounter_id, first, cid):
+            if first <= version:
+                return True
+        else:
+            unsure.add(cid)  # imported or edited by hand: look for its events
+    return bool(unsure) and store.any_command_up_to(encounter_id, unsure, version)
 
 
 # --------------------------------------------------------------------------- #
