@@ -199,7 +199,10 @@ MATRIX: list[tuple[list[str], bool]] = [
     (["why", "nobody"], True), (["why"], False), (["why", "a", "b", "c"], False),
     (["replay", "--round", "1"], True), (["replay", "--round=2", "--json"], True), (["replay", "--round", "0"], True),
     (["replay", "--round", "5"], True), (["replay"], False), (["replay", "--round"], False),
-    (["verify"], False), (["verify", "--dice"], False),  # verify (--against, --full, --json) is left to Typer
+    (["verify"], True), (["verify", "--dice"], True), (["verify", "--json"], True), (["verify", "--dice", "--json"], True),
+    (["verify", "--full"], True), (["verify", "--against", "123"], True), (["verify", "--against=5:" + "0" * 64], True),
+    (["verify", "--against"], False), (["verify", "--dice=1"], False), (["verify", "x"], False),
+    (["head"], True), (["head", "--json"], True), (["head", "--nope"], False), (["head", "x"], False),
     (["rulings"], True), (["rulings", "--system", "mythras"], True), (["rulings", "-s", "mrq1"], True),
     (["rulings", "-s", "dnd5e"], True), (["rulings", "-smrq1"], False),
     (["rulings", "--json"], True), (["rulings", "-s", "mythras", "--json"], True),

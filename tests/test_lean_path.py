@@ -80,6 +80,13 @@ def test_verbs_that_decide_no_rule_import_no_rule_system(fight, argv):
     assert systems == [], systems
 
 
+@pytest.mark.parametrize("argv", [["verify"], ["verify", "--dice", "--json"], ["head"], ["head", "--json"]])
+def test_verify_and_head_import_no_cli_framework(fight, argv):
+    code, loaded, _, proc = _probe(fight.db, "-e", "ford", *argv)
+    assert code in (0, 4), proc.stderr  # 4: the dice not checkable yet
+    assert not {"typer", "click", "sqlite_utils", "rich"} & set(loaded), loaded
+
+
 def test_redo_and_rewind_import_no_rule_system(fight):
     assert _probe(fight.db, "-e", "ford", "note", "one")[0] == 0
     assert _probe(fight.db, "-e", "ford", "undo")[0] == 0

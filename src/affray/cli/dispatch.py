@@ -140,6 +140,10 @@ VERBS: dict[str, Verb] = {
     "why": Verb(READ + "why", ("combatant", "subject?"), _JSON),
     "replay": Verb(READ + "replay", (), {"--round": ("round_no", INT), **_JSON}, required=("round_no",)),
     "rulings": Verb(READ + "rulings", (), {"--system": ("system", STR), "-s": ("system", STR), **_JSON}),
+    "verify": Verb(READ + "verify", (), {
+        "--dice": ("dice", FLAG), "--against": ("against", STR), "--full": ("full", FLAG), **_JSON,
+    }),
+    "head": Verb(READ + "head", (), _JSON),
     # the fight
     "new": Verb(FIGHT + "new", ("name",), {
         "--system": ("system", STR), "-s": ("system", STR), "--manual-dice": ("manual_dice", FLAG),

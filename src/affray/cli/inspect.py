@@ -12,22 +12,8 @@ from typing import Optional
 import typer
 
 from affray.cli import read_verbs
-from affray.cli.common import UserError, echo, echo_json, forward, handles_errors, open_store, options, styled
-from affray.text import safe_line
+from affray.cli.common import UserError, echo, forward, handles_errors, open_store, options
 from affray.cli.read_verbs import quiet_stdout
-
-
-class _ticks:
-    """A progress bar's ``tick`` as a context manager (``None`` off a terminal)."""
-
-    def __init__(self, cm) -> None:
-        self._cm = cm
-
-    def __enter__(self):
-        return self._cm.__enter__().tick
-
-    def __exit__(self, *exc):
-        return self._cm.__exit__(*exc)
 
 
 def _discard(path: str) -> None:
@@ -192,32 +178,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray verify --dice --against 3f2a…(the 64-hex head 'affray head' printed)
         """
-        from affray.verify import anchor_encounter, verify_store
-        from affray.views.progress import progress_bar
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = opts.encounter
-            if against and not eid:
-                eid = anchor_encounter(store, against)
-            verdict = verify_store(
-                store, eid, dice=dice, full=full, against=against,
-                progress=None if json else (lambda total: _ticks(progress_bar(total, text_to_stdout=False, label="Verifying"))),
-            )
-        if json:
-            echo_json(verdict.data())
-            raise typer.Exit(verdict.code)
-        for report in verdict.reports:
-            echo(safe_line(report.summary))
-        for p in verdict.problems:
-            # one line each (quick_check's can hold several); an id or name in it cannot hide the line
-            styled(opts, f"FAILED: {safe_line(' '.join(p.split()))}", "bold red", err=True)
-        if verdict.code == 1:
-            raise typer.Exit(1)
-        if verdict.code == 4:
-            styled(opts, "OK so far: the log is intact, but the dice cannot be checked until the seed is revealed ('affray close').", "yellow")
-            raise typer.Exit(4)
-        styled(opts, "OK: the log is intact.", "green")
+        forward(ctx, read_verbs.verify, locals())
 
     @app.command()
     @handles_errors
@@ -233,18 +194,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray head
         """
-        from affray.commands.lookup import resolve_encounter
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            version, hash_ = store.head(eid)
-            commitment = store.commitment(eid) or ""
-        if json:
-            echo_json({"encounter": eid, "version": version, "head": hash_, "seed_sha256": commitment})
-            return
-        echo(f"{eid} version {version} head {hash_}")
-        echo(f"seed commitment sha256 {commitment}")
+        forward(ctx, read_verbs.head, locals())
 
     @app.command()
     @handles_errors

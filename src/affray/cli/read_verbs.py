@@ -1,5 +1,5 @@
 """The bodies of the verbs that read, without the CLI framework: list,
-state, pending, log, verify, rulings, why, replay.
+state, pending, log, verify, head, rulings, why, replay.
 
 As in :mod:`affray.cli.fight_verbs`, each function is ``verb(opts,
 **params)`` with ``params`` named as the parameters of the Typer command
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from affray.cli.core import Options, UserError, color, echo, echo_json, open_store
+from affray.cli.core import Options, UserError, color, echo, echo_json, open_store, styled
+from affray.text import safe_line
 
 
 def list_(opts: Options, *, json: bool = False) -> None:
@@ -112,6 +113,68 @@ def quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
+
+class _Ticks:
+    """A progress bar's ``tick`` as a context manager (``None`` off a terminal)."""
+
+    def __init__(self, cm) -> None:
+        self._cm = cm
+
+    def __enter__(self):
+        return self._cm.__enter__().tick
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+
+def verify(opts: Options, *, dice: bool = False, against: str = "", full: bool = False, json: bool = False) -> int | None:
+    """Check the log (:func:`affray.verify.verify_store`): the reports on
+    stdout, each problem as one ``FAILED:`` line on stderr. Returns the
+    verdict's exit code: 1 tampering or a difference, 4 intact but the dice
+    not checkable yet (the seed neither revealed nor in the key file)."""
+    from affray.verify import anchor_encounter, verify_store
+    from affray.views.progress import progress_bar
+
+    def bar(total: int):
+        return _Ticks(progress_bar(total, text_to_stdout=False, label="Verifying"))
+
+    with open_store(opts, readonly=True) as store:
+        eid = opts.encounter
+        if against and not eid:
+            eid = anchor_encounter(store, against)
+        verdict = verify_store(store, eid, dice=dice, full=full, against=against, progress=None if json else bar)
+    if json:
+        echo_json(verdict.data())
+        return verdict.code
+    for report in verdict.reports:
+        echo(safe_line(report.summary))
+    for p in verdict.problems:
+        # one line each (quick_check's can hold several); an id or name in it cannot hide the line
+        styled(opts, f"FAILED: {safe_line(' '.join(p.split()))}", "bold red", err=True)
+    if verdict.code == 1:
+        return 1
+    if verdict.code == 4:
+        styled(opts, "OK so far: the log is intact, but the dice cannot be checked until the seed is revealed ('affray close').", "yellow")
+        return 4
+    styled(opts, "OK: the log is intact.", "green")
+    return None
+
+
+def head(opts: Options, *, json: bool = False) -> None:
+    """Print the encounter's head: its newest version, full hash and the
+    dice seed's commitment (SHA-256, hex)."""
+    from affray.commands.lookup import resolve_encounter
+
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        version, hash_ = store.head(eid)
+        commitment = store.commitment(eid) or ""
+    if json:
+        echo_json({"encounter": eid, "version": version, "head": hash_, "seed_sha256": commitment})
+        return
+    echo(f"{eid} version {version} head {hash_}")
+    echo(f"seed commitment sha256 {commitment}")
 
 
 def rulings(opts: Options, *, system: str = "mrq1", json: bool = False) -> None:
