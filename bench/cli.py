@@ -22,13 +22,14 @@ endless duel: the demo sheets with location HP raised) and kept in
   waits for (``pending``): ``attack``, ``react``, ``roll``, ``end-round``
   and ``choose`` are typed as the step asks, ``act WHO defend`` on a turn,
   ``note``, ``undo`` then ``redo``, ``join`` (a third combatant), ``new``
-  (a second encounter in the same file), ``branch`` (a what-if from now)
-  and ``rewind --to ROUND.STEP`` (back one step, voiding the last), on a
-  working copy; every command goes to the encounter by ``-e ID``. ``start`` needs an encounter
+  (a second encounter in the same file), ``branch`` (a what-if from now),
+  ``rewind --to ROUND.STEP`` (back one step, voiding the last), ``salt``,
+  and ``amend cN --mod +5:...`` of each attack just typed, on a working
+  copy; every command goes to the encounter by ``-e ID``. ``start`` needs an encounter
   in its setup: it runs on a fresh copy of a duel not yet started (its log
   is small whichever column it is in). A verb that takes over two seconds
-  (``verify`` and the whole ``log`` of a long encounter walk all of it) is
-  run once (the warm-up run, for a read).
+  (``verify``, ``audit``, the whole ``log`` and the whole ``export`` of a
+  long encounter walk all of it) is run once (the warm-up run, for a read).
 - ``log`` (the whole log, streamed) is also run for its peak memory (RSS of
   the process, from ``wait4``) and the time until its first line is read.
 
@@ -80,6 +81,7 @@ TARGET_RATIO = 5.0
 SLOW_S = 2.0
 FIGHT_VERBS = (
     "attack", "react", "roll", "choose", "act", "end-round", "note", "undo", "redo", "join", "new", "rewind", "branch",
+    "salt", "amend",
 )
 EXAMPLES = Path(bench.examples_dir())
 
@@ -211,6 +213,10 @@ def read_commands(eid: str, state) -> dict[str, list[str]]:
         "replay --round MID": ["-e", eid, "replay", "--round", str(mid)],
         "why WHO": ["-e", eid, "why", who],
         "verify": ["-e", eid, "verify"],
+        "head": ["-e", eid, "head"],
+        "export --round MID -f bbcode": ["-e", eid, "export", "--round", str(mid), "-f", "bbcode"],
+        "export (whole, bbcode, to /dev/null)": ["-e", eid, "export", "-f", "bbcode"],
+        "audit": ["-e", eid, "audit"],
         "rulings": ["rulings"],
         "--help": ["--help"],
         "attack --help": ["attack", "--help"],
@@ -293,6 +299,13 @@ def measure_log(runner: Runner, db: Path, eid: str, runs: int, say) -> dict[str,
             if counts[which, verb] >= 0:
                 samples[which].setdefault(verb, []).append(took)
             counts[which, verb] += 1
+            if verb == "attack" and counts[which, "amend"] < runs:
+                # the attack just typed (c<its first version>) again, with a modifier: rewound and issued anew
+                runner.pass_floor()
+                took = runner.affray_time(work, ["-e", eid, "amend", f"c{state.version + 1}", "--mod", "+5:bench amend"], which=which)
+                if counts[which, "amend"] >= 0:
+                    samples[which].setdefault("amend", []).append(took)
+                counts[which, "amend"] += 1
             for name, more in (
                 ("note", ["note", f"bench note {extra}"]),
                 ("undo", ["undo"]),
@@ -301,6 +314,7 @@ def measure_log(runner: Runner, db: Path, eid: str, runs: int, say) -> dict[str,
                 ("new", ["new", f"Side fight {extra}", "--id", f"side-{extra}"]),
                 ("branch", ["branch", f"What if {extra}", "--id", f"what-if-{extra}"]),
                 ("rewind", ["rewind", "--to", f"{state.round}.{state.step - 1}"]),
+                ("salt", ["salt", f"bench salt {extra}"]),
             ):
                 if name == "rewind" and state.step < 2:
                     continue  # back one step, within this round: there must be one behind us

@@ -203,6 +203,13 @@ MATRIX: list[tuple[list[str], bool]] = [
     (["verify", "--full"], True), (["verify", "--against", "123"], True), (["verify", "--against=5:" + "0" * 64], True),
     (["verify", "--against"], False), (["verify", "--dice=1"], False), (["verify", "x"], False),
     (["head"], True), (["head", "--json"], True), (["head", "--nope"], False), (["head", "x"], False),
+    (["export"], True), (["export", "--format", "bbcode"], True), (["export", "-f", "discord", "--limit", "500"], True),
+    (["export", "--format=jsonl", "--view", "table"], True), (["export", "-f", "html", "--view=record", "--secret"], True),
+    (["export", "--round", "1"], True), (["export", "--round", "1-2", "-f", "markdown"], True), (["export", "-o", "out.md"], True),
+    (["export", "--format", "nope"], True), (["export", "--limit", "500"], True), (["export", "-f", "bbcode", "--limit", "50"], True),
+    (["export", "--round", "x"], True), (["export", "--view", "nope"], True), (["export", "--limit", "x"], False),
+    (["export", "extra"], False), (["export", "--secret=1"], False),
+    (["audit"], True), (["audit", "--json"], True), (["audit", "x"], False),
     (["rulings"], True), (["rulings", "--system", "mythras"], True), (["rulings", "-s", "mrq1"], True),
     (["rulings", "-s", "dnd5e"], True), (["rulings", "-smrq1"], False),
     (["rulings", "--json"], True), (["rulings", "-s", "mythras", "--json"], True),
@@ -259,11 +266,17 @@ MATRIX: list[tuple[list[str], bool]] = [
     (["out", "broo1", "--reason", "x"], False),
     (["end", "--winner", "heroes", "--reason", "they fled"], True), (["end", "--winner=draw", "--reason", "both"], True),
     (["end", "--winner", "nobody", "--reason", "x"], True), (["end", "--reason", "x"], False),
+    (["salt", "owls at midnight 4417"], True), (["salt"], False), (["salt", "a", "b"], False),
+    (["amend", "1.1"], True), (["amend", "1.1", "--mod", "-20:the river", "--replay"], True),
+    (["amend", "1.2", "--situation=target-prone", "--dice", "40"], True), (["amend", "1.1", "--reaction", "dodge"], True),
+    (["amend", "1.1", "--on-branch", "what if", "--replay"], True), (["amend", "9.9"], True),
+    (["amend", "1.1", "--reroll", "why not", "--weapon", "broadsword", "--target", "broo1"], True),
+    (["amend"], False), (["amend", "1.1", "--salt", "x"], False), (["amend", "1.1", "--replay=1"], False),
     (["ruling", "critical_on=base", "--reason", "house rule"], True), (["ruling", "nope=1", "--reason", "x"], True),
     (["ruling", "critical_on", "--reason", "x"], True), (["ruling", "critical_on=base"], False),
     # (new without --seed draws a random seed: its output differs from run to run, so it is not in the matrix)
     # verbs and global forms left to Typer
-    (["export"], False), (["amend", "1.1"], False), (["audit"], False), (["--help"], False), ([], False), (["nope"], False),
+    (["--help"], False), ([], False), (["nope"], False), (["sheet", "format"], False), (["copy"], False),
 ]
 
 

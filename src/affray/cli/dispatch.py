@@ -144,6 +144,11 @@ VERBS: dict[str, Verb] = {
         "--dice": ("dice", FLAG), "--against": ("against", STR), "--full": ("full", FLAG), **_JSON,
     }),
     "head": Verb(READ + "head", (), _JSON),
+    "export": Verb(READ + "export", (), {
+        "--format": ("fmt", STR), "-f": ("fmt", STR), "--out": ("out", STR), "-o": ("out", STR),
+        "--round": ("rounds", STR), "--secret": ("secret", FLAG), "--view": ("view", STR), "--limit": ("limit", INT),
+    }),
+    "audit": Verb(READ + "audit", (), _JSON),
     # the fight
     "new": Verb(FIGHT + "new", ("name",), {
         "--system": ("system", STR), "-s": ("system", STR), "--manual-dice": ("manual_dice", FLAG),
@@ -182,9 +187,14 @@ VERBS: dict[str, Verb] = {
     "end": Verb(GM + "end", (), {"--winner": ("winner", STR), **_REASON}, required=("winner", "reason")),
     "ruling": Verb(GM + "ruling", ("assignment",), _REASON, required=("reason",)),
     "mount": Verb(FIGHT + "mount", ("rider", "beast?"), {"--off": ("off", FLAG)}),
-    # time travel (amend stays with Typer)
+    "salt": Verb(FIGHT + "salt", ("value",)),
+    # time travel
     "rewind": Verb(FIGHT + "rewind", (), {"--to": ("to", STR), "--version": ("version", INT)}),
     "branch": Verb(FIGHT + "branch", ("name",), {"--at": ("at", STR), "--version": ("version", INT), "--id": ("encounter_id", STR)}),
+    "amend": Verb(FIGHT + "amend", ("target",), {
+        **_MODS, "--reaction": ("reaction", STR), "--target": ("target_combatant", STR), "--weapon": ("weapon", STR),
+        "--dice": ("dice", STR), "--reroll": ("reroll", STR), "--replay": ("replay", FLAG), "--on-branch": ("on_branch", STR),
+    }),
 }
 
 

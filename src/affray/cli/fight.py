@@ -1,4 +1,4 @@
-"""Verbs that change the fight: new, join, start, attack, react, roll,
+"""Verbs that change the fight: salt, new, join, start, attack, react, roll,
 choose, act, end-round, note, undo, redo, close (and mrq1's grapple, hero,
 mount).
 
@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from affray.cli import fight_verbs
-from affray.cli.common import echo, forward, handles_errors, run
+from affray.cli.common import forward, handles_errors
 
 REROLL_HELP = "Where an undone or rewound command stood: roll anew instead of repeating the dice it rolled, for this reason (logged)."
 DICE_HELP = "Table dice, in the order 'affray pending' lists them (e.g. '71,34'; 00 is 100 on a d100)."
@@ -42,11 +42,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray --as sam salt "owls at midnight 4417"
         """
-        from affray.events.commands import AddSalt
-
-        out = run(ctx, AddSalt(value=value), quiet=True)
-        e = out.records[0].event
-        echo(f"Salt recorded at version {out.records[0].version}: engine rolls from #{e.from_index} on mix it in.")
+        forward(ctx, fight_verbs.salt, locals())
 
     @app.command()
     @handles_errors

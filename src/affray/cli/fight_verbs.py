@@ -305,6 +305,66 @@ def branch(opts: Options, *, name: str, at: str = "", version: int = 0, encounte
     print_waiting(out.state)
 
 
+def salt(opts: Options, *, value: str) -> None:
+    """Add a player's salt (commit-reveal, :mod:`affray.dice`, "Salts")."""
+    from affray.events.commands import AddSalt
+
+    out = run(opts, AddSalt(value=value), quiet=True)
+    e = out.records[0].event
+    echo(f"Salt recorded at version {out.records[0].version}: engine rolls from #{e.from_index} on mix it in.")
+
+
+def amend(opts: Options, *, target: str, mod=None, situation=None, reaction: str = "", target_combatant: str = "",
+          weapon: str = "", dice: str = "", reroll: str = "", replay: bool = False, on_branch: str = "") -> None:
+    """Issue a command again with a change (:func:`affray.commands.amend.amend`)
+    and print what was rewound, the amended command, each replayed one and
+    where a replay stopped."""
+    from affray.commands.amend import amend as run_amend
+    from affray.events.commands import AmendCommand
+
+    command = AmendCommand(
+        target=target, modifiers=parse_mods(mod), situations=tuple(situation or ()), reaction=reaction,
+        target_combatant=target_combatant, weapon=weapon, dice=dice, reroll=reroll, replay=replay, on_branch=on_branch,
+    )
+    with open_store(opts) as store:
+        result = run_amend(store, command, encounter_id=opts.encounter, actor=opts.actor)
+    if result.branch:
+        echo(f"Branch {result.branch} opened at the point before {result.original}; the original is untouched.")
+    else:
+        echo(f"Rewound to version {result.rewound_to}: {result.original} and the commands after it are void, kept in the log.")
+    amended = next(o for o in result.outcomes if o.records[0].command_id == result.amended)
+    echo(f"Amended {result.original} as {result.amended}: {result.changes}")
+    _narrate(amended)
+    for old, new in result.replayed:
+        out = next(o for o in result.outcomes if o.records[0].command_id == new)
+        echo(f"Replayed {old} as {new} with its recorded dice:")
+        _narrate(out, indent="  ")
+    if result.stopped:
+        rest = len(result.left) - 1
+        more = f"; it and the {rest} command{'s' if rest != 1 else ''} after it stay void" if rest else "; it stays void"
+        echo(f"{result.stopped[0].upper()}{result.stopped[1:]}{more}.")
+    elif result.left:
+        echo(f"{len(result.left)} later command(s) stay void (use --replay to issue them again).")
+    if result.state is not None:
+        print_waiting(result.state)
+
+
+def _narrate(outcome, indent: str = "") -> None:
+    """The lines of an amended or replayed command (no dice, no amend notes)."""
+    from affray.events.core import DiceRolled, NoteAdded
+    from affray.views.narrate import narrate
+
+    names = {h: c.name for h, c in outcome.state.combatants.items()}
+    for rec in outcome.records:
+        if isinstance(rec.event, DiceRolled):
+            continue
+        if isinstance(rec.event, NoteAdded) and rec.event.text.startswith("amend: "):
+            continue
+        text = narrate(rec.event, names, outcome.state.system)
+        if text:
+            echo(indent + text)
+
+
 def _quote_value(arg: str) -> str:
     """Quote ``KEY=VALUE WITH SPACES`` so the action text splits back into
     the same arguments."""

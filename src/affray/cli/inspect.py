@@ -1,9 +1,9 @@
-"""Verbs that read: list, state, pending, log, export, verify, rulings.
+"""Verbs that read: list, state, pending, log, export, verify, head, rulings.
 
 Each Typer command here defines its verb's interface and forwards every
 parameter by name to the body of the same name in
 :mod:`affray.cli.read_verbs`, which the fast dispatcher
-(:mod:`affray.cli.dispatch`) calls too; ``export`` has its body here."""
+(:mod:`affray.cli.dispatch`) calls too."""
 
 from __future__ import annotations
 
@@ -12,19 +12,7 @@ from typing import Optional
 import typer
 
 from affray.cli import read_verbs
-from affray.cli.common import UserError, echo, forward, handles_errors, open_store, options
-from affray.cli.read_verbs import quiet_stdout
-
-
-def _discard(path: str) -> None:
-    """Remove a partly written export (a regular file only)."""
-    import os
-
-    try:
-        if os.path.isfile(path):
-            os.remove(path)
-    except OSError:
-        pass
+from affray.cli.common import forward, handles_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -111,54 +99,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray export --format bbcode --view table --out fight.txt
         """
-        from affray.commands.lookup import resolve_encounter
-        from affray.views.export import FORMATS, LIMITED, VIEWS, default_view, export_store
-        from affray.views.progress import progress_bar
-
-        if fmt not in FORMATS:
-            raise UserError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-        view = view or default_view(fmt)
-        if view not in VIEWS:
-            raise UserError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
-        if limit is not None and fmt not in LIMITED:
-            raise UserError(f"--limit applies to {' and '.join(LIMITED)} only; drop it for {fmt}")
-        if limit is not None and not 200 <= limit <= 1_000_000:
-            raise UserError(f"--limit takes 200 to 1000000 characters, got {limit}")
-        shape = {"view": view, "footer": True, "limit": limit}
-        span = None
-        if rounds:
-            a, _, b = rounds.partition("-")
-            try:
-                span = (int(a), int(b or a))
-            except ValueError:
-                raise UserError(f"--round takes N or N-M, got {rounds!r}") from None
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            total = store.version(eid)
-            if out:
-                try:
-                    fh = open(out, "w", encoding="utf-8")
-                except OSError as exc:
-                    raise UserError(f"cannot write {out}: {exc.strerror}") from None
-                try:
-                    with fh, progress_bar(total, text_to_stdout=False) as bar:
-                        export_store(store, eid, fmt, fh, rounds=span, show_secret=secret, progress=bar.tick, **shape)
-                except OSError as exc:
-                    _discard(out)
-                    raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
-                except BaseException:
-                    _discard(out)
-                    raise
-            else:
-                try:
-                    with progress_bar(total, text_to_stdout=True) as bar:
-                        export_store(store, eid, fmt, bar.sink, rounds=span, show_secret=secret, progress=bar.tick, **shape)
-                except BrokenPipeError:
-                    quiet_stdout()  # the reader went away (| head): not an error
-                    return
-        if out:
-            echo(f"Wrote {out} ({fmt}).")
+        forward(ctx, read_verbs.export, locals())
 
     @app.command()
     @handles_errors

@@ -1,5 +1,5 @@
 """The bodies of the verbs that read, without the CLI framework: list,
-state, pending, log, verify, head, rulings, why, replay.
+state, pending, log, export, verify, head, audit, rulings, why, replay.
 
 As in :mod:`affray.cli.fight_verbs`, each function is ``verb(opts,
 **params)`` with ``params`` named as the parameters of the Typer command
@@ -128,6 +128,73 @@ class _Ticks:
         return self._cm.__exit__(*exc)
 
 
+def _discard(path: str) -> None:
+    """Remove a partly written export (a regular file only)."""
+    import os
+
+    try:
+        if os.path.isfile(path):
+            os.remove(path)
+    except OSError:
+        pass
+
+
+def export(opts: Options, *, fmt: str = "markdown", out: str = "", rounds: str = "", secret: bool = False,
+           view: str = "", limit: int | None = None) -> None:
+    """Export the log for play-by-post (:func:`affray.views.export.export_store`):
+    to ``out``, or streamed to stdout. Raises :class:`UserError` for an
+    unknown format or view, a ``--limit`` out of range or for a format
+    without one, a ``--round`` that is not ``N`` or ``N-M``, or a file that
+    cannot be written (a partly written one is removed)."""
+    from affray.commands.lookup import resolve_encounter
+    from affray.views.export import FORMATS, LIMITED, VIEWS, default_view, export_store
+    from affray.views.progress import progress_bar
+
+    if fmt not in FORMATS:
+        raise UserError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    view = view or default_view(fmt)
+    if view not in VIEWS:
+        raise UserError(f"unknown view {view!r}; choose one of {', '.join(VIEWS)}")
+    if limit is not None and fmt not in LIMITED:
+        raise UserError(f"--limit applies to {' and '.join(LIMITED)} only; drop it for {fmt}")
+    if limit is not None and not 200 <= limit <= 1_000_000:
+        raise UserError(f"--limit takes 200 to 1000000 characters, got {limit}")
+    shape = {"view": view, "footer": True, "limit": limit}
+    span = None
+    if rounds:
+        a, _, b = rounds.partition("-")
+        try:
+            span = (int(a), int(b or a))
+        except ValueError:
+            raise UserError(f"--round takes N or N-M, got {rounds!r}") from None
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        total = store.version(eid)
+        if out:
+            try:
+                fh = open(out, "w", encoding="utf-8")
+            except OSError as exc:
+                raise UserError(f"cannot write {out}: {exc.strerror}") from None
+            try:
+                with fh, progress_bar(total, text_to_stdout=False) as bar:
+                    export_store(store, eid, fmt, fh, rounds=span, show_secret=secret, progress=bar.tick, **shape)
+            except OSError as exc:
+                _discard(out)
+                raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+            except BaseException:
+                _discard(out)
+                raise
+        else:
+            try:
+                with progress_bar(total, text_to_stdout=True) as bar:
+                    export_store(store, eid, fmt, bar.sink, rounds=span, show_secret=secret, progress=bar.tick, **shape)
+            except BrokenPipeError:
+                quiet_stdout()  # the reader went away (| head): not an error
+                return
+    if out:
+        echo(f"Wrote {out} ({fmt}).")
+
+
 def verify(opts: Options, *, dice: bool = False, against: str = "", full: bool = False, json: bool = False) -> int | None:
     """Check the log (:func:`affray.verify.verify_store`): the reports on
     stdout, each problem as one ``FAILED:`` line on stderr. Returns the
@@ -159,6 +226,26 @@ def verify(opts: Options, *, dice: bool = False, against: str = "", full: bool =
         return 4
     styled(opts, "OK: the log is intact.", "green")
     return None
+
+
+def audit(opts: Options, *, json: bool = False) -> int | None:
+    """Re-derive every recorded decision with today's rules
+    (:func:`affray.audit.audit_encounter`) and list where the log differs.
+    Returns 1 when any decision differs."""
+    from affray.audit import audit_encounter, report_lines
+    from affray.commands.lookup import resolve_encounter
+    from affray.views.progress import progress_bar
+
+    with open_store(opts, readonly=True) as store:
+        eid = resolve_encounter(store, opts.encounter)
+        with progress_bar(store.version(eid), text_to_stdout=False, label="Auditing") as bar:
+            result = audit_encounter(store, eid, tick=bar.tick)
+    if json:
+        echo_json(result.data())
+    else:
+        for line in report_lines(result):
+            echo(line)
+    return 1 if result.differences else None
 
 
 def head(opts: Options, *, json: bool = False) -> None:

@@ -1,10 +1,11 @@
 """Verbs of time travel and of asking the log questions: rewind, branch,
 amend, why, replay, audit.
 
-Add them to the app with ``travel.register(app)`` (idempotent). ``rewind``
-and ``branch`` forward to their bodies in :mod:`affray.cli.fight_verbs`,
-``why`` and ``replay`` to theirs in :mod:`affray.cli.read_verbs` (which the
-fast dispatcher, :mod:`affray.cli.dispatch`, calls too).
+Add them to the app with ``travel.register(app)`` (idempotent). ``rewind``,
+``branch`` and ``amend`` forward to their bodies in
+:mod:`affray.cli.fight_verbs`, ``why``, ``replay`` and ``audit`` to theirs
+in :mod:`affray.cli.read_verbs` (which the fast dispatcher,
+:mod:`affray.cli.dispatch`, calls too).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Optional
 import typer
 
 from affray.cli import fight_verbs, read_verbs
-from affray.cli.common import echo, echo_json, forward, handles_errors, open_store, options, parse_mods, print_waiting
+from affray.cli.common import forward, handles_errors
 
 VERBS = ("rewind", "branch", "amend", "why", "replay", "audit")
 
@@ -87,43 +88,7 @@ def register(app: typer.Typer) -> None:
 
         Example: affray amend 1.3 --mod "-20:Broo stands in the river" --replay
         """
-        from affray.commands.amend import amend as run_amend
-        from affray.events.commands import AmendCommand
-
-        opts = options(ctx)
-        command = AmendCommand(
-            target=target,
-            modifiers=parse_mods(mod),
-            situations=tuple(situation or ()),
-            reaction=reaction,
-            target_combatant=target_combatant,
-            weapon=weapon,
-            dice=dice,
-            reroll=reroll,
-            replay=replay,
-            on_branch=on_branch,
-        )
-        with open_store(opts) as store:
-            result = run_amend(store, command, encounter_id=opts.encounter, actor=opts.actor)
-        if result.branch:
-            echo(f"Branch {result.branch} opened at the point before {result.original}; the original is untouched.")
-        else:
-            echo(f"Rewound to version {result.rewound_to}: {result.original} and the commands after it are void, kept in the log.")
-        amended = next(o for o in result.outcomes if o.records[0].command_id == result.amended)
-        echo(f"Amended {result.original} as {result.amended}: {result.changes}")
-        _narrate(amended)
-        for old, new in result.replayed:
-            out = next(o for o in result.outcomes if o.records[0].command_id == new)
-            echo(f"Replayed {old} as {new} with its recorded dice:")
-            _narrate(out, indent="  ")
-        if result.stopped:
-            rest = len(result.left) - 1
-            more = f"; it and the {rest} command{'s' if rest != 1 else ''} after it stay void" if rest else "; it stays void"
-            echo(f"{result.stopped[0].upper()}{result.stopped[1:]}{more}.")
-        elif result.left:
-            echo(f"{len(result.left)} later command(s) stay void (use --replay to issue them again).")
-        if result.state is not None:
-            print_waiting(result.state)
+        forward(ctx, fight_verbs.amend, locals())
 
     @app.command("why")
     @handles_errors
@@ -169,35 +134,4 @@ def register(app: typer.Typer) -> None:
 
         Example: affray audit
         """
-        from affray.audit import audit_encounter, report_lines
-        from affray.commands.lookup import resolve_encounter
-
-        from affray.views.progress import progress_bar
-
-        opts = options(ctx)
-        with open_store(opts, readonly=True) as store:
-            eid = resolve_encounter(store, opts.encounter)
-            with progress_bar(store.version(eid), text_to_stdout=False, label="Auditing") as bar:
-                result = audit_encounter(store, eid, tick=bar.tick)
-        if json:
-            echo_json(result.data())
-        else:
-            for line in report_lines(result):
-                echo(line)
-        if result.differences:
-            raise typer.Exit(1)
-
-
-def _narrate(outcome, indent: str = "") -> None:
-    from affray.events.core import DiceRolled, NoteAdded
-    from affray.views.narrate import narrate
-
-    names = {h: c.name for h, c in outcome.state.combatants.items()}
-    for rec in outcome.records:
-        if isinstance(rec.event, DiceRolled):
-            continue
-        if isinstance(rec.event, NoteAdded) and rec.event.text.startswith("amend: "):
-            continue
-        text = narrate(rec.event, names, outcome.state.system)
-        if text:
-            echo(indent + text)
+        forward(ctx, read_verbs.audit, locals())

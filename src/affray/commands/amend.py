@@ -200,8 +200,10 @@ def amend(store, command: cmd.AmendCommand, *, encounter_id: str | None = None, 
 def scratch_copy(store, eid: str) -> EventStore:
     """A new in-memory store holding encounter ``eid`` of ``store``: its
     log as stored (envelopes and hashes; the chain is checked again), its
-    snapshots and its dice seed. Close it after use (a context manager)."""
-    scratch = EventStore(":memory:")
+    snapshots and its dice seed. Close it after use (a context manager).
+    From a SQLite file it has that file's schema, copied without running
+    the migrations (:meth:`EventStore.scratch`)."""
+    scratch = store.scratch() if isinstance(store, EventStore) else EventStore(":memory:")
     try:
         scratch.import_records(eid, (row[2:] for row in store.read_raw(eid)))
         for version, data in store.snapshot_stream(eid):

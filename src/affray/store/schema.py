@@ -9,6 +9,8 @@ sqlite-utils also records each applied migration in ``_sqlite_migrations``.
 
 from __future__ import annotations
 
+import contextlib
+
 import sqlite3
 
 from affray.store.errors import DatabaseCorrupt
@@ -381,6 +383,44 @@ def user_version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 
+def clone_schema(src: sqlite3.Connection, dst: sqlite3.Connection) -> None:
+    """Give the empty database ``dst`` the schema of the affray file ``src``
+    as SQLite holds it: its tables, indexes, views and triggers (created in
+    that order, each kind in the order ``src`` made them), sqlite-utils'
+    record of the migrations applied, ``user_version`` and
+    ``application_id``; no events, snapshots or seeds. The same schema as
+    :func:`migrate` gives, without importing sqlite-utils (60–100 ms) or
+    running the migrations: for a scratch store in memory (``amend``)."""
+    kinds = {"table": 0, "index": 1, "view": 2, "trigger": 3}
+    rows = src.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+    ).fetchall()
+    with _transaction(dst, "BEGIN"):
+        for _, _, sql in sorted(rows, key=lambda r: kinds.get(r[0], 4)):  # a stable sort keeps src's order
+            dst.execute(sql)
+        if any(name == "_sqlite_migrations" for _, name, _ in rows):
+            done = src.execute("SELECT * FROM _sqlite_migrations").fetchall()
+            if done:
+                marks = ", ".join("?" * len(done[0]))
+                dst.executemany(f"INSERT INTO _sqlite_migrations VALUES ({marks})", done)
+        dst.execute(f"PRAGMA user_version = {int(user_version(src))}")
+        dst.execute(f"PRAGMA application_id = {int(src.execute('PRAGMA application_id').fetchone()[0])}")
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection, begin: str):
+    """``begin`` (``BEGIN`` or ``BEGIN IMMEDIATE``), then COMMIT, or ROLLBACK
+    on any error."""
+    conn.execute(begin)
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True, keys=None) -> None:
     """Bring the schema of ``conn`` up to :data:`SCHEMA_VERSION`.
 
@@ -389,8 +429,7 @@ def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True, keys=None)
     other tables but no affray schema (:class:`DatabaseCorrupt`). Switches the
     file to WAL (persistent) after a successful migration.
     """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _transaction(conn, "BEGIN IMMEDIATE"):
         current = user_version(conn)
         if current < SCHEMA_VERSION:
             if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] and not is_affray(conn):
@@ -404,11 +443,6 @@ def migrate(conn: sqlite3.Connection, path: str, *, wal: bool = True, keys=None)
             migrations.apply(db)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
     if wal:
         conn.execute("PRAGMA journal_mode = WAL")
 

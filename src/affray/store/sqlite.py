@@ -38,7 +38,8 @@ from affray.store.errors import (
 )
 from affray.store.keys import KeyFile, default_path, matches
 from affray.store.schema import (
-    INDEXED_TYPES, READABLE_SINCE, ROW_KEY_SQL, SCHEMA_VERSION, encounter_infos_sql, is_affray, migrate, user_version,
+    INDEXED_TYPES, READABLE_SINCE, ROW_KEY_SQL, SCHEMA_VERSION, clone_schema, encounter_infos_sql, is_affray, migrate,
+    user_version,
 )
 
 _SYNCHRONOUS = ("FULL", "NORMAL", "EXTRA")
@@ -263,9 +264,12 @@ class EventStore:
     """An affray log in one SQLite file.
 
     ``EventStore(path, *, must_exist=False, readonly=False, synchronous="FULL",
-    busy_timeout_ms=5000, keys=None)``. ``path`` may be ``":memory:"`` (tests).
+    busy_timeout_ms=5000, keys=None, schema_of=None)``. ``path`` may be ``":memory:"`` (tests).
     ``keys`` is the key file holding the secret dice seeds (default
     ``AFFRAY_KEYS``, else ``<path>.keys``; :mod:`affray.store.keys`).
+    ``schema_of``, for ``":memory:"`` only: the connection of an affray file
+    at the current schema whose schema the new store copies instead of
+    running the migrations (:meth:`scratch`).
 
     A read-only store opens the file with ``mode=ro``; when its folder cannot
     be written (an archived log: SQLite could not create the WAL's ``-shm``
@@ -289,6 +293,7 @@ class EventStore:
         synchronous: str = "FULL",
         busy_timeout_ms: int = 5000,
         keys: str | None = None,
+        schema_of: sqlite3.Connection | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self.readonly = readonly
@@ -320,14 +325,14 @@ class EventStore:
             raise translate(exc, self.path) from exc
         self._conn = conn
         try:
-            self._open(must_exist, synchronous, memory)
+            self._open(must_exist, synchronous, memory, schema_of)
         except BaseException as exc:
             conn.close()
             if isinstance(exc, sqlite3.Error):
                 raise translate(exc, self.path) from exc
             raise
 
-    def _open(self, must_exist: bool, synchronous: str, memory: bool) -> None:
+    def _open(self, must_exist: bool, synchronous: str, memory: bool, schema_of: sqlite3.Connection | None) -> None:
         conn = self._conn
         conn.execute(f"PRAGMA synchronous = {synchronous}")
         conn.execute("PRAGMA cache_size = -16384")  # 16 MiB: repeated replays stay in memory
@@ -358,7 +363,17 @@ class EventStore:
                 f"{self.path} has an older affray schema (version {found}); "
                 "open it once without read-only to upgrade it"
             )
+        if memory and found == 0 and schema_of is not None and user_version(schema_of) == SCHEMA_VERSION:
+            clone_schema(schema_of, conn)
+            return
         migrate(conn, self.path, wal=not memory, keys=self.keys)
+
+    def scratch(self) -> "EventStore":
+        """A new, empty store in memory with this file's schema
+        (:func:`affray.store.schema.clone_schema`; migrated as usual when
+        this file's schema is older), for work done off the write lock, as
+        ``amend`` does. Close it after use (a context manager)."""
+        return EventStore(":memory:", schema_of=self._conn)
 
     # ------------------------------------------------------------------ #
     # writing
