@@ -427,6 +427,8 @@ SQL_INTERPOLATIONS = {
     "TYPE_INDEX_WHERE",  # schema.py: the partial type index's WHERE, from the constant INDEXED_TYPES
     "ROW_KEY_SQL",  # schema.py: the fold's row key, a constant CASE over the schema and type columns
     "_ROW_COLUMNS",  # sqlite.py: the fold's three columns, from ROW_KEY_SQL
+    "header_version",  # schema.clone_schema: ints read from an affray file's header, through int()
+    "header_app_id",
 }
 EXECUTE = {"execute", "executemany", "executescript"}
 

@@ -152,10 +152,12 @@ def test_an_unwritable_cache_changes_nothing(tmp_path, argv):
 
 def test_a_verb_that_ran_is_not_kept(tmp_path, fight):
     """Only help pages and refused command lines are kept: a verb's body that
-    ran (here one that fails with exit 2 after reading the log) is not."""
+    ran through Typer (here ones that fail with exit 2 after reading a file
+    or the log) is not."""
     cache = tmp_path / "cache"
     env = _env(cache)
-    for argv in (["--db", str(fight.db), "verify"], ["--db", str(fight.db), "verify", "-e", "nowhere"],
+    for argv in (["--db", str(fight.db), "import", str(tmp_path / "missing.jsonl")],
+                 ["copy", str(fight.db), str(fight.db)],
                  ["--version"], ["tables", "check", str(tmp_path / "missing.csv")],
                  ["sheet", "check", str(Path(__file__).resolve().parents[1] / "examples" / "mrq1" / "vasana.toml")]):
         first, _ = _probe(argv, env)

@@ -39,13 +39,11 @@ is not revealed and not in this key file (not a failure).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from hashlib import sha256
 
 import msgspec
 
 from affray import dice as dicelib
-from affray.audit import audit_records, difference_lines
 from affray.errors import UserError
 from affray.events import codec
 from affray.events import core as ev
@@ -68,8 +66,7 @@ _CHAIN_WORDS = {1: "(chain v1: an old log, its chain not bound to the seed commi
                 2: "(chain v2, bound to the seed commitment)"}
 
 
-@dataclass
-class EncounterReport:
+class EncounterReport(msgspec.Struct):
     """What :func:`check_encounter` found for one encounter.
 
     ``dice``: ``"checked"`` (every engine roll re-derived), ``"pending"``
@@ -90,7 +87,7 @@ class EncounterReport:
     dice: str = ""
     anchor: str = ""
     audit: object = None
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = msgspec.field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -697,13 +694,12 @@ def _opening(store, encounter_id: str):
 # --------------------------------------------------------------------------- #
 
 
-@dataclass
-class Verdict:
+class Verdict(msgspec.Struct):
     """``affray verify`` over a file (or one encounter): ``problems`` each
     once, in the order found; ``code`` the exit code."""
 
-    reports: list[EncounterReport] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    reports: list[EncounterReport] = msgspec.field(default_factory=list)
+    problems: list[str] = msgspec.field(default_factory=list)
 
     @property
     def code(self) -> int:
@@ -749,6 +745,8 @@ def verify_store(store, encounter_id: str | None = None, *, dice: bool = False, 
                 report.problems += more
                 report.anchor = verdict_line
             if full and report.chain_ok and report.events:
+                from affray.audit import audit_records, difference_lines  # the rules, only for --full
+
                 report.audit = audit_records(list(store.read(eid)), eid)
                 report.problems += difference_lines(report.audit)
             verdict.reports.append(report)

@@ -401,10 +401,12 @@ def clone_schema(src: sqlite3.Connection, dst: sqlite3.Connection) -> None:
         if any(name == "_sqlite_migrations" for _, name, _ in rows):
             done = src.execute("SELECT * FROM _sqlite_migrations").fetchall()
             if done:
-                marks = ", ".join("?" * len(done[0]))
-                dst.executemany(f"INSERT INTO _sqlite_migrations VALUES ({marks})", done)
-        dst.execute(f"PRAGMA user_version = {int(user_version(src))}")
-        dst.execute(f"PRAGMA application_id = {int(src.execute('PRAGMA application_id').fetchone()[0])}")
+                chunk = done[0]
+                dst.executemany(f"INSERT INTO _sqlite_migrations VALUES ({', '.join('?' * len(chunk))})", done)
+        # PRAGMA takes no parameters: two ints read from src's header, through int()
+        header_version, header_app_id = int(user_version(src)), int(src.execute("PRAGMA application_id").fetchone()[0])
+        dst.execute(f"PRAGMA user_version = {header_version}")
+        dst.execute(f"PRAGMA application_id = {header_app_id}")
 
 
 @contextlib.contextmanager
