@@ -49,7 +49,7 @@ PROBE = (
     "end = m.leave\n"
     "def leave(code):\n"
     "    mods = ('pathlib', 'urllib.parse', 'ipaddress', '_hashlib', 'hashlib', 'hmac', 'typer', 'click',\n"
-    "            'sqlite_utils', 'rich', 'typing_extensions', 'difflib_never')\n"
+    "            'sqlite_utils', 'rich', 'typing_extensions', 'difflib_never', 'dataclasses', 'inspect')\n"
     "    loaded = sorted(x for x in mods if x in sys.modules)\n"
     "    systems = sorted(x for x in sys.modules if x.startswith('affray.rules.') and x.count('.') == 3)\n"
     "    print('PROBE', code, gc.get_threshold()[0], ','.join(loaded) or '-', ','.join(systems) or '-', file=sys.stderr)\n"
@@ -80,11 +80,17 @@ def test_verbs_that_decide_no_rule_import_no_rule_system(fight, argv):
     assert systems == [], systems
 
 
-@pytest.mark.parametrize("argv", [["verify"], ["verify", "--dice", "--json"], ["head"], ["head", "--json"]])
-def test_verify_and_head_import_no_cli_framework(fight, argv):
+@pytest.mark.parametrize("argv", [
+    ["verify"], ["verify", "--dice", "--json"], ["head"], ["head", "--json"], ["why", "broo1"], ["replay", "--round", "1"],
+    ["export", "-f", "bbcode"], ["export", "--round", "1", "-f", "html"], ["audit"],
+])
+def test_reads_import_no_cli_framework_nor_dataclasses(fight, argv):
+    """verify, head, why, replay, export and audit: no typer, click, sqlite-utils
+    or rich, and no dataclasses (whose import of inspect costs about 5 ms):
+    their records are msgspec structs."""
     code, loaded, _, proc = _probe(fight.db, "-e", "ford", *argv)
     assert code in (0, 4), proc.stderr  # 4: the dice not checkable yet
-    assert not {"typer", "click", "sqlite_utils", "rich"} & set(loaded), loaded
+    assert not {"typer", "click", "sqlite_utils", "rich", "dataclasses", "inspect"} & set(loaded), loaded
 
 
 def test_redo_and_rewind_import_no_rule_system(fight):

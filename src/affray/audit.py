@@ -19,7 +19,6 @@ writes to it (see :mod:`affray.verify` for ``affray verify``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -36,8 +35,7 @@ from affray.rules.base import RuleError, to_command
 _MARKERS = ("re-roll after undoing ", "amend: ")
 
 
-@dataclass
-class Difference:
+class Difference(msgspec.Struct):
     """One command whose re-derivation differs: ``text`` is one line."""
 
     command_id: str
@@ -49,16 +47,15 @@ class Difference:
         return {"command_id": self.command_id, "version": self.version, "command": self.command, "text": self.text}
 
 
-@dataclass
-class AuditReport:
+class AuditReport(msgspec.Struct):
     """``checked`` fight commands re-derived; ``differences`` one per
     command that differs; ``skipped`` command ids with no recorded command
     (logs written before affray recorded them)."""
 
     encounter_id: str
     checked: int = 0
-    differences: list[Difference] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    differences: list[Difference] = msgspec.field(default_factory=list)
+    skipped: list[str] = msgspec.field(default_factory=list)
 
     @property
     def summary(self) -> str:

@@ -13,7 +13,6 @@ and the whole amend is one transaction.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -42,8 +41,7 @@ from affray.rules.base import RuleError, to_command
 # --------------------------------------------------------------------------- #
 
 
-@dataclass
-class AmendReport:
+class AmendReport(msgspec.Struct):
     """What an amend did.
 
     ``outcomes`` are the appended commands in order (the rewind, when on the
@@ -58,10 +56,10 @@ class AmendReport:
     changes: str
     rewound_to: int = 0
     branch: str = ""
-    outcomes: list = field(default_factory=list)
-    replayed: list[tuple[str, str]] = field(default_factory=list)
+    outcomes: list = msgspec.field(default_factory=list)
+    replayed: list[tuple[str, str]] = msgspec.field(default_factory=list)
     stopped: str = ""
-    left: list[str] = field(default_factory=list)
+    left: list[str] = msgspec.field(default_factory=list)
     state: State | None = None
 
 

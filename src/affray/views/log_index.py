@@ -8,7 +8,8 @@ reads; it never rules."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+
+import msgspec
 
 from affray.events import core as ev
 from affray.events.envelope import Recorded
@@ -56,8 +57,7 @@ def roll_text(e: ev.DiceRolled) -> str:
     return f"{shown}, {src}"
 
 
-@dataclass
-class Link:
+class Link(msgspec.Struct):
     """One step of a chain: an event with its rolls and modifiers."""
 
     rec: Recorded
@@ -65,7 +65,7 @@ class Link:
     step: int
     text: str
     exchange: int = 0
-    rolls: list[Recorded] = field(default_factory=list)
+    rolls: list[Recorded] = msgspec.field(default_factory=list)
 
     def data(self) -> dict:
         mods = getattr(self.rec.event, "modifiers", ()) or ()

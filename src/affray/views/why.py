@@ -48,7 +48,6 @@ JSON shapes (stable)::
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -61,8 +60,7 @@ from affray.projections.state import Combatant, State
 from affray.views.log_index import Link, LogIndex, StoreIndex
 
 
-@dataclass
-class Chain:
+class Chain(msgspec.Struct):
     """A causal chain: ``links`` newest first."""
 
     kind: str
@@ -70,8 +68,8 @@ class Chain:
     title: str
     since: str = ""
     cause_version: int = 0
-    links: list[Link] = field(default_factory=list)
-    rulings: list[tuple[str, str, str]] = field(default_factory=list)
+    links: list[Link] = msgspec.field(default_factory=list)
+    rulings: list[tuple[str, str, str]] = msgspec.field(default_factory=list)
 
     def data(self) -> dict:
         return {

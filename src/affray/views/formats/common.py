@@ -22,8 +22,9 @@ rest its own way.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
+
+import msgspec
 
 from affray.events import core as ev
 from affray.events.envelope import Recorded
@@ -44,8 +45,7 @@ def check_view(view: str) -> str:
     return view
 
 
-@dataclass
-class Block:
+class Block(msgspec.Struct):
     """Consecutive entries of one exchange (``exchange`` > 0) or, outside
     exchanges, of one command (``exchange`` == 0).
 
@@ -55,18 +55,17 @@ class Block:
     the formats show who issued the command)."""
 
     exchange: int
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = msgspec.field(default_factory=list)
     round: int = 0
     opens_round: bool = False
-    firsts: list[bool] = field(default_factory=list)
+    firsts: list[bool] = msgspec.field(default_factory=list)
 
 
-@dataclass
-class Round:
+class Round(msgspec.Struct):
     """The entries of one round (0: the setup before round 1), in blocks."""
 
     number: int
-    blocks: list[Block] = field(default_factory=list)
+    blocks: list[Block] = msgspec.field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -84,8 +83,7 @@ def round_title(number: int) -> str:
     return f"Round {number}" if number else "Setup"
 
 
-@dataclass
-class Log:
+class Log(msgspec.Struct):
     """An encounter ready to render: ``title`` (its name), ``roster``
     (``(name, side)`` per combatant, in joining order), ``names`` (handle ->
     name) and ``rounds`` in log order."""
