@@ -22,6 +22,7 @@ from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.snapshots import dump, load_state, wants_snapshot
 from affray.projections.state import State
+from affray.projections.timeline import numbered_version
 from affray.commands.core import Outcome, check_encounter_id, slug, with_issued  # Outcome and slug are also imported from here
 from affray.commands.lookup import resolve_encounter
 from affray.commands.points import newest_live_command, redo_stack
@@ -298,7 +299,7 @@ def first_touched(store, eid: str, metas: list[Recorded]) -> int:
                 return 1
         else:
             cid = e.command_id
-            v = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+            v = numbered_version(cid)
             if not (1 <= v < m.version and store.starts_command(eid, v, cid)):
                 return 1
         low = v if low is None else min(low, v)

@@ -44,7 +44,7 @@ from affray.events import core as ev
 from affray.events.envelope import Live, Recorded
 from affray.projections.snapshots import dump
 from affray.projections.state import State
-from affray.projections.timeline import Liveness, Timeline, fold
+from affray.projections.timeline import Liveness, Timeline, fold, numbered_version
 from affray.projections.travel import LogWindow, parse_point
 from affray.commands.core import Outcome, check_encounter_id, slug
 from affray.commands.points import check_boundary, command_points, find_point, newest_live_command
@@ -130,7 +130,7 @@ def rewind_from_stretch(store, encounter_id: str, command: cmd.Rewind) -> list[e
     for m in later:
         if isinstance(m.event, (ev.CommandRetracted, ev.CommandRestored)):
             cid = m.event.command_id
-            first = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+            first = numbered_version(cid)
             if not (1 <= first < m.version and store.starts_command(encounter_id, first, cid)):
                 return None
             if first <= version:

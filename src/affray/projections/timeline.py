@@ -184,6 +184,16 @@ class Liveness:
         return command_id not in self.retracted and not self.voided(version)
 
 
+def numbered_version(command_id: str) -> int:
+    """The version a command id names by affray's numbering: ``c<N>`` -> N,
+    the version of the command's first event (as
+    :func:`affray.commands.handler.execute` names it); 0 for an id that is
+    not of that form (imported under another name, or edited). Only a
+    guess: check it against the log (``store.starts_command(eid, N, id)``)
+    before relying on it."""
+    return int(command_id[1:]) if command_id[:1] == "c" and command_id[1:].isdigit() else 0
+
+
 def is_meta(event) -> bool:
     """Whether ``event`` is an undo, a redo or a rewind."""
     return isinstance(event, _META)

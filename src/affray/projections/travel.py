@@ -25,7 +25,7 @@ from affray.events.core import CommandRestored, CommandRetracted, EncounterRewou
 from affray.events.envelope import Recorded
 from affray.projections.evolve import evolve
 from affray.projections.state import State
-from affray.projections.timeline import Liveness, Timeline, is_meta
+from affray.projections.timeline import Liveness, Timeline, is_meta, numbered_version
 
 
 #: ROUND or ROUND.STEP: ASCII digits only, at most 9 of each (issue 16: a
@@ -191,7 +191,7 @@ def _touched_after(store, encounter_id: str, metas: list[Recorded], version: int
     unsure = set()
     for cid in targets:
         # affray numbers a command c<its first version>: one index lookup checks the guess
-        first = int(cid[1:]) if cid[:1] == "c" and cid[1:].isdigit() else 0
+        first = numbered_version(cid)
         if first and store.starts_command(encounter_id, first, cid):
             if first <= version:
                 return True

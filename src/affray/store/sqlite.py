@@ -484,11 +484,7 @@ class EventStore:
             conn.execute(end)
         except BaseException:
             self._head = None
-            if nested:
-                conn.execute("ROLLBACK TO affray_append")
-                conn.execute("RELEASE affray_append")
-            elif conn.in_transaction:
-                conn.execute("ROLLBACK")
+            self._abandon(nested)
             raise
         if out:
             self._head = (encounter_id, version, hashes[-1])
@@ -541,12 +537,19 @@ class EventStore:
             else:
                 conn.execute("COMMIT")
         except BaseException:
-            if nested:
-                conn.execute("ROLLBACK TO affray_append")
-                conn.execute("RELEASE affray_append")
-            elif conn.in_transaction:
-                conn.execute("ROLLBACK")
+            self._abandon(nested)
             raise
+
+    def _abandon(self, nested: bool) -> None:
+        """Undo a write of :meth:`append` or :meth:`append_rows` that failed:
+        back to its savepoint (``nested``, inside :meth:`transaction`), else
+        the whole transaction."""
+        conn = self._conn
+        if nested:
+            conn.execute("ROLLBACK TO affray_append")
+            conn.execute("RELEASE affray_append")
+        elif conn.in_transaction:
+            conn.execute("ROLLBACK")
 
     @_guarded
     def append_rows(
